@@ -1,0 +1,288 @@
+#include "frontend/import_caffe.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "frontend/caffe.pb.h"
+#include "frontend/compile_error.h"
+#include "frontend/layer_params_from_proto.h"
+#include "frontend/upgrade_v1.h"
+
+namespace cortado {
+namespace {
+
+using google::protobuf::TextFormat;
+
+class CollectErrors : public google::protobuf::io::ErrorCollector {
+  public:
+    explicit CollectErrors(std::string path) : path_(std::move(path)) {}
+    void AddError(int line, int column, const std::string &message) override {
+        text += path_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) +
+                ": " + message + "\n";
+    }
+    void AddWarning(int, int, const std::string &) override {}
+    std::string text;
+
+  private:
+    std::string path_;
+};
+
+bool is_data_layer(const std::string &type) {
+    static const std::set<std::string> kData = {"Data", "ImageData", "HDF5Data", "MemoryData",
+                                                "WindowData", "DummyData", "AnnotatedData",
+                                                "Python"};
+    return kData.count(type) > 0;
+}
+
+bool is_training_only(const std::string &type) {
+    auto ends_with = [&](const std::string &suffix) {
+        return type.size() >= suffix.size() &&
+               type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    return ends_with("Loss") || type == "Accuracy" || type == "Silence";
+}
+
+// Caffe's NetStateRule matching for the TEST phase with no level or stages.
+bool rule_matches_test(const caffe::NetStateRule &rule) {
+    if (rule.has_phase() && rule.phase() != caffe::TEST) return false;
+    if (rule.has_min_level() && 0 < rule.min_level()) return false;
+    if (rule.has_max_level() && 0 > rule.max_level()) return false;
+    return rule.stage_size() == 0;
+}
+
+bool included_at_test(const caffe::LayerParameter &layer) {
+    if (layer.include_size() > 0) {
+        for (const auto &rule : layer.include())
+            if (rule_matches_test(rule)) return true;
+        return false;
+    }
+    for (const auto &rule : layer.exclude())
+        if (rule_matches_test(rule)) return false;
+    return true;
+}
+
+Shape shape_from_proto(const caffe::BlobShape &proto) {
+    Shape shape;
+    for (int64_t d : proto.dim()) shape.push_back(d);
+    return shape;
+}
+
+class Importer {
+  public:
+    Importer(std::string path, const ImportOptions &options)
+        : path_(std::move(path)), options_(options) {}
+
+    Graph run(const std::string &text) {
+        caffe::NetParameter net;
+        TextFormat::Parser parser;
+        CollectErrors errors(path_);
+        parser.RecordErrorsTo(&errors);
+        parser.AllowUnknownField(true);  // data/transform/loss parameters we never read
+        TextFormat::ParseInfoTree locations;
+        parser.WriteLocationsTo(&locations);
+        if (!parser.ParseFromString(text, &net)) {
+            if (errors.text.empty()) errors.text = path_ + ": not a valid Caffe prototxt\n";
+            throw CompileError(errors.text.substr(0, errors.text.size() - 1));
+        }
+        if (net.layer_size() > 0 && net.layers_size() > 0)
+            throw CompileError(path_ + ": mixes V2 'layer' and legacy V1 'layers' entries");
+
+        graph_.name = net.name().empty() ? "net" : net.name();
+        add_legacy_inputs(net);
+
+        const bool legacy = net.layers_size() > 0;
+        const auto *descriptor = caffe::NetParameter::descriptor();
+        const auto *layer_field = descriptor->FindFieldByName(legacy ? "layers" : "layer");
+        const int count = legacy ? net.layers_size() : net.layer_size();
+        std::string unsupported;
+        for (int i = 0; i < count; i++) {
+            SourceLocation where{path_, 0};
+            where.line = locations.GetLocation(layer_field, i).line + 1;
+            caffe::LayerParameter layer =
+                legacy ? upgrade_v1_layer(net.layers(i), where) : net.layer(i);
+            if (!included_at_test(layer)) continue;
+            if (!is_supported(layer.type()) && !is_data_layer(layer.type()) &&
+                !is_training_only(layer.type()) && layer.type() != "Input") {
+                unsupported += "\n  " + where.to_string() + ": layer '" + layer.name() +
+                               "' has type '" + layer.type() + "'";
+                continue;
+            }
+            add_layer(layer, where);
+        }
+        if (!unsupported.empty())
+            throw CompileError(path_ + ": unsupported layer types (cortado compiles " +
+                               supported_list() + "):" + unsupported);
+        finish_outputs();
+        apply_input_options();
+        return std::move(graph_);
+    }
+
+  private:
+    static const std::set<std::string> &supported_types() {
+        static const std::set<std::string> kTypes = {
+            "Convolution", "ReLU",    "Pooling", "LRN",     "InnerProduct", "Softmax",
+            "Concat",      "Eltwise", "Dropout", "Split",   "Flatten",      "Reshape",
+            "BatchNorm",   "Scale"};
+        return kTypes;
+    }
+    static bool is_supported(const std::string &type) { return supported_types().count(type); }
+    static std::string supported_list() {
+        std::string list;
+        for (const auto &t : supported_types()) list += (list.empty() ? "" : ", ") + t;
+        return list;
+    }
+
+    void add_legacy_inputs(const caffe::NetParameter &net) {
+        if (net.input_size() == 0) return;
+        SourceLocation where{path_, 0};
+        for (int i = 0; i < net.input_size(); i++) {
+            Shape shape;
+            if (net.input_shape_size() > i) {
+                shape = shape_from_proto(net.input_shape(i));
+            } else if (net.input_dim_size() >= 4 * (i + 1)) {
+                for (int d = 0; d < 4; d++) shape.push_back(net.input_dim(4 * i + d));
+            } else if (options_.input_shape.empty()) {
+                throw CompileError(path_ + ": input '" + net.input(i) +
+                                   "' has no input_shape or input_dim; give --input-shape");
+            }
+            add_input(net.input(i), shape, where, "input");
+        }
+    }
+
+    void add_input(const std::string &blob, const Shape &shape, const SourceLocation &where,
+                   const std::string &layer_name) {
+        if (latest_.count(blob))
+            throw CompileError(where.to_string() + ": layer '" + layer_name + "': top '" + blob +
+                               "' is already produced by an earlier layer");
+        int id = graph_.add_value(blob, shape);
+        latest_[blob] = id;
+        graph_.inputs.push_back(id);
+        input_layer_names_.push_back(layer_name);
+    }
+
+    void add_layer(const caffe::LayerParameter &proto, const SourceLocation &where) {
+        const std::string name = proto.name().empty() ? "(unnamed)" : proto.name();
+        auto fail = [&](const std::string &message) {
+            throw CompileError(where.to_string() + ": layer '" + name + "' (" + proto.type() +
+                               "): " + message);
+        };
+        if (proto.type() == "Input") {
+            for (int t = 0; t < proto.top_size(); t++) {
+                Shape shape;
+                const auto &shapes = proto.input_param().shape();
+                if (shapes.size() == 1) shape = shape_from_proto(shapes[0]);
+                else if (t < shapes.size()) shape = shape_from_proto(shapes[t]);
+                else if (options_.input_shape.empty())
+                    fail("no shape for top '" + proto.top(t) + "'; give --input-shape");
+                add_input(proto.top(t), shape, where, name);
+            }
+            return;
+        }
+        if (is_data_layer(proto.type())) {
+            if (proto.top_size() == 0) fail("a data layer needs a top");
+            add_input(proto.top(0), {}, where, name);
+            for (int t = 1; t < proto.top_size(); t++) unavailable_[proto.top(t)] = name;
+            return;
+        }
+        if (is_training_only(proto.type())) {
+            for (const auto &top : proto.top()) unavailable_[top] = name;
+            return;
+        }
+
+        Layer layer;
+        layer.name = name;
+        layer.type = proto.type();
+        layer.location = where;
+        if (!layer_names_.insert(name).second) fail("a layer of this name already exists");
+        for (const auto &bottom : proto.bottom()) {
+            auto it = latest_.find(bottom);
+            if (it == latest_.end()) {
+                auto gone = unavailable_.find(bottom);
+                if (gone != unavailable_.end())
+                    fail("bottom '" + bottom + "' comes from '" + gone->second +
+                         "', which is dropped for inference");
+                fail("bottom '" + bottom + "' is produced by no earlier layer");
+            }
+            layer.inputs.push_back(it->second);
+        }
+        std::set<std::string> bottoms(proto.bottom().begin(), proto.bottom().end());
+        std::set<std::string> tops;
+        for (const auto &top : proto.top()) {
+            if (!tops.insert(top).second) fail("top '" + top + "' is listed twice");
+            if (latest_.count(top) && !bottoms.count(top))
+                fail("top '" + top +
+                     "' is already produced by an earlier layer (only in-place reuse of a "
+                     "bottom is allowed)");
+        }
+        for (const auto &top : proto.top()) {
+            int id = graph_.add_value(top);
+            latest_[top] = id;
+            layer.outputs.push_back(id);
+        }
+        layer.params = convert_layer_params(proto, where);
+        graph_.layers.push_back(std::move(layer));
+    }
+
+    void finish_outputs() {
+        std::vector<bool> used = graph_.consumed();
+        for (const auto &[blob, id] : latest_) {
+            (void)blob;
+            bool is_input = false;
+            for (int in : graph_.inputs) is_input |= in == id;
+            if (!used[id] && !is_input) graph_.outputs.push_back(id);
+        }
+        std::sort(graph_.outputs.begin(), graph_.outputs.end());
+        if (graph_.inputs.empty()) throw CompileError(path_ + ": the network has no input");
+        if (graph_.layers.empty()) throw CompileError(path_ + ": the network has no layers");
+        if (graph_.outputs.empty()) throw CompileError(path_ + ": the network has no output");
+    }
+
+    void apply_input_options() {
+        if (!options_.input_shape.empty()) {
+            if (graph_.inputs.size() != 1)
+                throw CompileError(path_ + ": --input-shape needs a network with one input, "
+                                           "this one has " +
+                                   std::to_string(graph_.inputs.size()));
+            graph_.values[graph_.inputs[0]].shape = options_.input_shape;
+        }
+        for (size_t i = 0; i < graph_.inputs.size(); i++) {
+            Shape &shape = graph_.values[graph_.inputs[i]].shape;
+            if (shape.empty())
+                throw CompileError(path_ + ": input '" + graph_.values[graph_.inputs[i]].blob_name +
+                                   "' (layer '" + input_layer_names_[i] +
+                                   "') has no shape; give --input-shape N,C,H,W");
+            if (options_.batch > 0) shape[0] = options_.batch;
+        }
+    }
+
+    std::string path_;
+    ImportOptions options_;
+    Graph graph_;
+    std::map<std::string, int> latest_;  // blob name -> newest Value id
+    std::map<std::string, std::string> unavailable_;  // blob -> dropped layer that made it
+    std::set<std::string> layer_names_;
+    std::vector<std::string> input_layer_names_;
+};
+
+}  // namespace
+
+Graph import_caffe_prototxt_text(const std::string &text, const std::string &display_path,
+                                 const ImportOptions &options) {
+    return Importer(display_path, options).run(text);
+}
+
+Graph import_caffe_prototxt(const std::string &path, const ImportOptions &options) {
+    std::ifstream file(path, std::ios::binary);
+    if (!file) throw CompileError(path + ": cannot open file");
+    std::stringstream text;
+    text << file.rdbuf();
+    return import_caffe_prototxt_text(text.str(), path, options);
+}
+
+}  // namespace cortado

@@ -1,0 +1,22 @@
+// Reads a Caffe .prototxt (V2 `layer` or legacy V1 `layers`, deploy or train_val) into the graph
+// IR for inference: TEST-phase rules applied, data layers turned into inputs, training-only
+// layers dropped, in-place tops renamed into SSA values. Shapes are left to shape inference.
+#pragma once
+
+#include <string>
+
+#include "frontend/graph.h"
+
+namespace cortado {
+
+struct ImportOptions {
+    Shape input_shape;  // replaces the single input's shape; required for data-layer nets
+    int64_t batch = 0;  // when > 0, replaces dimension 0 of every input
+};
+
+// Throws CompileError naming file:line and the layer.
+Graph import_caffe_prototxt(const std::string &path, const ImportOptions &options);
+Graph import_caffe_prototxt_text(const std::string &text, const std::string &display_path,
+                                 const ImportOptions &options);
+
+}  // namespace cortado

@@ -1,0 +1,383 @@
+#include "frontend/kernel_plan.h"
+
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <type_traits>
+
+#include "frontend/compile_error.h"
+#include "frontend/memory_plan.h"
+#include "frontend/shape_inference.h"
+
+namespace cortado {
+
+std::string KernelInstance::signature() const {
+    std::string text = generator + "|" + target;
+    for (const auto &[key, value] : params) text += "|" + key + "=" + value;
+    return text;
+}
+
+std::string KernelInstance::function_name() const {
+    uint64_t h = 1469598103934665603ull;  // FNV-1a
+    for (unsigned char ch : signature()) h = (h ^ ch) * 1099511628211ull;
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+    return "cortado_k_" + std::string(hex);
+}
+
+namespace {
+
+std::string number(float v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", v);
+    return text;
+}
+std::string number(int64_t v) { return std::to_string(v); }
+
+int64_t product(const Shape &s, size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t i = from; i < to && i < s.size(); i++) p *= s[i];
+    return p;
+}
+
+FillerSpec runtime_filler(const Filler &f) {
+    FillerSpec spec{};
+    if (!filler_type_from_name(f.type, &spec.type)) spec.type = FillerType::Unsupported;
+    spec.value = f.value;
+    spec.min = f.min;
+    spec.max = f.max;
+    spec.mean = f.mean;
+    spec.std = f.std;
+    spec.variance_norm = static_cast<VarianceNorm>(static_cast<int>(f.variance_norm));
+    return spec;
+}
+
+class Planner {
+  public:
+    Planner(const Graph &graph, const std::string &target) : graph_(graph), target_(target) {}
+
+    NetworkPlan run(const std::string &name) {
+        plan_.name = name;
+        if (graph_.inputs.size() != 1 || graph_.outputs.size() != 1) {
+            std::string outs;
+            for (int v : graph_.outputs) outs += " '" + graph_.values[v].blob_name + "'";
+            throw CompileError("network '" + graph_.name + "' has " +
+                               std::to_string(graph_.inputs.size()) + " inputs and " +
+                               std::to_string(graph_.outputs.size()) + " outputs (" + outs +
+                               " ); the C API takes exactly one of each");
+        }
+        plan_.input_tensor = tensor_of(graph_.inputs[0]);
+        for (const Layer &layer : graph_.layers) plan_layer(layer);
+        plan_.output_tensor = tensor_of(graph_.outputs[0]);
+        place_tensors();
+        return std::move(plan_);
+    }
+
+  private:
+    [[noreturn]] void fail(const Layer &layer, const std::string &message) const {
+        throw CompileError(layer.location.to_string() + ": layer '" + layer.name + "' (" +
+                           layer.type + "): " + message);
+    }
+
+    int tensor_of(int value) {
+        auto it = tensor_index_.find(value);
+        if (it != tensor_index_.end()) return it->second;
+        const Value &v = graph_.values[value];
+        if (v.shape.size() > size_t(kMaxRank))
+            throw CompileError("blob '" + v.blob_name + "' has " + std::to_string(v.shape.size()) +
+                               " axes; cortado handles at most " + std::to_string(kMaxRank));
+        if (element_count(v.shape) > std::numeric_limits<int32_t>::max())
+            throw CompileError("blob '" + v.blob_name + "' of shape " + shape_to_string(v.shape) +
+                               " has more than 2^31 elements, the most one kernel can address");
+        plan_.tensors.push_back(PlannedTensor{value, v.blob_name, v.shape, 0});
+        storage_of_.push_back(static_cast<int>(storage_of_.size()));
+        const int index = static_cast<int>(plan_.tensors.size()) - 1;
+        tensor_index_[value] = index;
+        return index;
+    }
+
+    const Shape &shape(int value) const { return graph_.values[value].shape; }
+
+    // Views of a tensor in Halide order (innermost first).
+    PlannedView full_view(int value) {
+        const Shape &s = shape(value);
+        return PlannedView{tensor_of(value), std::vector<int>(s.rbegin(), s.rend())};
+    }
+    PlannedView flat_view(int value) {
+        return PlannedView{tensor_of(value), {static_cast<int>(element_count(shape(value)))}};
+    }
+    PlannedView three_axis_view(int value, int axis_begin, int axis_end) {
+        const Shape &s = shape(value);
+        return PlannedView{tensor_of(value),
+                           {static_cast<int>(product(s, axis_end, s.size())),
+                            static_cast<int>(product(s, axis_begin, axis_end)),
+                            static_cast<int>(product(s, 0, axis_begin))}};
+    }
+
+    int add_blob(const Layer &layer, int index, const Filler &filler) {
+        FillerSpec spec = runtime_filler(filler);
+        plan_.blobs.push_back(PlannedBlob{layer.name, index, layer.weight_shapes[index], spec});
+        return static_cast<int>(plan_.blobs.size()) - 1;
+    }
+    PlannedView param_view(PlannedParam param, std::vector<int> extents) {
+        plan_.params.push_back(param);
+        return PlannedView{-static_cast<int>(plan_.params.size()), std::move(extents)};
+    }
+    // The blob as it is, or zeros when the layer has no such blob (bias_term: false).
+    PlannedView bias_view(const Layer &layer, bool present, int index, const Filler &filler,
+                          int count) {
+        if (!present) return param_view(PlannedParam{Packing::Zeros, -1, count}, {count});
+        int blob = add_blob(layer, index, filler);
+        return param_view(PlannedParam{Packing::Copy, blob, count}, {count});
+    }
+
+    int kernel(const std::string &generator,
+               std::vector<std::pair<std::string, std::string>> params) {
+        KernelInstance instance{generator, std::move(params), target_};
+        const std::string key = instance.signature();
+        auto it = kernel_index_.find(key);
+        if (it != kernel_index_.end()) return it->second;
+        plan_.kernels.push_back(std::move(instance));
+        const int index = static_cast<int>(plan_.kernels.size()) - 1;
+        kernel_index_[key] = index;
+        return index;
+    }
+
+    std::string step_name(const Layer &layer) const {
+        std::string name = layer.name;
+        for (const auto &f : layer.fused_layers) name += "+" + f;
+        return name;
+    }
+
+    void add_step(const Layer &layer, int kernel_index, std::vector<PlannedView> views) {
+        plan_.steps.push_back(
+            PlannedStep{step_name(layer), kernel_index, std::move(views), tensor_of(layer.outputs[0])});
+    }
+
+    // Layers that only reinterpret their input's memory.
+    void alias(const Layer &layer) {
+        const int source = tensor_of(layer.inputs[0]);
+        for (int out : layer.outputs) {
+            const int t = tensor_of(out);
+            storage_of_[t] = storage_of_[source];
+            plan_.steps.push_back(PlannedStep{step_name(layer), -1, {}, t});
+        }
+    }
+
+    void plan_layer(const Layer &layer) {
+        std::visit([&](const auto &p) { plan(layer, p); }, layer.params);
+    }
+
+    void plan(const Layer &layer, const InputParams &) { fail(layer, "unexpected Input layer"); }
+
+    void plan(const Layer &layer, const ConvolutionParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const Shape &y = shape(layer.outputs[0]);
+        const int k = kernel("cortado_conv2d",
+                             {{"batch", number(x[0])}, {"in_channels", number(x[1])},
+                              {"in_h", number(x[2])}, {"in_w", number(x[3])},
+                              {"out_channels", number(y[1])}, {"out_h", number(y[2])},
+                              {"out_w", number(y[3])}, {"kernel_h", number(int64_t(p.kernel_h))},
+                              {"kernel_w", number(int64_t(p.kernel_w))},
+                              {"stride_h", number(int64_t(p.stride_h))},
+                              {"stride_w", number(int64_t(p.stride_w))},
+                              {"pad_h", number(int64_t(p.pad_h))}, {"pad_w", number(int64_t(p.pad_w))},
+                              {"dilation_h", number(int64_t(p.dilation_h))},
+                              {"dilation_w", number(int64_t(p.dilation_w))},
+                              {"group", number(int64_t(p.group))},
+                              {"relu", p.fused_relu ? "true" : "false"},
+                              {"relu_slope", number(p.relu_negative_slope)}});
+        const Shape &w = layer.weight_shapes[0];
+        int weights = add_blob(layer, 0, p.weight_filler);
+        std::vector<PlannedView> views;
+        views.push_back(full_view(layer.inputs[0]));
+        views.push_back(param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
+                                   {int(w[3]), int(w[2]), int(w[1]), int(w[0])}));
+        views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
+        views.push_back(full_view(layer.outputs[0]));
+        add_step(layer, k, std::move(views));
+    }
+
+    void plan(const Layer &layer, const ReLUParams &p) {
+        const int64_t count = element_count(shape(layer.inputs[0]));
+        const int k = kernel("cortado_relu", {{"count", number(count)}, {"slope", number(p.negative_slope)}});
+        add_step(layer, k, {flat_view(layer.inputs[0]), flat_view(layer.outputs[0])});
+    }
+
+    void plan(const Layer &layer, const PoolingParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const Shape &y = shape(layer.outputs[0]);
+        const int64_t kh = p.global_pooling ? x[2] : p.kernel_h;
+        const int64_t kw = p.global_pooling ? x[3] : p.kernel_w;
+        const int k = kernel("cortado_pooling",
+                             {{"batch", number(x[0])}, {"channels", number(x[1])},
+                              {"in_h", number(x[2])}, {"in_w", number(x[3])},
+                              {"out_h", number(y[2])}, {"out_w", number(y[3])},
+                              {"kernel_h", number(kh)}, {"kernel_w", number(kw)},
+                              {"stride_h", number(int64_t(p.stride_h))},
+                              {"stride_w", number(int64_t(p.stride_w))},
+                              {"pad_h", number(int64_t(p.pad_h))}, {"pad_w", number(int64_t(p.pad_w))},
+                              {"average", p.method == PoolingParams::Method::Average ? "true" : "false"}});
+        add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
+    }
+
+    void plan(const Layer &layer, const LRNParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int k = kernel("cortado_lrn",
+                             {{"batch", number(x[0])}, {"channels", number(x[1])},
+                              {"h", number(x[2])}, {"w", number(x[3])},
+                              {"local_size", number(int64_t(p.local_size))},
+                              {"alpha", number(p.alpha)}, {"beta", number(p.beta)},
+                              {"k", number(p.k)},
+                              {"across_channels",
+                               p.region == LRNParams::Region::AcrossChannels ? "true" : "false"}});
+        add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
+    }
+
+    void plan(const Layer &layer, const InnerProductParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int axis = canonical_axis(p.axis, x.size(), layer.name);
+        const int64_t rows = product(x, 0, axis), inputs = product(x, axis, x.size());
+        const int k = kernel("cortado_inner_product",
+                             {{"rows", number(rows)}, {"inputs", number(inputs)},
+                              {"outputs", number(int64_t(p.num_output))},
+                              {"relu", p.fused_relu ? "true" : "false"},
+                              {"relu_slope", number(p.relu_negative_slope)}});
+        int weights = add_blob(layer, 0, p.weight_filler);
+        PlannedParam packed{p.transpose ? Packing::Transpose : Packing::Copy, weights,
+                            inputs * p.num_output, inputs, p.num_output};
+        std::vector<PlannedView> views;
+        views.push_back(PlannedView{tensor_of(layer.inputs[0]), {int(inputs), int(rows)}});
+        views.push_back(param_view(packed, {int(inputs), p.num_output}));
+        views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
+        views.push_back(PlannedView{tensor_of(layer.outputs[0]), {p.num_output, int(rows)}});
+        add_step(layer, k, std::move(views));
+    }
+
+    void plan(const Layer &layer, const SoftmaxParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        PlannedView in = three_axis_view(layer.inputs[0], a, a + 1);
+        const int k = kernel("cortado_softmax", {{"inner", number(int64_t(in.extents[0]))},
+                                                 {"channels", number(int64_t(in.extents[1]))},
+                                                 {"outer", number(int64_t(in.extents[2]))}});
+        add_step(layer, k, {in, three_axis_view(layer.outputs[0], a, a + 1)});
+    }
+
+    void plan(const Layer &layer, const ConcatParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        std::vector<PlannedView> views;
+        std::string channels;
+        for (int v : layer.inputs) {
+            views.push_back(three_axis_view(v, a, a + 1));
+            channels += (channels.empty() ? "" : ",") + std::to_string(views.back().extents[1]);
+        }
+        views.push_back(three_axis_view(layer.outputs[0], a, a + 1));
+        const int k = kernel("cortado_concat",
+                             {{"inputs.size", number(int64_t(layer.inputs.size()))},
+                              {"inner", number(int64_t(views.back().extents[0]))},
+                              {"outer", number(int64_t(views.back().extents[2]))},
+                              {"channels", channels}});
+        add_step(layer, k, std::move(views));
+    }
+
+    void plan(const Layer &layer, const EltwiseParams &p) {
+        std::string coeff;
+        for (float c : p.coeff) coeff += (coeff.empty() ? "" : ",") + number(c);
+        const int op = p.operation == EltwiseParams::Operation::Sum       ? 0
+                       : p.operation == EltwiseParams::Operation::Product ? 1
+                                                                          : 2;
+        const int k = kernel("cortado_eltwise",
+                             {{"inputs.size", number(int64_t(layer.inputs.size()))},
+                              {"count", number(element_count(shape(layer.inputs[0])))},
+                              {"operation", number(int64_t(op))},
+                              {"coeff", coeff}});
+        std::vector<PlannedView> views;
+        for (int v : layer.inputs) views.push_back(flat_view(v));
+        views.push_back(flat_view(layer.outputs[0]));
+        add_step(layer, k, std::move(views));
+    }
+
+    void plan(const Layer &layer, const DropoutParams &) { alias(layer); }
+    void plan(const Layer &layer, const SplitParams &) { alias(layer); }
+    void plan(const Layer &layer, const FlattenParams &) { alias(layer); }
+    void plan(const Layer &layer, const ReshapeParams &) { alias(layer); }
+
+    void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale,
+                        PlannedParam shift) {
+        PlannedView in = three_axis_view(layer.inputs[0], axis_begin, axis_end);
+        const int channels = in.extents[1];
+        const int k = kernel("cortado_channel_affine", {{"inner", number(int64_t(in.extents[0]))},
+                                                        {"channels", number(int64_t(channels))},
+                                                        {"outer", number(int64_t(in.extents[2]))}});
+        add_step(layer, k,
+                 {in, param_view(scale, {channels}), param_view(shift, {channels}),
+                  three_axis_view(layer.outputs[0], axis_begin, axis_end)});
+    }
+
+    void plan(const Layer &layer, const BatchNormParams &p) {
+        const int64_t channels = shape(layer.inputs[0])[1];
+        Filler mean, variance, factor;
+        int first = add_blob(layer, 0, mean);
+        plan_.blobs.back().filler.type = FillerType::BatchNormMean;
+        add_blob(layer, 1, variance);
+        plan_.blobs.back().filler.type = FillerType::BatchNormVariance;
+        factor.value = 1.0f;
+        add_blob(layer, 2, factor);
+        channel_affine(layer, 1, 2,
+                       PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
+                       PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps});
+    }
+
+    void plan(const Layer &layer, const ScaleParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        const int end = p.num_axes == -1 ? static_cast<int>(x.size()) : a + p.num_axes;
+        const int64_t channels = product(x, a, end);
+        const int scale = add_blob(layer, 0, p.filler);
+        PlannedParam shift{Packing::Zeros, -1, channels};
+        if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 1, p.bias_filler), channels};
+        channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift);
+    }
+
+    void place_tensors() {
+        const int steps = static_cast<int>(plan_.steps.size());
+        const int storages = static_cast<int>(storage_of_.size());
+        std::vector<StorageRequest> requests(storages, StorageRequest{0, steps, -1});
+        auto touch = [&](int tensor, int step) {
+            StorageRequest &r = requests[storage_of_[tensor]];
+            r.floats = std::max(r.floats, element_count(plan_.tensors[tensor].shape));
+            r.first_step = std::min(r.first_step, step);
+            r.last_step = std::max(r.last_step, step);
+        };
+        touch(plan_.input_tensor, -1);
+        for (int s = 0; s < steps; s++) {
+            for (const PlannedView &v : plan_.steps[s].views)
+                if (v.tensor >= 0) touch(v.tensor, s);
+            touch(plan_.steps[s].output_tensor, s);
+        }
+        touch(plan_.output_tensor, steps);
+        // Storage never touched (an unused alias root) needs no bytes.
+        for (StorageRequest &r : requests)
+            if (r.last_step < r.first_step) r = StorageRequest{0, 0, 0};
+        const std::vector<int64_t> offsets = place_storage(requests, &plan_.arena_floats);
+        for (size_t t = 0; t < plan_.tensors.size(); t++)
+            plan_.tensors[t].offset = offsets[storage_of_[t]];
+    }
+
+    const Graph &graph_;
+    std::string target_;
+    NetworkPlan plan_;
+    std::map<int, int> tensor_index_;       // value id -> tensor index
+    std::vector<int> storage_of_;           // tensor index -> storage root tensor index
+    std::map<std::string, int> kernel_index_;
+};
+
+}  // namespace
+
+NetworkPlan plan_network(const Graph &graph, const std::string &name, const std::string &target) {
+    return Planner(graph, target).run(name);
+}
+
+}  // namespace cortado

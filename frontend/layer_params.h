@@ -1,0 +1,113 @@
+// Typed parameters of every layer type cortado compiles, with Caffe's defaults. One struct per
+// layer type; `LayerParams` holds exactly one of them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace cortado {
+
+// Caffe's FillerParameter: how `cortado run --seed` makes weights when none are given.
+struct Filler {
+    std::string type = "constant";  // constant, gaussian, uniform, xavier, msra
+    float value = 0.0f;
+    float min = 0.0f, max = 1.0f;
+    float mean = 0.0f, std = 1.0f;
+    enum class VarianceNorm { FanIn, FanOut, Average } variance_norm = VarianceNorm::FanIn;
+};
+
+struct InputParams {};
+
+struct ConvolutionParams {
+    int num_output = 0;
+    bool bias_term = true;
+    int kernel_h = 0, kernel_w = 0;
+    int stride_h = 1, stride_w = 1;
+    int pad_h = 0, pad_w = 0;
+    int dilation_h = 1, dilation_w = 1;
+    int group = 1;
+    Filler weight_filler, bias_filler;
+    // Set by fusion: apply ReLU (with this slope) to the output.
+    bool fused_relu = false;
+    float relu_negative_slope = 0.0f;
+};
+
+struct ReLUParams {
+    float negative_slope = 0.0f;
+};
+
+struct PoolingParams {
+    enum class Method { Max, Average } method = Method::Max;
+    int kernel_h = 0, kernel_w = 0;
+    int stride_h = 1, stride_w = 1;
+    int pad_h = 0, pad_w = 0;
+    bool global_pooling = false;
+    bool round_up = true;  // Caffe's default CEIL rounding of the output size
+};
+
+struct LRNParams {
+    int local_size = 5;
+    float alpha = 1.0f, beta = 0.75f, k = 1.0f;
+    enum class Region { AcrossChannels, WithinChannel } region = Region::AcrossChannels;
+};
+
+struct InnerProductParams {
+    int num_output = 0;
+    bool bias_term = true;
+    int axis = 1;
+    bool transpose = false;  // weights stored K x N instead of N x K
+    Filler weight_filler, bias_filler;
+    bool fused_relu = false;
+    float relu_negative_slope = 0.0f;
+};
+
+struct SoftmaxParams {
+    int axis = 1;
+};
+
+struct ConcatParams {
+    int axis = 1;
+};
+
+struct EltwiseParams {
+    enum class Operation { Product, Sum, Max } operation = Operation::Sum;
+    std::vector<float> coeff;  // one per input for Sum; empty means all 1
+};
+
+struct DropoutParams {
+    float dropout_ratio = 0.5f;
+};
+
+struct SplitParams {};
+
+struct FlattenParams {
+    int axis = 1;
+    int end_axis = -1;
+};
+
+struct ReshapeParams {
+    std::vector<int64_t> shape;  // 0 copies the input dim, -1 is inferred
+    int axis = 0;
+    int num_axes = -1;
+};
+
+struct BatchNormParams {
+    bool use_global_stats = true;
+    float eps = 1e-5f;
+};
+
+struct ScaleParams {
+    int axis = 1;
+    int num_axes = 1;
+    bool bias_term = false;
+    Filler filler, bias_filler;
+};
+
+using LayerParams =
+    std::variant<InputParams, ConvolutionParams, ReLUParams, PoolingParams, LRNParams,
+                 InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams,
+                 SplitParams, FlattenParams, ReshapeParams, BatchNormParams, ScaleParams>;
+
+}  // namespace cortado

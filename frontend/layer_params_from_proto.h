@@ -1,0 +1,15 @@
+// caffe::LayerParameter -> the typed LayerParams of its type, with Caffe's defaults and the
+// checks that need no shapes (kernel given, strides positive, ...).
+#pragma once
+
+#include "frontend/caffe.pb.h"
+#include "frontend/graph.h"
+
+namespace cortado {
+
+// Throws CompileError naming `where` and the layer.
+LayerParams convert_layer_params(const caffe::LayerParameter &proto, const SourceLocation &where);
+
+Filler convert_filler(const caffe::FillerParameter &proto);
+
+}  // namespace cortado

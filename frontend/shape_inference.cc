@@ -1,0 +1,243 @@
+#include "frontend/shape_inference.h"
+
+#include "frontend/compile_error.h"
+
+namespace cortado {
+namespace {
+
+// Activations larger than this are surely a mistake in the prototxt (or hostile input); the
+// limit keeps every later size computation far from int64 overflow.
+constexpr int64_t kMaxElements = int64_t(1) << 34;
+
+class ShapeInference {
+  public:
+    ShapeInference(Graph &graph, Layer &layer) : graph_(graph), layer_(layer) {}
+
+    [[noreturn]] void fail(const std::string &message) const {
+        throw CompileError(layer_.location.to_string() + ": layer '" + layer_.name + "' (" +
+                           layer_.type + "): " + message);
+    }
+
+    const Shape &in(size_t i) const { return graph_.values[layer_.inputs[i]].shape; }
+    void set_out(size_t i, Shape shape) const {
+        int64_t count = 1;
+        for (int64_t d : shape) {
+            if (d <= 0) fail("would produce top '" + graph_.values[layer_.outputs[i]].blob_name +
+                             "' of shape " + shape_to_string(shape) + ", which is empty");
+            if (d > kMaxElements || count > kMaxElements / d)
+                fail("would produce top '" + graph_.values[layer_.outputs[i]].blob_name +
+                     "' of shape " + shape_to_string(shape) + ", which is too large");
+            count *= d;
+        }
+        graph_.values[layer_.outputs[i]].shape = std::move(shape);
+    }
+    void need_rank(size_t i, size_t rank) const {
+        if (in(i).size() != rank)
+            fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " +
+                 shape_to_string(in(i)) + "; expected " + std::to_string(rank) + " axes");
+    }
+    int axis(int a, size_t rank) const {
+        return canonical_axis(a, rank,
+                              layer_.location.to_string() + ": layer '" + layer_.name + "'");
+    }
+    static int64_t product(const Shape &s, size_t from, size_t to) {
+        int64_t p = 1;
+        for (size_t i = from; i < to; i++) p *= s[i];
+        return p;
+    }
+
+    void operator()(const InputParams &) const {}
+
+    void operator()(const ConvolutionParams &p) const {
+        need_rank(0, 4);
+        const Shape &x = in(0);
+        if (x[1] % p.group) fail("input channels " + std::to_string(x[1]) +
+                                 " are not a multiple of group " + std::to_string(p.group));
+        const int64_t ext_h = int64_t(p.dilation_h) * (p.kernel_h - 1) + 1;
+        const int64_t ext_w = int64_t(p.dilation_w) * (p.kernel_w - 1) + 1;
+        const int64_t h = (x[2] + 2 * p.pad_h - ext_h) / p.stride_h + 1;
+        const int64_t w = (x[3] + 2 * p.pad_w - ext_w) / p.stride_w + 1;
+        if (x[2] + 2 * p.pad_h < ext_h || x[3] + 2 * p.pad_w < ext_w)
+            fail("kernel " + std::to_string(ext_h) + "x" + std::to_string(ext_w) +
+                 " (dilated) is larger than the padded input " + shape_to_string(x));
+        set_out(0, {x[0], p.num_output, h, w});
+        layer_.weight_shapes = {{p.num_output, x[1] / p.group, p.kernel_h, p.kernel_w}};
+        if (p.bias_term) layer_.weight_shapes.push_back({p.num_output});
+    }
+
+    void operator()(const ReLUParams &) const { set_out(0, in(0)); }
+    void operator()(const DropoutParams &) const { set_out(0, in(0)); }
+    void operator()(const LRNParams &) const {
+        need_rank(0, 4);
+        set_out(0, in(0));
+    }
+
+    void operator()(const PoolingParams &p) const {
+        need_rank(0, 4);
+        const Shape &x = in(0);
+        int64_t kh = p.global_pooling ? x[2] : p.kernel_h;
+        int64_t kw = p.global_pooling ? x[3] : p.kernel_w;
+        if (x[2] + 2 * p.pad_h < kh || x[3] + 2 * p.pad_w < kw)
+            fail("kernel is larger than the padded input " + shape_to_string(x));
+        auto extent = [&](int64_t size, int64_t k, int64_t pad, int64_t stride) {
+            int64_t span = size + 2 * pad - k;
+            int64_t out = (p.round_up ? (span + stride - 1) / stride : span / stride) + 1;
+            // Caffe: the last window must start inside the image (not in the padding).
+            if (pad > 0 && (out - 1) * stride >= size + pad) out--;
+            return out;
+        };
+        set_out(0, {x[0], x[1], extent(x[2], kh, p.pad_h, p.stride_h),
+                    extent(x[3], kw, p.pad_w, p.stride_w)});
+    }
+
+    void operator()(const InnerProductParams &p) const {
+        const Shape &x = in(0);
+        int a = axis(p.axis, x.size());
+        Shape out(x.begin(), x.begin() + a);
+        out.push_back(p.num_output);
+        set_out(0, out);
+        const int64_t k = product(x, a, x.size());
+        layer_.weight_shapes = {p.transpose ? Shape{k, p.num_output} : Shape{p.num_output, k}};
+        if (p.bias_term) layer_.weight_shapes.push_back({p.num_output});
+    }
+
+    void operator()(const SoftmaxParams &p) const {
+        axis(p.axis, in(0).size());
+        set_out(0, in(0));
+    }
+
+    void operator()(const ConcatParams &p) const {
+        const Shape &first = in(0);
+        int a = axis(p.axis, first.size());
+        Shape out = first;
+        for (size_t i = 1; i < layer_.inputs.size(); i++) {
+            const Shape &s = in(i);
+            bool same = s.size() == first.size();
+            for (size_t d = 0; same && d < s.size(); d++) same = d == size_t(a) || s[d] == first[d];
+            if (!same)
+                fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " +
+                     shape_to_string(s) + ", which does not match " + shape_to_string(first) +
+                     " outside the concat axis " + std::to_string(a));
+            out[a] += s[a];
+        }
+        set_out(0, out);
+    }
+
+    void operator()(const EltwiseParams &) const {
+        for (size_t i = 1; i < layer_.inputs.size(); i++)
+            if (in(i) != in(0))
+                fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " +
+                     shape_to_string(in(i)) + " but '" + graph_.values[layer_.inputs[0]].blob_name +
+                     "' has " + shape_to_string(in(0)));
+        set_out(0, in(0));
+    }
+
+    void operator()(const SplitParams &) const {
+        for (size_t i = 0; i < layer_.outputs.size(); i++) set_out(i, in(0));
+    }
+
+    void operator()(const FlattenParams &p) const {
+        const Shape &x = in(0);
+        int start = axis(p.axis, x.size());
+        int end = axis(p.end_axis, x.size());
+        if (end < start) fail("end_axis comes before axis");
+        Shape out(x.begin(), x.begin() + start);
+        out.push_back(product(x, start, end + 1));
+        out.insert(out.end(), x.begin() + end + 1, x.end());
+        set_out(0, out);
+    }
+
+    void operator()(const ReshapeParams &p) const {
+        const Shape &x = in(0);
+        const int rank = static_cast<int>(x.size());
+        int start = p.axis < 0 ? p.axis + rank + 1 : p.axis;
+        if (start < 0 || start > rank) fail("axis " + std::to_string(p.axis) + " out of range");
+        int end = p.num_axes == -1 ? rank : start + p.num_axes;
+        if (p.num_axes < -1 || end > rank) fail("num_axes " + std::to_string(p.num_axes) +
+                                                " out of range");
+        Shape out(x.begin(), x.begin() + start);
+        int inferred = -1;
+        for (size_t i = 0; i < p.shape.size(); i++) {
+            int64_t d = p.shape[i];
+            if (d == 0) {
+                if (start + int(i) >= rank) fail("shape dim 0 copies an axis the input lacks");
+                d = x[start + i];
+            } else if (d == -1) {
+                if (inferred >= 0) fail("more than one -1 in shape");
+                inferred = static_cast<int>(out.size());
+                d = 1;
+            } else if (d < 0) {
+                fail("shape has negative dim " + std::to_string(d));
+            }
+            out.push_back(d);
+        }
+        out.insert(out.end(), x.begin() + end, x.end());
+        const int64_t total = element_count(x);
+        int64_t known = 1;
+        for (size_t i = 0; i < out.size(); i++)
+            if (int(i) != inferred) {
+                if (out[i] != 0 && known > kMaxElements / out[i])
+                    fail("shape " + shape_to_string(out) + " is too large");
+                known *= out[i];
+            }
+        if (inferred >= 0) {
+            if (known == 0 || total % known) fail("cannot infer -1: " + std::to_string(total) +
+                                                  " elements do not divide by " +
+                                                  std::to_string(known));
+            out[inferred] = total / known;
+        } else if (known != total) {
+            fail("shape " + shape_to_string(out) + " has " + std::to_string(known) +
+                 " elements, the input " + shape_to_string(x) + " has " + std::to_string(total));
+        }
+        set_out(0, out);
+    }
+
+    void operator()(const BatchNormParams &) const {
+        if (in(0).size() < 2) fail("needs at least 2 axes");
+        set_out(0, in(0));
+        layer_.weight_shapes = {{in(0)[1]}, {in(0)[1]}, {1}};
+    }
+
+    void operator()(const ScaleParams &p) const {
+        const Shape &x = in(0);
+        int a = axis(p.axis, x.size());
+        int end = p.num_axes == -1 ? static_cast<int>(x.size()) : a + p.num_axes;
+        if (p.num_axes < -1 || end > static_cast<int>(x.size()))
+            fail("num_axes " + std::to_string(p.num_axes) + " out of range");
+        Shape scale_shape(x.begin() + a, x.begin() + end);
+        set_out(0, x);
+        layer_.weight_shapes = {scale_shape};
+        if (p.bias_term) layer_.weight_shapes.push_back(scale_shape);
+    }
+
+  private:
+    Graph &graph_;
+    Layer &layer_;
+};
+
+}  // namespace
+
+int canonical_axis(int axis, size_t rank, const std::string &context) {
+    const int r = static_cast<int>(rank);
+    if (axis < -r || axis >= r)
+        throw CompileError(context + ": axis " + std::to_string(axis) + " is out of range for " +
+                           std::to_string(rank) + " axes");
+    return axis < 0 ? axis + r : axis;
+}
+
+void infer_shapes(Graph &graph) {
+    for (int id : graph.inputs) {
+        const Value &v = graph.values[id];
+        for (int64_t d : v.shape)
+            if (d <= 0 || d > kMaxElements)
+                throw CompileError("input '" + v.blob_name + "' has shape " +
+                                   shape_to_string(v.shape) + "; every dimension must be 1.." +
+                                   std::to_string(kMaxElements));
+        if (element_count(v.shape) > kMaxElements)
+            throw CompileError("input '" + v.blob_name + "' of shape " +
+                               shape_to_string(v.shape) + " is too large");
+    }
+    for (Layer &layer : graph.layers) std::visit(ShapeInference(graph, layer), layer.params);
+}
+
+}  // namespace cortado

@@ -1,0 +1,53 @@
+// Convolution (Caffe semantics: cross-correlation, groups, dilation, zero padding, bias), with
+// an optional fused ReLU. Pure algorithm: schedules live in schedules/<family>/conv2d.h.
+//
+// Buffers use Halide's innermost-first order, which is Caffe's NCHW memory order:
+// input (x, y, c, n), weights (kx, ky, ci within group, co), bias (co), output (x, y, co, n).
+#pragma once
+
+#include "Halide.h"
+
+namespace cortado {
+
+struct Conv2dShape {
+    int batch, in_channels, in_h, in_w;
+    int out_channels, out_h, out_w;
+    int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, group;
+    bool relu;
+    float relu_slope;
+};
+
+struct Conv2d {
+    Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
+    Halide::RDom r;            // (kx, ky, ci within the group)
+    Halide::Func padded{"padded"};  // the input with zeros outside; the input itself when pad is 0
+    Halide::Func conv{"conv"};      // bias + sum over r
+    Halide::Func output{"conv2d"};  // conv with the activation applied
+
+    Conv2d(Halide::Func input, Halide::Func weights, Halide::Func bias, const Conv2dShape &s) {
+        using namespace Halide;
+        const bool has_pad = s.pad_h > 0 || s.pad_w > 0;
+        if (has_pad) {
+            Func zero_outside = BoundaryConditions::constant_exterior(
+                input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
+            padded(x, y, c, n) = zero_outside(x - s.pad_w, y - s.pad_h, c, n);
+        } else {
+            padded(x, y, c, n) = input(x, y, c, n);
+        }
+        const int in_per_group = s.in_channels / s.group;
+        const int out_per_group = s.out_channels / s.group;
+        r = RDom(0, s.kernel_w, 0, s.kernel_h, 0, in_per_group, "r");
+        Expr first_in_channel = (c / out_per_group) * in_per_group;
+        if (s.group == 1) first_in_channel = 0;
+        conv(x, y, c, n) = bias(c);
+        conv(x, y, c, n) += weights(r.x, r.y, r.z, c) *
+                            padded(x * s.stride_w + r.x * s.dilation_w,
+                                   y * s.stride_h + r.y * s.dilation_h, first_in_channel + r.z, n);
+        Expr value = conv(x, y, c, n);
+        if (s.relu) value = s.relu_slope == 0.0f ? max(value, 0.0f)
+                                                 : select(value > 0.0f, value, value * s.relu_slope);
+        output(x, y, c, n) = value;
+    }
+};
+
+}  // namespace cortado

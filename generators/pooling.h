@@ -1,0 +1,41 @@
+// Pooling, Caffe semantics: MAX over the window clipped to the image; AVE divides the sum by
+// the window clipped to the *padded* extent (Caffe counts padding cells that lie inside
+// in + pad). Buffers: input (x, y, c, n), output (x, y, c, n).
+#pragma once
+
+#include <limits>
+
+#include "Halide.h"
+
+namespace cortado {
+
+struct PoolingShape {
+    int batch, channels, in_h, in_w, out_h, out_w;
+    int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
+    bool average;
+};
+
+struct Pooling {
+    Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
+    Halide::RDom r;
+    Halide::Func output{"pooling"};
+
+    Pooling(Halide::Func input, const PoolingShape &s) {
+        using namespace Halide;
+        r = RDom(0, s.kernel_w, 0, s.kernel_h, "r");
+        const float fill = s.average ? 0.0f : -std::numeric_limits<float>::infinity();
+        Func outside = BoundaryConditions::constant_exterior(
+            input, fill, {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
+        Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
+        Expr window = outside(x0 + r.x, y0 + r.y, c, n);
+        if (s.average) {
+            Expr w = min(x0 + s.kernel_w, s.in_w + s.pad_w) - x0;
+            Expr h = min(y0 + s.kernel_h, s.in_h + s.pad_h) - y0;
+            output(x, y, c, n) = sum(window) / cast<float>(w * h);
+        } else {
+            output(x, y, c, n) = maximum(window);
+        }
+    }
+};
+
+}  // namespace cortado

@@ -1,0 +1,20 @@
+// Which folder of schedules/ serves a Halide target. Adding a device family means a case here
+// and a folder there; the algorithms never change.
+#pragma once
+
+#include <string>
+
+#include "Halide.h"
+
+namespace cortado {
+
+enum class ScheduleFamily { X86 };
+
+inline ScheduleFamily schedule_family_for(const Halide::Target &target) {
+    if (target.has_gpu_feature() || target.arch != Halide::Target::X86)
+        throw Halide::CompileError("cortado has no schedules for target " + target.to_string() +
+                                   " yet; x86-64 is supported");
+    return ScheduleFamily::X86;
+}
+
+}  // namespace cortado

@@ -1,0 +1,29 @@
+#include "generators/buffer_shape.h"
+#include "generators/schedule_family.h"
+#include "generators/softmax.h"
+#include "schedules/x86/softmax.h"
+
+namespace cortado {
+
+class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
+  public:
+    GeneratorParam<int> inner{"inner", 1}, channels{"channels", 1}, outer{"outer", 1};
+
+    Input<Buffer<float, 3>> input{"input"};
+    Output<Buffer<float, 3>> output{"output"};
+
+    void generate() {
+        const SoftmaxShape s{inner, channels, outer};
+        Softmax softmax(input, s);
+        output = softmax.output;
+        require_dense_shape(input, {s.inner, s.channels, s.outer});
+        require_dense_shape(output, {s.inner, s.channels, s.outer});
+        switch (schedule_family_for(get_target())) {
+            case ScheduleFamily::X86: schedules::x86::schedule_softmax(softmax, s, get_target()); break;
+        }
+    }
+};
+
+}  // namespace cortado
+
+HALIDE_REGISTER_GENERATOR(cortado::SoftmaxGenerator, cortado_softmax)

@@ -1,0 +1,84 @@
+// The tables an emitted network is made of. `cortado compile` writes one NetworkDescription
+// per network as constant data; the runtime interprets it: it checks and packs the weights
+// once at create time, lays tensors out in one arena, and calls the compiled kernels in order.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/fillers.h"
+
+namespace cortado {
+
+constexpr int kMaxRank = 4;
+
+// A Halide pipeline compiled ahead of time, called through its `_argv` entry point.
+using KernelEntry = int (*)(void **args);
+
+// A learned blob as Caffe stores it, with the filler used when no weights file is given.
+struct BlobSpec {
+    const char *layer;
+    int index;  // position in the layer's blobs
+    int rank;
+    int64_t shape[kMaxRank];
+    FillerSpec filler;
+};
+
+// How a kernel's parameter buffer is made from the blobs.
+enum class Packing : int {
+    Copy = 0,            // blob as is
+    Transpose = 1,       // K x N blob -> N x K (InnerProduct transpose: true)
+    Zeros = 2,           // no blob (bias_term: false)
+    BatchNormScale = 3,  // 1 / sqrt(var / f + eps), blobs (mean, var, factor)
+    BatchNormShift = 4,  // -mean / f * scale
+};
+
+struct ParamSpec {
+    Packing packing;
+    int first_blob;  // index into NetworkDescription::blobs; BatchNorm uses three in a row
+    int64_t count;   // floats in the packed buffer
+    int64_t rows, cols;  // Transpose: the blob is rows x cols
+    float eps;           // BatchNorm
+};
+
+// An activation tensor placed in the arena; aliases (Split, Flatten, Reshape, Dropout) share
+// an offset.
+struct TensorSpec {
+    const char *blob_name;
+    int64_t offset;  // floats from the start of the arena
+    int rank;
+    int64_t shape[kMaxRank];
+};
+
+// One kernel argument: a dense view of a tensor or of a parameter buffer, in Halide's
+// innermost-first order.
+struct ViewSpec {
+    int tensor;  // >= 0: TensorSpec index; < 0: ParamSpec index -1 - tensor
+    int rank;
+    int extents[kMaxRank];
+};
+
+struct StepSpec {
+    const char *layer;
+    KernelEntry entry;  // null for layers that only alias (no kernel runs)
+    int first_view;
+    int view_count;  // inputs then the output
+    int output_tensor;  // reported to the blob callback after the step
+};
+
+struct NetworkDescription {
+    const char *name;
+    int64_t arena_floats;
+    const TensorSpec *tensors;
+    int tensor_count;
+    int input_tensor, output_tensor;
+    const BlobSpec *blobs;
+    int blob_count;
+    const ParamSpec *params;
+    int param_count;
+    const ViewSpec *views;
+    int view_count;
+    const StepSpec *steps;
+    int step_count;
+};
+
+}  // namespace cortado

@@ -1,0 +1,266 @@
+#include "runtime/network_runtime.h"
+
+#include <HalideRuntime.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/caffemodel_reader.h"
+
+namespace cortado {
+
+namespace {
+
+thread_local std::string g_last_error;
+
+// Halide's runtime reports errors through one global handler; keep its message for
+// last_error() instead of letting it print to stderr.
+extern "C" void capture_halide_error(void *, const char *message) {
+    g_last_error = message ? message : "Halide runtime error";
+    while (!g_last_error.empty() && g_last_error.back() == '\n') g_last_error.pop_back();
+}
+
+struct AlignedFree {
+    void operator()(float *p) const { std::free(p); }
+};
+
+std::string shape_text(int rank, const int64_t *shape) {
+    std::string text;
+    for (int i = 0; i < rank; i++) text += (i ? "x" : "") + std::to_string(shape[i]);
+    return text.empty() ? "scalar" : text;
+}
+
+// Caffe accepts a legacy 4-D blob (1x1xNxK) where the layer wants (N, K): compare shapes with
+// leading ones dropped.
+bool same_shape(const std::vector<int64_t> &found, int rank, const int64_t *expected) {
+    size_t f = 0;
+    while (f + 1 < found.size() && found[f] == 1 && found.size() - f > size_t(rank)) f++;
+    int e = 0;
+    if (found.size() - f != size_t(rank)) return false;
+    for (; e < rank; e++, f++)
+        if (found[f] != expected[e]) return false;
+    return true;
+}
+
+}  // namespace
+
+struct Network {
+    const NetworkDescription *description = nullptr;
+    std::unique_ptr<float, AlignedFree> arena;
+    std::vector<std::vector<float>> params;
+    std::vector<halide_buffer_t> buffers;           // one per view
+    std::vector<halide_dimension_t> dimensions;     // kMaxRank per view
+    std::vector<void *> arguments;                  // per step: its views' buffers, in order
+    bool profiling = false;
+    std::vector<double> step_ms;
+    BlobCallback callback = nullptr;
+    void *callback_user = nullptr;
+};
+
+const char *last_error() { return g_last_error.c_str(); }
+void set_last_error(const char *message) { g_last_error = message; }
+
+namespace {
+
+bool load_blobs(const NetworkDescription &d, const char *weights_path, uint64_t seed,
+                std::vector<std::vector<float>> *blobs) {
+    blobs->assign(d.blob_count, {});
+    if (!weights_path) {
+        for (int b = 0; b < d.blob_count; b++) {
+            const BlobSpec &spec = d.blobs[b];
+            if (spec.filler.type == FillerType::Unsupported) {
+                g_last_error = std::string(d.name) + ": layer '" + spec.layer + "' blob " +
+                               std::to_string(spec.index) +
+                               " uses a filler cortado does not implement; give a weights file";
+                return false;
+            }
+            (*blobs)[b] = fill_blob(spec.filler, std::vector<int64_t>(spec.shape, spec.shape + spec.rank),
+                                    seed, spec.layer, spec.index);
+        }
+        return true;
+    }
+    std::vector<LayerBlobs> layers;
+    std::string error;
+    if (!read_caffemodel(weights_path, &layers, &error)) {
+        g_last_error = error;
+        return false;
+    }
+    std::map<std::string, const LayerBlobs *> by_name;
+    for (const LayerBlobs &layer : layers) by_name[layer.name] = &layer;
+    const std::string file(weights_path);
+    for (int b = 0; b < d.blob_count; b++) {
+        const BlobSpec &spec = d.blobs[b];
+        auto it = by_name.find(spec.layer);
+        if (it == by_name.end()) {
+            g_last_error = file + ": layer '" + spec.layer + "' has no weights in this file";
+            return false;
+        }
+        const auto &found = it->second->blobs;
+        if (spec.index >= int(found.size())) {
+            g_last_error = file + ": layer '" + spec.layer + "' has " +
+                           std::to_string(found.size()) + " blobs, expected at least " +
+                           std::to_string(spec.index + 1);
+            return false;
+        }
+        const Blob &blob = found[spec.index];
+        int64_t expected_count = 1;
+        for (int i = 0; i < spec.rank; i++) expected_count *= spec.shape[i];
+        const bool shape_ok = blob.shape.empty() ? int64_t(blob.data.size()) == expected_count
+                                                 : same_shape(blob.shape, spec.rank, spec.shape);
+        if (!shape_ok || int64_t(blob.data.size()) != expected_count) {
+            g_last_error = file + ": layer '" + spec.layer + "' blob " + std::to_string(spec.index) +
+                           ": expected shape " + shape_text(spec.rank, spec.shape) + ", found " +
+                           (blob.shape.empty() ? std::to_string(blob.data.size()) + " values"
+                                               : shape_text(int(blob.shape.size()), blob.shape.data()));
+            return false;
+        }
+        (*blobs)[b] = blob.data;
+    }
+    return true;
+}
+
+std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>> &blobs) {
+    std::vector<float> out(static_cast<size_t>(p.count), 0.0f);
+    switch (p.packing) {
+        case Packing::Copy: out = blobs[p.first_blob]; break;
+        case Packing::Zeros: break;
+        case Packing::Transpose: {
+            const std::vector<float> &in = blobs[p.first_blob];
+            for (int64_t r = 0; r < p.rows; r++)
+                for (int64_t c = 0; c < p.cols; c++) out[c * p.rows + r] = in[r * p.cols + c];
+            break;
+        }
+        case Packing::BatchNormScale:
+        case Packing::BatchNormShift: {
+            const std::vector<float> &mean = blobs[p.first_blob];
+            const std::vector<float> &var = blobs[p.first_blob + 1];
+            const float factor = blobs[p.first_blob + 2][0];
+            // Caffe: a zero moving-average factor means the statistics are used as stored at 0.
+            const double s = factor == 0.0f ? 0.0 : 1.0 / factor;
+            for (int64_t c = 0; c < p.count; c++) {
+                const double scale = 1.0 / std::sqrt(var[c] * s + double(p.eps));
+                out[c] = float(p.packing == Packing::BatchNormScale ? scale : -mean[c] * s * scale);
+            }
+            break;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Network *network_create(const NetworkDescription *description, const char *weights_path,
+                        uint64_t filler_seed) {
+    halide_set_error_handler(capture_halide_error);
+    const NetworkDescription &d = *description;
+    auto network = std::make_unique<Network>();
+    network->description = description;
+
+    std::vector<std::vector<float>> blobs;
+    if (!load_blobs(d, weights_path, filler_seed, &blobs)) return nullptr;
+    for (int p = 0; p < d.param_count; p++) network->params.push_back(pack(d.params[p], blobs));
+
+    const size_t arena_bytes = ((size_t(d.arena_floats) * sizeof(float) + 63) / 64) * 64;
+    network->arena.reset(static_cast<float *>(std::aligned_alloc(64, arena_bytes ? arena_bytes : 64)));
+    if (!network->arena) {
+        g_last_error = std::string(d.name) + ": cannot allocate " + std::to_string(arena_bytes) +
+                       " bytes of activations";
+        return nullptr;
+    }
+
+    network->buffers.resize(d.view_count);
+    network->dimensions.resize(size_t(d.view_count) * kMaxRank);
+    for (int v = 0; v < d.view_count; v++) {
+        const ViewSpec &view = d.views[v];
+        halide_buffer_t &buf = network->buffers[v];
+        std::memset(&buf, 0, sizeof(buf));
+        float *host = view.tensor >= 0 ? network->arena.get() + d.tensors[view.tensor].offset
+                                       : network->params[-1 - view.tensor].data();
+        buf.host = reinterpret_cast<uint8_t *>(host);
+        buf.type = halide_type_t(halide_type_float, 32, 1);
+        buf.dimensions = view.rank;
+        buf.dim = &network->dimensions[size_t(v) * kMaxRank];
+        int32_t stride = 1;
+        for (int i = 0; i < view.rank; i++) {
+            buf.dim[i] = halide_dimension_t(0, view.extents[i], stride);
+            stride *= view.extents[i];
+        }
+    }
+    for (int s = 0; s < d.step_count; s++)
+        for (int v = 0; v < d.steps[s].view_count; v++)
+            network->arguments.push_back(&network->buffers[d.steps[s].first_view + v]);
+    network->step_ms.assign(d.step_count, 0.0);
+    return network.release();
+}
+
+void network_destroy(Network *network) { delete network; }
+
+int network_forward(Network *network, const float *input, float *output) {
+    if (!network || !input || !output) {
+        g_last_error = "forward: null context, input or output";
+        return -1;
+    }
+    const NetworkDescription &d = *network->description;
+    auto count = [&](int tensor) {
+        int64_t n = 1;
+        for (int i = 0; i < d.tensors[tensor].rank; i++) n *= d.tensors[tensor].shape[i];
+        return size_t(n);
+    };
+    float *arena = network->arena.get();
+    std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
+    if (network->callback) {
+        const TensorSpec &t = d.tensors[d.input_tensor];
+        network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
+    }
+    size_t first_argument = 0;
+    for (int s = 0; s < d.step_count; s++) {
+        const StepSpec &step = d.steps[s];
+        if (step.entry) {
+            const auto start = std::chrono::steady_clock::now();
+            const int result = step.entry(&network->arguments[first_argument]);
+            if (network->profiling)
+                network->step_ms[s] = std::chrono::duration<double, std::milli>(
+                                          std::chrono::steady_clock::now() - start)
+                                          .count();
+            if (result != 0) {
+                g_last_error = std::string(d.name) + ": layer '" + step.layer +
+                               "' failed (Halide error " + std::to_string(result) + "): " +
+                               g_last_error;
+                return result;
+            }
+        }
+        first_argument += size_t(step.view_count);
+        if (network->callback) {
+            const TensorSpec &t = d.tensors[step.output_tensor];
+            network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
+        }
+    }
+    std::memcpy(output, arena + d.tensors[d.output_tensor].offset, count(d.output_tensor) * sizeof(float));
+    return 0;
+}
+
+void network_set_profiling(Network *network, int enabled) { network->profiling = enabled != 0; }
+
+void network_set_blob_callback(Network *network, BlobCallback callback, void *user) {
+    network->callback = callback;
+    network->callback_user = user;
+}
+
+double network_step_time_ms(const Network *network, int step) {
+    if (step < 0 || step >= int(network->step_ms.size())) return 0.0;
+    return network->step_ms[step];
+}
+
+int tensor_shape(const NetworkDescription *description, int tensor, int64_t *dims) {
+    const TensorSpec &t = description->tensors[tensor];
+    for (int i = 0; i < t.rank; i++) dims[i] = t.shape[i];
+    return t.rank;
+}
+
+}  // namespace cortado

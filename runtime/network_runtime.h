@@ -1,0 +1,33 @@
+// The engine behind every emitted `NAME_*` function. One Network per context; a context is
+// used by one thread at a time, and different contexts share nothing mutable.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/network_description.h"
+
+namespace cortado {
+
+struct Network;
+
+using BlobCallback = void (*)(void *user, const char *blob, int rank, const int64_t *shape,
+                              const float *data);
+
+// Null on failure; the reason is in last_error() on this thread.
+Network *network_create(const NetworkDescription *description, const char *weights_path,
+                        uint64_t filler_seed);
+void network_destroy(Network *network);
+// 0 on success; non-zero with last_error() set otherwise.
+int network_forward(Network *network, const float *input, float *output);
+void network_set_profiling(Network *network, int enabled);
+void network_set_blob_callback(Network *network, BlobCallback callback, void *user);
+// Milliseconds spent in step `step` during the last profiled forward.
+double network_step_time_ms(const Network *network, int step);
+
+// Copies the shape into dims (kMaxRank entries) and returns the rank.
+int tensor_shape(const NetworkDescription *description, int tensor, int64_t *dims);
+
+const char *last_error();
+void set_last_error(const char *message);
+
+}  // namespace cortado

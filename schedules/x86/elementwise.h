@@ -1,0 +1,29 @@
+// x86 schedules for the element-wise ops: vectorised, split into parallel chunks large enough
+// to amortise the thread-pool dispatch. Memory-bound.
+#pragma once
+
+#include "generators/elementwise.h"
+
+namespace cortado::schedules::x86 {
+
+inline void schedule_flat(Halide::Func output, Halide::Var i, int count,
+                          const Halide::Target &target) {
+    using namespace Halide;
+    const int vec = target.natural_vector_size<float>();
+    constexpr int kChunk = 1 << 14;
+    Var chunk{"chunk"}, inside{"inside"};
+    if (count >= 2 * kChunk)
+        output.split(i, chunk, inside, kChunk, TailStrategy::ShiftInwards).parallel(chunk);
+    if (count >= vec) output.vectorize(count >= 2 * kChunk ? inside : i, vec, TailStrategy::ShiftInwards);
+}
+
+inline void schedule_channel_affine(ChannelAffine &a, int inner, int channels, int outer,
+                                    const Halide::Target &target) {
+    using namespace Halide;
+    const int vec = target.natural_vector_size<float>();
+    Var plane{"plane"};
+    a.output.fuse(a.c, a.o, plane).parallel(plane, channels * outer >= 64 ? 8 : 1);
+    if (inner >= vec) a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
+}
+
+}  // namespace cortado::schedules::x86

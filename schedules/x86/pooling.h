@@ -1,0 +1,17 @@
+// x86 schedule for pooling: vectorised over output x, parallel over channel planes.
+// Memory-bound; fraction of bandwidth recorded by `cortado bench` (issue 3).
+#pragma once
+
+#include "generators/pooling.h"
+
+namespace cortado::schedules::x86 {
+
+inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &target) {
+    using namespace Halide;
+    const int vec = target.natural_vector_size<float>();
+    Var plane{"plane"};
+    a.output.fuse(a.c, a.n, plane).parallel(plane);
+    if (s.out_w >= vec) a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
+}
+
+}  // namespace cortado::schedules::x86

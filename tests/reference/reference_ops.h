@@ -1,0 +1,63 @@
+// Double-precision reference implementations of the Caffe layers cortado compiles. Tests compare
+// the compiled (float) networks against these, so they are written as plain loops straight from
+// Caffe's definitions: slow, but easy to check by eye.
+//
+// Every function throws std::runtime_error when its operands do not fit together (wrong rank,
+// blob sizes that do not match the parameters, ...). Learned blobs are checked by element count
+// only: their data is read row-major in the layout Caffe documents, whatever rank the shape
+// vector has (a caffemodel may store an InnerProduct weight as 1x1xNxK).
+#pragma once
+
+#include <vector>
+
+#include "frontend/graph.h"
+#include "frontend/layer_params.h"
+
+namespace cortado::reference {
+
+// Row-major, Caffe's NCHW order.
+struct Tensor {
+    Shape shape;
+    std::vector<double> data;
+};
+
+// weights: Cout x (Cin/group) x kernel_h x kernel_w. bias (Cout values) is read only when
+// p.bias_term is set and must then be given. Applies p.fused_relu.
+Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights,
+                   const Tensor *bias);
+
+// x > 0 ? x : negative_slope * x
+Tensor relu(const Tensor &in, float negative_slope);
+
+// out_shape comes from shape inference, so this does not redo Caffe's output-size rounding.
+// MAX takes the maximum over the window clipped to the image (padding never wins); AVE divides
+// by Caffe's window size, which counts padding but not the part past the padded border.
+// global_pooling makes the kernel the whole plane.
+Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape);
+
+// Caffe's LRNLayer. WITHIN_CHANNEL follows Caffe's composite (square, AVE pool with padding,
+// power with shift 1, product), so it ignores p.k exactly as Caffe does.
+Tensor lrn(const Tensor &in, const LRNParams &p);
+
+// M = prod(in.shape[0:axis]), K = prod(in.shape[axis:]); weights N x K (K x N when
+// p.transpose); bias N values when p.bias_term. Output shape in.shape[0:axis] + [N].
+Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor &weights,
+                     const Tensor *bias);
+
+Tensor softmax(const Tensor &in, int axis);
+
+Tensor concat(const std::vector<const Tensor *> &ins, int axis);
+
+// SUM weighted by p.coeff (empty means all 1), PROD or MAX of same-shaped inputs.
+Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p);
+
+// Caffe's use_global_stats form: the stored mean and variance are divided by scale_factor[0]
+// (a zero factor zeroes them), then y = (x - mean[c]) / sqrt(variance[c] + eps) along axis 1.
+Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean,
+                  const Tensor &variance, const Tensor &scale_factor);
+
+// scale (and bias, when p.bias_term) cover in.shape[axis, axis + num_axes) and are broadcast
+// over the outer and inner dimensions; num_axes -1 means "to the last axis".
+Tensor scale(const Tensor &in, const ScaleParams &p, const Tensor &scale, const Tensor *bias);
+
+}  // namespace cortado::reference

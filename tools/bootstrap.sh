@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs everything cortado needs on a fresh Debian machine, then configures and builds it.
+# Idempotent: a second run only rebuilds what changed. Used by README's two commands and .ci/run.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+debian_packages=(libprotobuf-dev protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+missing=()
+for p in "${debian_packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "cortado: installing Debian packages: ${missing[*]}"
+  sudo_cmd=""
+  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "cortado: creating .venv"
+  python3 -m venv .venv
+fi
+if ! .venv/bin/python -c "import halide, cmake, ninja" 2>/dev/null; then
+  echo "cortado: installing halide==21.0.0, cmake, ninja into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check halide==21.0.0 "cmake>=3.28" ninja
+fi
+
+export PATH="$root/.venv/bin:$PATH"
+halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$halide_dir"
+fi
+cmake --build build

@@ -1,0 +1,32 @@
+// Command-line parsing shared by the cortado subcommands: one positional argument (the
+// prototxt), `--key value` options and `--flag` switches, all checked against what the
+// subcommand accepts so a typo is an error, not a silently ignored option.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/graph.h"
+
+namespace cortado {
+
+struct CliArgs {
+    std::string positional;
+    std::map<std::string, std::string> options;
+    std::set<std::string> flags;
+
+    bool has(const std::string &key) const { return options.count(key) > 0; }
+    std::string get(const std::string &key, const std::string &fallback = "") const;
+    int64_t get_int(const std::string &key, int64_t fallback) const;
+};
+
+// Throws CompileError on unknown options, missing values or a missing positional argument.
+CliArgs parse_cli_args(const std::vector<std::string> &args, const std::set<std::string> &options,
+                       const std::set<std::string> &flags);
+
+// "1,3,224,224" -> {1, 3, 224, 224}; throws CompileError on anything else.
+Shape parse_shape(const std::string &text);
+
+}  // namespace cortado

@@ -1,0 +1,39 @@
+#include <cctype>
+#include <iostream>
+
+#include "frontend/compile_error.h"
+#include "frontend/load_network.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+#include "tools/kernel_builder.h"
+#include "tools/network_builder.h"
+
+namespace cortado {
+
+std::string default_network_name(const std::string &graph_name) {
+    std::string name;
+    for (unsigned char ch : graph_name)
+        name += std::isalnum(ch) ? char(std::tolower(ch)) : '_';
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "net_" + name;
+    return name;
+}
+
+int command_compile(const std::vector<std::string> &args) {
+    const CliArgs cli =
+        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape"}, {});
+    if (!cli.has("output-dir")) throw CompileError("compile needs -o DIR");
+    ImportOptions options;
+    options.batch = cli.get_int("batch", 0);
+    if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+    const Graph graph = load_network(cli.positional, options, true);
+    const std::string target = resolve_target(cli.get("target", "host"));
+    const std::string name = cli.get("name", default_network_name(graph.name));
+    const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true);
+    std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()
+              << " distinct kernels, " << built.plan.arena_floats * 4 / 1024 << " KiB of activations, target "
+              << target << "\n"
+              << "  " << built.header << "\n  " << built.library << "\n";
+    return 0;
+}
+
+}  // namespace cortado

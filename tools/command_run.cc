@@ -1,0 +1,178 @@
+// `cortado run`: compile for this machine, load the library exactly as a user would link it,
+// run it on real or seeded data, time it, and optionally check it against the reference.
+#include <chrono>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <random>
+
+#include "frontend/caffemodel_writer.h"
+#include "frontend/compile_error.h"
+#include "frontend/load_network.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+#include "tools/kernel_builder.h"
+#include "tools/loaded_network.h"
+#include "tools/network_builder.h"
+#include "tools/network_weights.h"
+#include "tools/npy.h"
+
+namespace cortado {
+namespace fs = std::filesystem;
+
+namespace {
+
+struct DumpState {
+    fs::path dir;
+    std::string error;
+};
+
+// Blob names may contain '/', as GoogLeNet's do: they become subdirectories.
+void dump_blob(void *user, const char *blob, int rank, const int64_t *shape, const float *data) {
+    auto *state = static_cast<DumpState *>(user);
+    const fs::path path = state->dir / (std::string(blob) + ".npy");
+    std::error_code ec;
+    fs::create_directories(path.parent_path(), ec);
+    std::string error;
+    if (!write_npy(path.string(), std::vector<int64_t>(shape, shape + rank), data, &error) &&
+        state->error.empty())
+        state->error = error;
+}
+
+class TemporaryDirectory {
+  public:
+    TemporaryDirectory() {
+        std::string pattern = (fs::temp_directory_path() / "cortado-run-XXXXXX").string();
+        if (!mkdtemp(pattern.data())) throw CompileError("cannot create a temporary directory");
+        path_ = pattern;
+    }
+    ~TemporaryDirectory() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    const std::string &path() const { return path_; }
+
+  private:
+    std::string path_;
+};
+
+}  // namespace
+
+int command_run(const std::vector<std::string> &args) {
+    const CliArgs cli = parse_cli_args(
+        args,
+        {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape", "batch",
+         "target", "iterations"},
+        {"check"});
+    if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
+    ImportOptions options;
+    options.batch = cli.get_int("batch", 0);
+    if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+    const int64_t iterations = cli.get_int("iterations", 1);
+    if (iterations < 1) throw CompileError("--iterations must be at least 1");
+    const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
+
+    const Graph graph = load_network(cli.positional, options, true);
+    const std::string target = resolve_target(cli.get("target", "host"));
+    if (target.rfind(resolve_target("host"), 0) != 0 && cli.get("target", "host") != "host")
+        std::cerr << "cortado: note: running code for " << target << " on this machine\n";
+
+    TemporaryDirectory build_dir;
+    const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), true);
+    LoadedNetwork net(link_shared_library(built, build_dir.path()), "net");
+
+    std::vector<LayerWeights> weights;
+    std::string weights_path = cli.get("weights");
+    if (weights_path.empty()) {
+        weights = seeded_weights(built.plan, seed);
+        std::cout << "weights: from the prototxt fillers, seed " << seed << "\n";
+        if (cli.has("save-weights")) {
+            write_caffemodel(cli.get("save-weights"), graph.name, weights);
+            std::cout << "weights saved to " << cli.get("save-weights") << "\n";
+        }
+    } else {
+        if (cli.has("save-weights")) throw CompileError("--save-weights needs --seed weights, not --weights");
+        std::cout << "weights: " << weights_path << "\n";
+    }
+    net.create(weights_path.empty() ? nullptr : weights_path.c_str(), seed);
+
+    const std::vector<int64_t> in_shape = net.input_shape(), out_shape = net.output_shape();
+    int64_t in_count = 1, out_count = 1;
+    for (int64_t d : in_shape) in_count *= d;
+    for (int64_t d : out_shape) out_count *= d;
+    std::vector<float> input(static_cast<size_t>(in_count));
+    if (cli.has("input")) {
+        std::vector<int64_t> shape;
+        std::string error;
+        if (!read_npy(cli.get("input"), &shape, &input, &error)) throw CompileError(error);
+        if (shape != in_shape)
+            throw CompileError(cli.get("input") + ": shape " + shape_to_string(shape) +
+                               " but the network takes " + shape_to_string(in_shape));
+    } else {
+        std::mt19937_64 random(seed + 0x5eed);
+        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+        for (float &v : input) v = uniform(random);
+        std::cout << "input: uniform(-1, 1), seed " << seed << ", shape " << shape_to_string(in_shape) << "\n";
+    }
+
+    std::vector<float> output(static_cast<size_t>(out_count), std::nanf(""));
+    DumpState dump{cli.get("dump-dir"), ""};
+    if (cli.has("dump-dir")) net.set_blob_callback(dump_blob, &dump);
+    net.forward(input.data(), output.data());  // warm-up: first touch of arena and thread pool
+    if (cli.has("dump-dir")) {
+        net.set_blob_callback(nullptr, nullptr);
+        if (!dump.error.empty()) throw CompileError(dump.error);
+        std::cout << "blobs written to " << cli.get("dump-dir") << "\n";
+    }
+
+    net.set_profiling(true);
+    std::vector<double> totals, layer_ms(net.layer_count(), 0.0);
+    for (int64_t i = 0; i < iterations; i++) {
+        const auto start = std::chrono::steady_clock::now();
+        net.forward(input.data(), output.data());
+        totals.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        for (int l = 0; l < net.layer_count(); l++) layer_ms[l] += net.layer_time_ms(l) / iterations;
+    }
+    std::printf("%-40s %10s\n", "layer", "ms");
+    for (int l = 0; l < net.layer_count(); l++)
+        if (layer_ms[l] > 0) std::printf("%-40s %10.3f\n", net.layer_name(l).c_str(), layer_ms[l]);
+    std::vector<double> sorted = totals;
+    std::sort(sorted.begin(), sorted.end());
+    std::printf("time per iteration: median %.3f ms, min %.3f ms, max %.3f ms over %lld iterations (batch %lld, target %s)\n",
+                sorted[sorted.size() / 2], sorted.front(), sorted.back(),
+                static_cast<long long>(iterations), static_cast<long long>(in_shape[0]), target.c_str());
+
+    // Top-5 of the first image, for classifier-shaped outputs.
+    const int64_t classes = out_count / out_shape[0];
+    if (classes >= 5) {
+        std::vector<int> order(static_cast<size_t>(classes));
+        for (int i = 0; i < classes; i++) order[i] = i;
+        std::partial_sort(order.begin(), order.begin() + 5, order.end(),
+                          [&](int a, int b) { return output[a] > output[b]; });
+        std::printf("top-5 of image 0:");
+        for (int i = 0; i < 5; i++) std::printf("  #%d %.6f", order[i], output[order[i]]);
+        std::printf("\n");
+    }
+    if (cli.has("output")) {
+        std::string error;
+        if (!write_npy(cli.get("output"), out_shape, output.data(), &error)) throw CompileError(error);
+        std::cout << "output written to " << cli.get("output") << "\n";
+    }
+
+    if (cli.flags.count("check")) {
+        const Graph unfused = load_network(cli.positional, options, false);
+        if (!weights_path.empty()) weights = read_weights(unfused, weights_path);
+        reference::Tensor in_tensor{in_shape, std::vector<double>(input.begin(), input.end())};
+        const auto values = reference::run_graph(unfused, reference_weights(weights), {in_tensor});
+        const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);
+        constexpr double kLimit = 1e-5;
+        std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, kLimit,
+                    error <= kLimit ? "PASS" : "FAIL");
+        if (!(error <= kLimit)) return 4;
+    }
+    return 0;
+}
+
+}  // namespace cortado

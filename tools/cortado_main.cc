@@ -1,0 +1,44 @@
+// cortado: compile Caffe networks into native libraries. See README.md for usage.
+#include <exception>
+#include <iostream>
+
+#include "frontend/compile_error.h"
+#include "tools/commands.h"
+
+namespace {
+
+const char *kUsage =
+    "usage: cortado <command> NET.prototxt [options]\n"
+    "commands:\n"
+    "  info     per-layer shapes, FLOPs, parameters, arithmetic intensity\n"
+    "           [--batch N] [--input-shape N,C,H,W] [--json]\n"
+    "  compile  emit DIR/NAME.h and DIR/libNAME.a with NAME_forward()\n"
+    "           -o DIR [--target T] [--batch N] [--name NAME] [--input-shape N,C,H,W]\n"
+    "  run      compile, run and time the network on this machine\n"
+    "           [--weights W.caffemodel | --seed S] [--save-weights OUT.caffemodel]\n"
+    "           [--input X.npy] [--output Y.npy] [--dump-dir D] [--input-shape N,C,H,W]\n"
+    "           [--batch N] [--target T] [--iterations K] [--check]\n";
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    if (argc < 2 || std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h") {
+        std::cout << kUsage;
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string command = argv[1];
+    const std::vector<std::string> args(argv + 2, argv + argc);
+    try {
+        if (command == "info") return cortado::command_info(args);
+        if (command == "compile") return cortado::command_compile(args);
+        if (command == "run") return cortado::command_run(args);
+        std::cerr << "cortado: unknown command '" << command << "'\n" << kUsage;
+        return 2;
+    } catch (const cortado::CompileError &e) {
+        std::cerr << "cortado: error: " << e.what() << "\n";
+        return 1;
+    } catch (const std::exception &e) {
+        std::cerr << "cortado: internal error: " << e.what() << "\n";
+        return 3;
+    }
+}

@@ -1,0 +1,100 @@
+#include "tools/network_builder.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "frontend/compile_error.h"
+#include "frontend/emit_network.h"
+#include "tools/kernel_builder.h"
+
+namespace cortado {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string shell_quote(const std::string &text) {
+    std::string out = "'";
+    for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+}
+
+// Runs a command; on failure throws with its output, which is what a user needs to see.
+void run_command(const std::string &command, const std::string &what) {
+    const std::string log = fs::temp_directory_path() / ("cortado-cmd-" + std::to_string(::getpid()) + ".log");
+    const int status = std::system((command + " > " + shell_quote(log) + " 2>&1").c_str());
+    std::ifstream file(log);
+    std::string output((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    fs::remove(log);
+    if (status != 0) throw CompileError(what + " failed:\n$ " + command + "\n" + output);
+}
+
+std::string compiler() {
+    const char *cxx = std::getenv("CXX");
+    return cxx && *cxx ? cxx : "c++";
+}
+
+void write_file(const fs::path &path, const std::string &text) {
+    std::ofstream file(path, std::ios::trunc);
+    file << text;
+    if (!file.flush()) throw CompileError(path.string() + ": cannot write");
+}
+
+}  // namespace
+
+BuiltNetwork build_network(const Graph &graph, const std::string &name, const std::string &target,
+                           const std::string &out_dir, bool verbose) {
+    if (!is_valid_network_name(name))
+        throw CompileError("network name '" + name +
+                           "' must be a C identifier (letters, digits, underscores)");
+    BuiltNetwork built{plan_network(graph, name, target), "", ""};
+    const NetworkPlan &plan = built.plan;
+    fs::create_directories(out_dir);
+
+    std::vector<std::string> objects;
+    for (size_t k = 0; k < plan.kernels.size(); k++) {
+        if (verbose)
+            std::cerr << "\rcortado: kernel " << (k + 1) << "/" << plan.kernels.size() << std::flush;
+        objects.push_back(build_kernel(plan.kernels[k]));
+    }
+    if (verbose) std::cerr << "\n";
+    objects.push_back(build_halide_runtime(target));
+
+    const fs::path dir(out_dir);
+    built.header = (dir / (name + ".h")).string();
+    write_file(built.header, emit_header(plan));
+    const fs::path glue = dir / (name + "_glue.cc");
+    write_file(glue, emit_glue(plan));
+    const fs::path glue_object = dir / (name + "_glue.o");
+    run_command(compiler() + " -std=c++17 -O2 -fPIC -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
+                    shell_quote(out_dir) + " -c " + shell_quote(glue.string()) + " -o " +
+                    shell_quote(glue_object.string()),
+                "compiling " + glue.string());
+    objects.insert(objects.begin(), glue_object.string());
+
+    built.library = (dir / ("lib" + name + ".a")).string();
+    fs::remove(built.library);
+    std::string script = "create " + built.library + "\n";
+    for (const std::string &object : objects) script += "addmod " + object + "\n";
+    script += "addlib " + std::string(CORTADO_RUNTIME_LIBRARY) + "\nsave\nend\n";
+    const fs::path script_path = dir / (name + ".mri");
+    write_file(script_path, script);
+    run_command("ar -M < " + shell_quote(script_path.string()), "archiving " + built.library);
+    fs::remove(script_path);
+    fs::remove(glue_object);
+    return built;
+}
+
+std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir) {
+    const std::string so = (fs::path(out_dir) / ("lib" + network.plan.name + ".so")).string();
+    run_command(compiler() + " -shared -o " + shell_quote(so) + " -Wl,--whole-archive " +
+                    shell_quote(network.library) + " -Wl,--no-whole-archive -lpthread -ldl",
+                "linking " + so);
+    return so;
+}
+
+}  // namespace cortado

@@ -1,0 +1,25 @@
+// `cortado compile` behind the CLI: plan -> kernels (cached) + Halide runtime + emitted glue,
+// archived into one static library a user links with -lpthread -ldl.
+#pragma once
+
+#include <string>
+
+#include "frontend/graph.h"
+#include "frontend/kernel_plan.h"
+
+namespace cortado {
+
+struct BuiltNetwork {
+    NetworkPlan plan;
+    std::string header;   // DIR/NAME.h
+    std::string library;  // DIR/libNAME.a
+};
+
+// `target` is already resolved (resolve_target). Prints progress to stderr when `verbose`.
+BuiltNetwork build_network(const Graph &graph, const std::string &name, const std::string &target,
+                           const std::string &out_dir, bool verbose);
+
+// Links a static network library into a shared object for `cortado run` to dlopen.
+std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir);
+
+}  // namespace cortado
