@@ -61,7 +61,7 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const st
             std::cerr << "\rcortado: kernel " << (k + 1) << "/" << plan.kernels.size() << std::flush;
         objects.push_back(build_kernel(plan.kernels[k]));
     }
-    if (verbose) std::cerr << "\n";
+    if (verbose && !plan.kernels.empty()) std::cerr << "\n";
     objects.push_back(build_halide_runtime(target));
 
     const fs::path dir(out_dir);
