@@ -2,7 +2,9 @@
 
 #include <HalideRuntime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <limits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -174,6 +176,10 @@ Network *network_create(const NetworkDescription *description, const char *weigh
         return nullptr;
     }
 
+    // Poison: an element a kernel forgot to write reads as NaN, which no comparison passes.
+    std::fill(network->arena.get(), network->arena.get() + d.arena_floats,
+              std::numeric_limits<float>::quiet_NaN());
+
     network->buffers.resize(d.view_count);
     network->dimensions.resize(size_t(d.view_count) * kMaxRank);
     for (int v = 0; v < d.view_count; v++) {
@@ -245,15 +251,18 @@ int network_forward(Network *network, const float *input, float *output) {
     return 0;
 }
 
-void network_set_profiling(Network *network, int enabled) { network->profiling = enabled != 0; }
+void network_set_profiling(Network *network, int enabled) {
+    if (network) network->profiling = enabled != 0;
+}
 
 void network_set_blob_callback(Network *network, BlobCallback callback, void *user) {
+    if (!network) return;
     network->callback = callback;
     network->callback_user = user;
 }
 
 double network_step_time_ms(const Network *network, int step) {
-    if (step < 0 || step >= int(network->step_ms.size())) return 0.0;
+    if (!network || step < 0 || step >= int(network->step_ms.size())) return 0.0;
     return network->step_ms[step];
 }
 

@@ -1,0 +1,31 @@
+// Compiles a graph for the host exactly as `cortado compile` does, loads the library, runs it
+// on seeded weights and random input, and compares every blob the network writes with the
+// double-precision reference interpreter.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "frontend/graph.h"
+#include "frontend/import_caffe.h"
+
+namespace cortado::testing {
+
+struct BlobCheck {
+    int blobs_checked = 0;
+    double worst_error = 0.0;  // relative L2 error of the worst blob
+    std::string worst_blob;
+};
+
+// `prototxt` is the network text; `display` names it in errors.
+BlobCheck check_network_text(const std::string &prototxt, const std::string &display,
+                             const ImportOptions &options, uint64_t seed);
+BlobCheck check_network_file(const std::string &path, const ImportOptions &options, uint64_t seed);
+
+// The seed for random tests: $CORTADO_TEST_SEED when set, else fresh; printed by the caller.
+uint64_t test_seed();
+
+// ../shared beside the checkout, or "" when absent.
+std::string shared_models_dir();
+
+}  // namespace cortado::testing

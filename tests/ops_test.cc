@@ -1,0 +1,164 @@
+// Every op of the vertical slice, compiled for the host and compared blob by blob with the
+// double-precision reference, on fixed edge cases and on fresh random shapes each run.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <sstream>
+
+#include "tests/network_harness.h"
+
+namespace cortado::testing {
+namespace {
+
+constexpr double kTolerance = 1e-5;
+
+std::string input_header(const Shape &shape) {
+    std::string text = "name: \"op\"\ninput: \"data\"\ninput_shape {";
+    for (int64_t d : shape) text += " dim: " + std::to_string(d);
+    return text + " }\n";
+}
+
+void expect_matches_reference(const std::string &layers, const Shape &input_shape, const std::string &what) {
+    const uint64_t seed = test_seed();
+    const std::string text = input_header(input_shape) + layers;
+    SCOPED_TRACE(what + ", seed " + std::to_string(seed) + "\n" + text);
+    const BlobCheck check = check_network_text(text, what, ImportOptions{}, seed);
+    EXPECT_GT(check.blobs_checked, 1);
+    EXPECT_LE(check.worst_error, kTolerance) << "worst blob: " << check.worst_blob;
+}
+
+std::string layer(const std::string &name, const std::string &type, const std::string &bottom,
+                  const std::string &top, const std::string &params = "") {
+    std::ostringstream text;
+    text << "layer { name: \"" << name << "\" type: \"" << type << "\"";
+    std::stringstream bottoms(bottom);
+    for (std::string b; bottoms >> b;) text << " bottom: \"" << b << "\"";
+    text << " top: \"" << top << "\" " << params << " }\n";
+    return text.str();
+}
+
+std::string conv_params(int num_output, const std::string &extra) {
+    return "convolution_param { num_output: " + std::to_string(num_output) +
+           " weight_filler { type: \"gaussian\" std: 0.3 } bias_filler { type: \"uniform\" min: -1 max: 1 } " +
+           extra + " }";
+}
+
+TEST(Convolution, StridePadGroupDilationEdgeCases) {
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(8, "kernel_size: 3 pad: 1")),
+                             {1, 5, 9, 11}, "3x3 pad 1, non-square");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1")),
+                             {2, 3, 17, 13}, "rectangular kernel, _h/_w strides and pads");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(12, "kernel_size: 3 group: 4 bias_term: false")),
+                             {1, 8, 7, 7}, "group 4, no bias");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 dilation: 2 pad: 2")),
+                             {1, 3, 10, 9}, "dilation 2");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(7, "kernel_size: 5")),
+                             {1, 4, 5, 5}, "1x1 output");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(3, "kernel_size: 1")),
+                             {1, 20, 3, 2}, "1x1 kernel, fewer outputs than a channel block");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(16, "kernel_size: 11 stride: 4")) +
+                                 layer("r", "ReLU", "c", "c"),
+                             {1, 3, 35, 35}, "AlexNet-like stride 4 with fused ReLU");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 2 stride: 2")) +
+                                 layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.2 }"),
+                             {1, 2, 6, 40}, "fused leaky ReLU");
+}
+
+TEST(Convolution, RandomShapes) {
+    std::mt19937 random(static_cast<uint32_t>(test_seed()));
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+    for (int trial = 0; trial < 6; trial++) {
+        const int group = std::vector<int>{1, 1, 2, 3}[pick(0, 3)];
+        const int in_c = group * pick(1, 6), out_c = group * pick(1, 12);
+        const int k = pick(1, 5), stride = pick(1, 3), pad = pick(0, 2), dilation = pick(1, 2);
+        const int extent = dilation * (k - 1) + 1;
+        const int h = pick(std::max(1, extent - 2 * pad), 23), w = pick(std::max(1, extent - 2 * pad), 29);
+        std::ostringstream extra;
+        extra << "kernel_size: " << k << " stride: " << stride << " pad: " << pad << " dilation: " << dilation
+              << " group: " << group << (pick(0, 3) == 0 ? " bias_term: false" : "");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(out_c, extra.str())),
+                                 {pick(1, 2), in_c, h, w}, "random conv " + extra.str());
+    }
+}
+
+std::string pool(const std::string &params) { return layer("p", "Pooling", "data", "p", "pooling_param { " + params + " }"); }
+
+TEST(Pooling, CaffeRoundingPaddingAndGlobal) {
+    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2"), {1, 3, 13, 13}, "max 3/2 on 13 (rounds up)");
+    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2 pad: 1"), {2, 4, 10, 7}, "max with pad correction");
+    expect_matches_reference(pool("pool: AVE kernel_size: 3 stride: 2 pad: 1"), {1, 5, 9, 12}, "ave divisor over padded window");
+    expect_matches_reference(pool("pool: AVE kernel_h: 2 kernel_w: 3 stride_h: 1 stride_w: 2"), {1, 2, 8, 11}, "rectangular ave");
+    expect_matches_reference(pool("pool: AVE global_pooling: true"), {2, 6, 7, 5}, "global average");
+    expect_matches_reference(pool("pool: MAX global_pooling: true"), {1, 3, 6, 6}, "global max");
+    expect_matches_reference(pool("pool: AVE kernel_size: 7 stride: 1"), {1, 32, 7, 7}, "GoogLeNet-style 7x7 average");
+}
+
+TEST(LRN, AcrossAndWithinChannels) {
+    expect_matches_reference(layer("n", "LRN", "data", "n", "lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }"),
+                             {1, 9, 6, 7}, "across channels");
+    expect_matches_reference(layer("n", "LRN", "data", "n", "lrn_param { local_size: 3 alpha: 0.5 beta: 0.6 k: 2 }"),
+                             {2, 2, 5, 19}, "across channels, k 2, fewer channels than the window");
+    expect_matches_reference(layer("n", "LRN", "data", "n", "lrn_param { local_size: 3 alpha: 0.3 beta: 0.75 norm_region: WITHIN_CHANNEL }"),
+                             {1, 3, 8, 9}, "within channel");
+}
+
+std::string ip(const std::string &extra, int outputs) {
+    return "inner_product_param { num_output: " + std::to_string(outputs) +
+           " weight_filler { type: \"xavier\" } bias_filler { type: \"gaussian\" std: 1 } " + extra + " }";
+}
+
+TEST(InnerProduct, AxisTransposeBiasAndFusedRelu) {
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 37)), {3, 4, 5, 3}, "4-D input flattened");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("axis: 2", 5)), {2, 3, 4, 6}, "axis 2");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("transpose: true bias_term: false", 20)),
+                             {1, 70}, "transposed weights, no bias");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 33)) + layer("r", "ReLU", "f", "f"),
+                             {5, 19}, "fused ReLU, K not a multiple of the vector width");
+}
+
+TEST(Softmax, Axes) {
+    expect_matches_reference(layer("s", "Softmax", "data", "s"), {2, 10}, "classifier");
+    expect_matches_reference(layer("s", "Softmax", "data", "s"), {1, 5, 3, 4}, "over channels of a 4-D blob");
+    expect_matches_reference(layer("s", "Softmax", "data", "s", "softmax_param { axis: -1 }"), {2, 3, 21}, "last axis");
+}
+
+// Three different blobs from one input, for the layers that take several bottoms.
+std::string three_blobs() {
+    return layer("a", "ReLU", "data", "a", "relu_param { negative_slope: 0.3 }") +
+           layer("b", "Scale", "data", "b", "scale_param { filler { type: \"uniform\" min: -2 max: 2 } bias_term: true bias_filler { type: \"gaussian\" } }") +
+           layer("c", "Pooling", "data", "c", "pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 }");
+}
+
+TEST(Concat, ChannelAndSpatialAxes) {
+    expect_matches_reference(three_blobs() + layer("cat", "Concat", "a b c", "cat"), {2, 3, 5, 6}, "axis 1");
+    expect_matches_reference(three_blobs() + layer("cat", "Concat", "a b c", "cat", "concat_param { axis: 2 }"), {1, 2, 4, 3}, "axis 2");
+}
+
+TEST(Eltwise, SumWithCoefficientsProductMax) {
+    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: SUM coeff: 0.5 coeff: -2 coeff: 1.5 }"),
+                             {1, 4, 6, 5}, "sum with coeff");
+    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: PROD }"), {2, 3, 3, 3}, "product");
+    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: MAX }"), {1, 2, 9, 4}, "max");
+}
+
+TEST(ShapeOnlyLayers, DropoutSplitFlattenReshapeRelu) {
+    expect_matches_reference(layer("d", "Dropout", "data", "d") + layer("sp", "Split", "d", "s1") +
+                                 layer("fl", "Flatten", "s1", "fl") + layer("f", "InnerProduct", "fl", "f", ip("", 6)),
+                             {2, 3, 4, 4}, "dropout, split, flatten into a classifier");
+    expect_matches_reference(layer("rs", "Reshape", "data", "rs", "reshape_param { shape { dim: 0 dim: -1 dim: 2 } }") +
+                                 layer("s", "Softmax", "rs", "s", "softmax_param { axis: 1 }"),
+                             {2, 3, 4, 2}, "reshape with 0 and -1");
+    expect_matches_reference(layer("r", "ReLU", "data", "r", "relu_param { negative_slope: 0.1 }"), {1, 3, 17, 5},
+                             "standalone leaky ReLU (not in place)");
+}
+
+TEST(Normalisation, BatchNormThenScale) {
+    expect_matches_reference(layer("bn", "BatchNorm", "data", "data", "batch_norm_param { use_global_stats: true eps: 0.001 }") +
+                                 layer("sc", "Scale", "data", "data", "scale_param { bias_term: true filler { type: \"gaussian\" } }"),
+                             {2, 6, 5, 3}, "BatchNorm + Scale in place");
+    expect_matches_reference(layer("sc", "Scale", "data", "sc", "scale_param { axis: 1 num_axes: 2 filler { type: \"uniform\" min: -1 max: 1 } }"),
+                             {1, 3, 4, 5}, "Scale over two axes");
+}
+
+}  // namespace
+}  // namespace cortado::testing
