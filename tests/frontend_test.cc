@@ -1,0 +1,201 @@
+// The frontend: real prototxt files parse and infer the documented output shapes; Caffe's
+// semantics (V1 upgrade, phases, in-place, pooling rounding); bad input gives a clear error that
+// names file:line or the layer.
+#include <gtest/gtest.h>
+
+#include "frontend/compile_error.h"
+#include "frontend/fusion.h"
+#include "frontend/load_network.h"
+#include "frontend/memory_plan.h"
+#include "frontend/shape_inference.h"
+#include "tests/network_harness.h"
+
+namespace cortado::testing {
+namespace {
+
+Graph load_shared(const std::string &file, ImportOptions options = {}) {
+    return load_network(shared_models_dir() + "/" + file, options, false);
+}
+
+Shape output_shape(const Graph &g) {
+    EXPECT_EQ(g.outputs.size(), 1u);
+    return g.values[g.outputs[0]].shape;
+}
+
+TEST(SharedModels, ParseAndInferTheDocumentedOutputShapes) {
+    if (shared_models_dir().empty()) GTEST_SKIP() << "../shared/models is absent";
+    ImportOptions batch1;
+    batch1.batch = 1;
+    EXPECT_EQ(output_shape(load_shared("lenet.prototxt", batch1)), (Shape{1, 10}));
+    EXPECT_EQ(output_shape(load_shared("cifar10_quick.prototxt", batch1)), (Shape{1, 10}));
+    EXPECT_EQ(output_shape(load_shared("cifar10_full.prototxt", batch1)), (Shape{1, 10}));
+    EXPECT_EQ(output_shape(load_shared("alexnet.prototxt", batch1)), (Shape{1, 1000}));
+    EXPECT_EQ(output_shape(load_shared("caffenet.prototxt", batch1)), (Shape{1, 1000}));
+    EXPECT_EQ(output_shape(load_shared("googlenet.prototxt", batch1)), (Shape{1, 1000}));
+    ImportOptions nin;
+    nin.input_shape = {1, 3, 224, 224};
+    EXPECT_EQ(output_shape(load_shared("nin_imagenet_train_val_v1.prototxt", nin)), (Shape{1, 1000, 1, 1}));
+    ImportOptions alex;
+    alex.input_shape = {1, 3, 227, 227};
+    const Graph train_val = load_shared("alexnet_train_val.prototxt", alex);
+    EXPECT_EQ(output_shape(train_val), (Shape{1, 1000}));
+    EXPECT_EQ(train_val.values[train_val.outputs[0]].blob_name, "fc8");
+}
+
+TEST(SharedModels, PrototxtBatchIsKeptUnlessOverridden) {
+    if (shared_models_dir().empty()) GTEST_SKIP() << "../shared/models is absent";
+    EXPECT_EQ(output_shape(load_shared("googlenet.prototxt")), (Shape{10, 1000}));
+}
+
+TEST(SharedModels, TrainValWithoutInputShapeIsAClearError) {
+    if (shared_models_dir().empty()) GTEST_SKIP() << "../shared/models is absent";
+    try {
+        load_shared("nin_imagenet_train_val_v1.prototxt");
+        FAIL() << "expected an error";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("--input-shape"), std::string::npos) << e.what();
+    }
+}
+
+TEST(SharedModels, AlexNetShapesMatchCaffe) {
+    if (shared_models_dir().empty()) GTEST_SKIP() << "../shared/models is absent";
+    ImportOptions batch1;
+    batch1.batch = 1;
+    const Graph g = load_shared("alexnet.prototxt", batch1);
+    std::map<std::string, Shape> shapes;
+    for (const Value &v : g.values) shapes[v.blob_name] = v.shape;
+    EXPECT_EQ(shapes["conv1"], (Shape{1, 96, 55, 55}));
+    EXPECT_EQ(shapes["pool1"], (Shape{1, 96, 27, 27}));  // 55 -> 27 with Caffe's rounding up
+    EXPECT_EQ(shapes["conv2"], (Shape{1, 256, 27, 27}));
+    EXPECT_EQ(shapes["pool5"], (Shape{1, 256, 6, 6}));
+}
+
+Graph parse(const std::string &text, ImportOptions options = {}) {
+    Graph g = import_caffe_prototxt_text(text, "net.prototxt", options);
+    infer_shapes(g);
+    return g;
+}
+
+std::string error_of(const std::string &text, ImportOptions options = {}) {
+    try {
+        parse(text, options);
+    } catch (const CompileError &e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "no error for:\n" << text;
+    return "";
+}
+
+const char *kInput = "input: \"data\"\ninput_dim: 1\ninput_dim: 3\ninput_dim: 8\ninput_dim: 8\n";
+
+TEST(Errors, MalformedPrototxtNamesFileAndLine) {
+    const std::string e = error_of(std::string(kInput) + "layer {\n  name: \"c\"\n  type: \"ReLU\"\n  bottom: \"data\" top: \"c\"\n  relu_param { negative_slope: abc }\n}\n");
+    EXPECT_NE(e.find("net.prototxt:10:"), std::string::npos) << e;
+}
+
+TEST(Errors, UnknownLayerTypesAreListedAllAtOnce) {
+    const std::string e = error_of(std::string(kInput) +
+                                   "layer { name: \"a\" type: \"Swirl\" bottom: \"data\" top: \"a\" }\n"
+                                   "layer { name: \"b\" type: \"Twirl\" bottom: \"a\" top: \"b\" }\n");
+    EXPECT_NE(e.find("net.prototxt:6: layer 'a' has type 'Swirl'"), std::string::npos) << e;
+    EXPECT_NE(e.find("net.prototxt:7: layer 'b' has type 'Twirl'"), std::string::npos) << e;
+}
+
+TEST(Errors, BottomNoLayerProduces) {
+    const std::string e = error_of(std::string(kInput) + "layer { name: \"r\" type: \"ReLU\" bottom: \"nothing\" top: \"r\" }\n");
+    EXPECT_NE(e.find("layer 'r'"), std::string::npos) << e;
+    EXPECT_NE(e.find("'nothing' is produced by no earlier layer"), std::string::npos) << e;
+}
+
+TEST(Errors, MismatchedConcatAndEltwiseShapes) {
+    const std::string net = std::string(kInput) +
+                            "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: 2 stride: 2 } }\n";
+    std::string e = error_of(net + "layer { name: \"cat\" type: \"Concat\" bottom: \"data\" bottom: \"p\" top: \"cat\" }\n");
+    EXPECT_NE(e.find("layer 'cat' (Concat)"), std::string::npos) << e;
+    EXPECT_NE(e.find("1x3x4x4"), std::string::npos) << e;
+    e = error_of(net + "layer { name: \"sum\" type: \"Eltwise\" bottom: \"data\" bottom: \"p\" top: \"sum\" }\n");
+    EXPECT_NE(e.find("layer 'sum' (Eltwise)"), std::string::npos) << e;
+}
+
+TEST(Errors, DuplicateTopAndBadParameters) {
+    std::string e = error_of(std::string(kInput) +
+                             "layer { name: \"a\" type: \"ReLU\" bottom: \"data\" top: \"x\" }\n"
+                             "layer { name: \"b\" type: \"ReLU\" bottom: \"data\" top: \"x\" }\n");
+    EXPECT_NE(e.find("layer 'b'"), std::string::npos) << e;
+    e = error_of(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 } }\n");
+    EXPECT_NE(e.find("kernel_size"), std::string::npos) << e;
+    e = error_of(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2147483647 kernel_size: 3 } }\n");
+    EXPECT_NE(e.find("num_output"), std::string::npos) << e;
+    e = error_of(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 9 } }\n");
+    EXPECT_NE(e.find("larger than the padded input"), std::string::npos) << e;
+}
+
+TEST(Caffe, V1LayersPhasesAndDataLayers) {
+    const std::string v1 =
+        "name: \"v1\"\n"
+        "layers { name: \"d\" type: DATA top: \"data\" top: \"label\" include { phase: TRAIN } }\n"
+        "layers { name: \"d\" type: DATA top: \"data\" top: \"label\" include { phase: TEST } }\n"
+        "layers { name: \"c\" type: CONVOLUTION bottom: \"data\" top: \"c\" blobs_lr: 1 blobs_lr: 2\n"
+        "  convolution_param { num_output: 4 kernel_size: 3 } }\n"
+        "layers { name: \"r\" type: RELU bottom: \"c\" top: \"c\" }\n"
+        "layers { name: \"loss\" type: SOFTMAX_LOSS bottom: \"c\" bottom: \"label\" top: \"loss\" }\n"
+        "layers { name: \"acc\" type: ACCURACY bottom: \"c\" bottom: \"label\" top: \"acc\" include { phase: TEST } }\n";
+    ImportOptions options;
+    options.input_shape = {2, 3, 10, 10};
+    const Graph g = parse(v1, options);
+    ASSERT_EQ(g.layers.size(), 2u);
+    EXPECT_EQ(g.layers[0].type, "Convolution");
+    EXPECT_EQ(g.layers[1].type, "ReLU");
+    EXPECT_EQ(output_shape(g), (Shape{2, 4, 8, 8}));
+}
+
+TEST(Caffe, InPlaceLayersBecomeNewValuesAndReluFuses) {
+    Graph g = parse(std::string(kInput) +
+                    "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
+                    "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"c\" }\n");
+    ASSERT_EQ(g.layers.size(), 2u);
+    EXPECT_NE(g.layers[0].outputs[0], g.layers[1].outputs[0]);
+    fuse_activations(g);
+    ASSERT_EQ(g.layers.size(), 1u);
+    EXPECT_TRUE(std::get<ConvolutionParams>(g.layers[0].params).fused_relu);
+}
+
+TEST(Caffe, ReluThatIsNotInPlaceIsNotFused) {
+    Graph g = parse(std::string(kInput) +
+                    "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
+                    "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"r\" }\n");
+    fuse_activations(g);
+    EXPECT_EQ(g.layers.size(), 2u);
+}
+
+TEST(Caffe, PoolingOutputSizeRoundsUpWithPadCorrection) {
+    auto pooled = [](int size, int k, int s, int p) {
+        Graph g = parse("input: \"data\"\ninput_dim: 1\ninput_dim: 1\ninput_dim: " + std::to_string(size) +
+                        "\ninput_dim: " + std::to_string(size) + "\nlayer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: " +
+                        std::to_string(k) + " stride: " + std::to_string(s) + " pad: " + std::to_string(p) + " } }\n");
+        return g.values[g.outputs[0]].shape[2];
+    };
+    EXPECT_EQ(pooled(55, 3, 2, 0), 27);
+    EXPECT_EQ(pooled(13, 3, 2, 0), 6);
+    EXPECT_EQ(pooled(112, 3, 2, 0), 56);  // ceil((112-3)/2)+1 = 56
+    EXPECT_EQ(pooled(6, 2, 2, 1), 4);     // ceil((6+2-2)/2)+1 = 4; last window starts at 6 < 6+1
+    EXPECT_EQ(pooled(5, 3, 2, 1), 3);     // 4 windows would start in the padding: corrected to 3
+}
+
+TEST(MemoryPlan, OverlappingLifetimesNeverShareBytes) {
+    const std::vector<StorageRequest> requests = {{100, -1, 1}, {50, 0, 2}, {100, 2, 3}, {10, 3, 4}};
+    int64_t arena = 0;
+    const std::vector<int64_t> offsets = place_storage(requests, &arena);
+    for (size_t a = 0; a < requests.size(); a++)
+        for (size_t b = a + 1; b < requests.size(); b++) {
+            const bool live_together = !(requests[a].last_step < requests[b].first_step ||
+                                         requests[b].last_step < requests[a].first_step);
+            const bool bytes_overlap = offsets[a] < offsets[b] + requests[b].floats &&
+                                       offsets[b] < offsets[a] + requests[a].floats;
+            EXPECT_FALSE(live_together && bytes_overlap) << a << " and " << b;
+        }
+    EXPECT_LT(arena, 100 + 50 + 100 + 10 + 64);  // reuse happened
+}
+
+}  // namespace
+}  // namespace cortado::testing
