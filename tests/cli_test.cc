@@ -1,0 +1,167 @@
+// The `cortado` command line as users and scripts meet it: exit codes, messages that name the
+// file:line or the layer, weights written and read back, .npy input/output, blob dumps.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "tests/network_harness.h"
+#include "tools/npy.h"
+
+namespace cortado::testing {
+namespace {
+namespace fs = std::filesystem;
+
+struct Result {
+    int exit_code;
+    std::string output;  // stdout and stderr together
+};
+
+Result cortado(const std::string &args) {
+    const std::string command = std::string(CORTADO_BINARY) + " " + args + " 2>&1";
+    FILE *pipe = popen(command.c_str(), "r");
+    std::string output;
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    const int status = pclose(pipe);
+    return Result{WEXITSTATUS(status), output};
+}
+
+class Cli : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("cortado-cli-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::string path(const std::string &name) const { return (dir_ / name).string(); }
+    std::string write(const std::string &name, const std::string &text) const {
+        std::ofstream(path(name)) << text;
+        return path(name);
+    }
+    fs::path dir_;
+};
+
+const char *kSmallNet =
+    "name: \"small\"\n"
+    "input: \"data\"\ninput_shape { dim: 1 dim: 2 dim: 9 dim: 9 }\n"
+    "layer { name: \"conv1\" type: \"Convolution\" bottom: \"data\" top: \"conv1\"\n"
+    "  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: \"xavier\" } } }\n"
+    "layer { name: \"relu1\" type: \"ReLU\" bottom: \"conv1\" top: \"conv1\" }\n"
+    "layer { name: \"pool1\" type: \"Pooling\" bottom: \"conv1\" top: \"pool1\" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }\n"
+    "layer { name: \"fc\" type: \"InnerProduct\" bottom: \"pool1\" top: \"fc\"\n"
+    "  inner_product_param { num_output: 7 weight_filler { type: \"gaussian\" std: 0.5 } } }\n"
+    "layer { name: \"prob\" type: \"Softmax\" bottom: \"fc\" top: \"prob\" }\n";
+
+TEST_F(Cli, MalformedPrototxtExitsWithFileAndLine) {
+    const std::string net = write("bad.prototxt", "name: \"x\"\nlayer {\n  name: \"a\"\n  type: \n");
+    const Result r = cortado("info " + net);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(net + ":5:"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, UnknownLayerTypeAndUnknownOption) {
+    const std::string net = write("u.prototxt", std::string(kSmallNet) +
+                                                    "layer { name: \"odd\" type: \"Swish\" bottom: \"prob\" top: \"odd\" }\n");
+    Result r = cortado("run " + net);
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("layer 'odd' has type 'Swish'"), std::string::npos) << r.output;
+    r = cortado("run " + write("ok.prototxt", kSmallNet) + " --frobnicate 3");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("unknown option --frobnicate"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, SavedWeightsReloadToTheSameOutputAndPassTheCheck) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    Result r = cortado("run " + net + " --seed 7 --save-weights " + path("w.caffemodel") + " --output " +
+                       path("a.npy") + " --dump-dir " + path("blobs"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::vector<int64_t> shape;
+    std::vector<float> a, b, conv1;
+    std::string error;
+    ASSERT_TRUE(read_npy(path("a.npy"), &shape, &a, &error)) << error;
+    EXPECT_EQ(shape, (std::vector<int64_t>{1, 7}));
+    ASSERT_TRUE(read_npy(path("blobs/conv1.npy"), &shape, &conv1, &error)) << error;
+    EXPECT_EQ(shape, (std::vector<int64_t>{1, 4, 7, 7}));
+    for (float v : conv1) EXPECT_GE(v, 0.0f);  // the dump holds conv1 after its in-place ReLU
+
+    // Same input again (the seeded input depends only on --seed), weights from the file.
+    r = cortado("run " + net + " --weights " + path("w.caffemodel") + " --seed 7 --output " + path("b.npy") + " --check");
+    EXPECT_EQ(r.exit_code, 1) << "--weights and --seed together must be refused";
+    ASSERT_EQ(cortado("run " + net + " --seed 7 --input-shape 1,2,9,9 --output " + path("x_out.npy")).exit_code, 0);
+    // Feed a saved input explicitly and compare file weights with seeded weights.
+    std::vector<float> input(2 * 9 * 9);
+    for (size_t i = 0; i < input.size(); i++) input[i] = float(i % 13) / 13.0f - 0.5f;
+    ASSERT_TRUE(write_npy(path("x.npy"), {1, 2, 9, 9}, input.data(), &error)) << error;
+    r = cortado("run " + net + " --seed 7 --input " + path("x.npy") + " --output " + path("a.npy"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = cortado("run " + net + " --weights " + path("w.caffemodel") + " --input " + path("x.npy") + " --output " +
+                path("b.npy") + " --check");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+    ASSERT_TRUE(read_npy(path("a.npy"), &shape, &a, &error)) << error;
+    ASSERT_TRUE(read_npy(path("b.npy"), &shape, &b, &error)) << error;
+    EXPECT_EQ(a, b);
+}
+
+TEST_F(Cli, WeightsOfTheWrongShapeNameTheLayerAndBothShapes) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    ASSERT_EQ(cortado("run " + net + " --save-weights " + path("w.caffemodel")).exit_code, 0);
+    std::string wider = kSmallNet;
+    wider.replace(wider.find("num_output: 4"), 13, "num_output: 6");
+    const Result r = cortado("run " + write("wider.prototxt", wider) + " --weights " + path("w.caffemodel"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("layer 'conv1' blob 0: expected shape 6x2x3x3, found 4x2x3x3"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, TruncatedAndForeignWeightFilesAreRefused) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    ASSERT_EQ(cortado("run " + net + " --save-weights " + path("w.caffemodel")).exit_code, 0);
+    const auto size = fs::file_size(path("w.caffemodel"));
+    fs::resize_file(path("w.caffemodel"), size / 2);
+    Result r = cortado("run " + net + " --weights " + path("w.caffemodel"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find(path("w.caffemodel")), std::string::npos) << r.output;
+
+    std::string renamed = kSmallNet;
+    renamed.replace(renamed.find("name: \"conv1\""), 13, "name: \"convA\"");
+    ASSERT_EQ(cortado("run " + write("other.prototxt", renamed) + " --save-weights " + path("other.caffemodel")).exit_code, 0);
+    r = cortado("run " + net + " --weights " + path("other.caffemodel"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("layer 'conv1' has no weights"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, InputOfTheWrongShapeIsRefused) {
+    std::vector<float> input(10, 1.0f);
+    std::string error;
+    ASSERT_TRUE(write_npy(path("x.npy"), {1, 10}, input.data(), &error));
+    const Result r = cortado("run " + write("small.prototxt", kSmallNet) + " --input " + path("x.npy"));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("shape 1x10 but the network takes 1x2x9x9"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, InfoJsonAndCompileOutputs) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    Result r = cortado("info " + net + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("\"name\": \"conv1\""), std::string::npos);
+    // 196 outputs x (2 x 18 multiply-add flops + 1 bias add)
+    EXPECT_NE(r.output.find("\"flops\": 7252"), std::string::npos) << r.output;
+    r = cortado("compile " + net + " --name small --batch 3 -o " + path("out"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(fs::exists(path("out/small.h")));
+    EXPECT_TRUE(fs::exists(path("out/libsmall.a")));
+    std::ifstream header(path("out/small.h"));
+    std::stringstream text;
+    text << header.rdbuf();
+    EXPECT_NE(text.str().find("#define small_INPUT_COUNT 486"), std::string::npos);  // 3*2*9*9
+    r = cortado("compile " + net + " --name 9lives -o " + path("out"));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("must be a C identifier"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace cortado::testing
