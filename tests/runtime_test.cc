@@ -1,0 +1,104 @@
+// The runtime's own readers, without protobuf: .caffemodel files written by protobuf (V2 with
+// shapes, V1 with legacy dims) read back exactly; damaged files are refused with a message.
+// Also the .npy files the CLI reads and writes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "frontend/caffe.pb.h"
+#include "frontend/caffemodel_writer.h"
+#include "runtime/caffemodel_reader.h"
+#include "tools/npy.h"
+
+namespace cortado {
+namespace {
+namespace fs = std::filesystem;
+
+std::string temp_path(const std::string &name) {
+    return (fs::temp_directory_path() / ("cortado-rt-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+TEST(CaffemodelReader, ReadsWhatTheProtobufWriterWrote) {
+    const std::string path = temp_path("v2.caffemodel");
+    write_caffemodel(path, "net", {LayerWeights{"conv/1x1", {{2, 1, 1, 3}, {2}}, {{1, 2, 3, 4, 5, 6}, {-1, 0.5f}}},
+                                   LayerWeights{"fc", {{1, 2}}, {{7, 8}}}});
+    std::vector<LayerBlobs> layers;
+    std::string error;
+    ASSERT_TRUE(read_caffemodel(path, &layers, &error)) << error;
+    ASSERT_EQ(layers.size(), 2u);
+    EXPECT_EQ(layers[0].name, "conv/1x1");
+    EXPECT_EQ(layers[0].blobs[0].shape, (std::vector<int64_t>{2, 1, 1, 3}));
+    EXPECT_EQ(layers[0].blobs[0].data, (std::vector<float>{1, 2, 3, 4, 5, 6}));
+    EXPECT_EQ(layers[0].blobs[1].data, (std::vector<float>{-1, 0.5f}));
+    EXPECT_EQ(layers[1].blobs[0].data, (std::vector<float>{7, 8}));
+    fs::remove(path);
+}
+
+TEST(CaffemodelReader, ReadsLegacyV1LayersWithFourDims) {
+    caffe::NetParameter net;
+    caffe::V1LayerParameter *layer = net.add_layers();
+    layer->set_name("conv1");
+    layer->set_type(caffe::V1LayerParameter::CONVOLUTION);
+    caffe::BlobProto *blob = layer->add_blobs();
+    blob->set_num(1);
+    blob->set_channels(1);
+    blob->set_height(2);
+    blob->set_width(2);
+    for (float v : {1.f, 2.f, 3.f, 4.f}) blob->add_data(v);
+    const std::string bytes = net.SerializeAsString();
+    std::vector<LayerBlobs> layers;
+    std::string error;
+    ASSERT_TRUE(parse_caffemodel(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), &layers, &error)) << error;
+    ASSERT_EQ(layers.size(), 1u);
+    EXPECT_EQ(layers[0].name, "conv1");
+    EXPECT_EQ(layers[0].blobs[0].shape, (std::vector<int64_t>{1, 1, 2, 2}));
+    EXPECT_EQ(layers[0].blobs[0].data, (std::vector<float>{1, 2, 3, 4}));
+
+    // Every truncation inside the message is refused, never crashes.
+    for (size_t cut = 1; cut < bytes.size(); cut++) {
+        std::vector<LayerBlobs> partial;
+        const bool ok = parse_caffemodel(reinterpret_cast<const uint8_t *>(bytes.data()), cut, &partial, &error);
+        EXPECT_FALSE(ok) << "cut at " << cut;
+    }
+}
+
+TEST(CaffemodelReader, DataThatDoesNotFillTheShapeIsAnError) {
+    caffe::NetParameter net;
+    caffe::LayerParameter *layer = net.add_layer();
+    layer->set_name("ip");
+    caffe::BlobProto *blob = layer->add_blobs();
+    blob->mutable_shape()->add_dim(3);
+    blob->add_data(1.0f);
+    const std::string bytes = net.SerializeAsString();
+    std::vector<LayerBlobs> layers;
+    std::string error;
+    EXPECT_FALSE(parse_caffemodel(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), &layers, &error));
+    EXPECT_NE(error.find("'ip'"), std::string::npos) << error;
+}
+
+TEST(Npy, RoundTripAndRefusals) {
+    const std::string path = temp_path("x.npy");
+    const std::vector<float> data = {1.5f, -2.0f, 3.25f, 0.0f, 5.0f, 6.0f};
+    std::string error;
+    ASSERT_TRUE(write_npy(path, {2, 3}, data.data(), &error)) << error;
+    std::vector<int64_t> shape;
+    std::vector<float> back;
+    ASSERT_TRUE(read_npy(path, &shape, &back, &error)) << error;
+    EXPECT_EQ(shape, (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(back, data);
+
+    std::string header("\x93NUMPY\x01\x00", 8);
+    std::string dict = "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }";
+    dict.resize(118, ' ');
+    dict += '\n';
+    header += char(dict.size() & 0xff);
+    header += char(dict.size() >> 8);
+    std::ofstream(path, std::ios::binary) << header << dict << std::string(8, '\0');
+    EXPECT_FALSE(read_npy(path, &shape, &back, &error));
+    EXPECT_NE(error.find("<f8"), std::string::npos) << "error: " << error;
+    fs::remove(path);
+}
+
+}  // namespace
+}  // namespace cortado
