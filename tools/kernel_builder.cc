@@ -62,12 +62,28 @@ std::string kernel_cache_dir() {
 
 std::string resolve_target(const std::string &name) {
     std::string halide = name;
-    if (name == "host") halide = Halide::get_host_target().to_string();
-    else if (name == "x86-64-avx2") halide = "x86-64-linux-avx-avx2-f16c-fma-sse41";
-    else if (name == "x86-64-avx512") halide = "x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41";
+    const fs::path description = fs::path(CORTADO_SOURCE_DIR) / "targets" / (name + ".target");
+    if (name == "host") {
+        halide = Halide::get_host_target().to_string();
+    } else if (name.find('/') == std::string::npos && fs::exists(description)) {
+        std::ifstream file(description);
+        halide.clear();
+        for (std::string line; std::getline(file, line);) {
+            const size_t eq = line.find('=');
+            if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
+            auto trim = [](std::string s) {
+                s.erase(0, s.find_first_not_of(" \t"));
+                s.erase(s.find_last_not_of(" \t\r") + 1);
+                return s;
+            };
+            if (trim(line.substr(0, eq)) == "halide_target") halide = trim(line.substr(eq + 1));
+        }
+        if (halide.empty()) throw CompileError(description.string() + ": no halide_target line");
+    }
     if (!Halide::Target::validate_target_string(halide))
-        throw CompileError("unknown target '" + name +
-                           "': give host, x86-64-avx2, x86-64-avx512 or a Halide target string");
+        throw CompileError("unknown target '" + name + "': give host, a name from " +
+                           (fs::path(CORTADO_SOURCE_DIR) / "targets").string() +
+                           " or a Halide target string");
     return Halide::Target(halide).to_string();
 }
 

@@ -56,12 +56,13 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const st
     fs::create_directories(out_dir);
 
     std::vector<std::string> objects;
+    const bool show_progress = verbose && ::isatty(2);
     for (size_t k = 0; k < plan.kernels.size(); k++) {
-        if (verbose)
+        if (show_progress)
             std::cerr << "\rcortado: kernel " << (k + 1) << "/" << plan.kernels.size() << std::flush;
         objects.push_back(build_kernel(plan.kernels[k]));
     }
-    if (verbose && !plan.kernels.empty()) std::cerr << "\n";
+    if (show_progress && !plan.kernels.empty()) std::cerr << "\n";
     objects.push_back(build_halide_runtime(target));
 
     const fs::path dir(out_dir);
