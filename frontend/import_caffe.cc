@@ -26,8 +26,16 @@ class CollectErrors : public google::protobuf::io::ErrorCollector {
         text += path_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) +
                 ": " + message + "\n";
     }
-    void AddWarning(int, int, const std::string &) override {}
+    // With unknown fields allowed, the parser reports each skipped field as a warning.
+    void AddWarning(int line, int column, const std::string &message) override {
+        warnings.push_back(Warning{line + 1, column + 1, message});
+    }
+    struct Warning {
+        int line, column;
+        std::string message;
+    };
     std::string text;
+    std::vector<Warning> warnings;
 
   private:
     std::string path_;
@@ -101,12 +109,18 @@ class Importer {
         const auto *layer_field = descriptor->FindFieldByName(legacy ? "layers" : "layer");
         const int count = legacy ? net.layers_size() : net.layer_size();
         std::string unsupported;
+        std::vector<int> start_lines;
+        std::vector<std::string> compiled_names;  // empty for layers dropped at inference
         for (int i = 0; i < count; i++) {
             SourceLocation where{path_, 0};
             where.line = locations.GetLocation(layer_field, i).line + 1;
             caffe::LayerParameter layer =
                 legacy ? upgrade_v1_layer(net.layers(i), where) : net.layer(i);
+            start_lines.push_back(where.line);
+            compiled_names.emplace_back();
             if (!included_at_test(layer)) continue;
+            if (!is_data_layer(layer.type()) && !is_training_only(layer.type()))
+                compiled_names.back() = layer.name();
             if (!is_supported(layer.type()) && !is_data_layer(layer.type()) &&
                 !is_training_only(layer.type()) && layer.type() != "Input") {
                 unsupported += "\n  " + where.to_string() + ": layer '" + layer.name() +
@@ -118,12 +132,37 @@ class Importer {
         if (!unsupported.empty())
             throw CompileError(path_ + ": unsupported layer types (cortado compiles " +
                                supported_list() + "):" + unsupported);
+        reject_unknown_fields(errors.warnings, start_lines, compiled_names);
         finish_outputs();
         apply_input_options();
         return std::move(graph_);
     }
 
   private:
+    // The parser skips fields our caffe.proto lacks, which is right for the parameters of data
+    // and loss layers we drop, but a misspelt field in a layer we compile (`padd: 1`) would
+    // silently change the network: that is an error.
+    void reject_unknown_fields(const std::vector<CollectErrors::Warning> &warnings,
+                               const std::vector<int> &start_lines,
+                               const std::vector<std::string> &compiled_names) const {
+        std::string problems;
+        for (const auto &w : warnings) {
+            auto after = std::upper_bound(start_lines.begin(), start_lines.end(), w.line);
+            if (after != start_lines.begin()) {
+                const size_t layer = static_cast<size_t>(after - start_lines.begin()) - 1;
+                if (compiled_names[layer].empty()) continue;
+                problems += "\n  " + path_ + ":" + std::to_string(w.line) + ":" +
+                            std::to_string(w.column) + ": layer '" + compiled_names[layer] +
+                            "': " + w.message;
+            } else {
+                problems += "\n  " + path_ + ":" + std::to_string(w.line) + ":" +
+                            std::to_string(w.column) + ": " + w.message;
+            }
+        }
+        if (!problems.empty())
+            throw CompileError(path_ + ": fields cortado does not know (misspelt?):" + problems);
+    }
+
     static const std::set<std::string> &supported_types() {
         static const std::set<std::string> kTypes = {
             "Convolution", "ReLU",    "Pooling", "LRN",     "InnerProduct", "Softmax",

@@ -88,11 +88,9 @@ TEST_F(Cli, SavedWeightsReloadToTheSameOutputAndPassTheCheck) {
     EXPECT_EQ(shape, (std::vector<int64_t>{1, 4, 7, 7}));
     for (float v : conv1) EXPECT_GE(v, 0.0f);  // the dump holds conv1 after its in-place ReLU
 
-    // Same input again (the seeded input depends only on --seed), weights from the file.
-    r = cortado("run " + net + " --weights " + path("w.caffemodel") + " --seed 7 --output " + path("b.npy") + " --check");
+    r = cortado("run " + net + " --weights " + path("w.caffemodel") + " --seed 7");
     EXPECT_EQ(r.exit_code, 1) << "--weights and --seed together must be refused";
-    ASSERT_EQ(cortado("run " + net + " --seed 7 --input-shape 1,2,9,9 --output " + path("x_out.npy")).exit_code, 0);
-    // Feed a saved input explicitly and compare file weights with seeded weights.
+    // The same input through the seeded weights and through the saved file gives the same output.
     std::vector<float> input(2 * 9 * 9);
     for (size_t i = 0; i < input.size(); i++) input[i] = float(i % 13) / 13.0f - 0.5f;
     ASSERT_TRUE(write_npy(path("x.npy"), {1, 2, 9, 9}, input.data(), &error)) << error;

@@ -101,6 +101,15 @@ TEST(Errors, UnknownLayerTypesAreListedAllAtOnce) {
     EXPECT_NE(e.find("net.prototxt:7: layer 'b' has type 'Twirl'"), std::string::npos) << e;
 }
 
+TEST(Errors, MisspeltFieldInACompiledLayerIsAnError) {
+    const std::string e = error_of(std::string(kInput) +
+                                   "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\"\n"
+                                   "  convolution_param { num_output: 2 kernel_size: 3 padd: 1 } }\n");
+    EXPECT_NE(e.find("net.prototxt:7:"), std::string::npos) << e;
+    EXPECT_NE(e.find("layer 'c'"), std::string::npos) << e;
+    EXPECT_NE(e.find("padd"), std::string::npos) << e;
+}
+
 TEST(Errors, BottomNoLayerProduces) {
     const std::string e = error_of(std::string(kInput) + "layer { name: \"r\" type: \"ReLU\" bottom: \"nothing\" top: \"r\" }\n");
     EXPECT_NE(e.find("layer 'r'"), std::string::npos) << e;
