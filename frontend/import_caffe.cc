@@ -41,6 +41,39 @@ class CollectErrors : public google::protobuf::io::ErrorCollector {
     std::string path_;
 };
 
+// protobuf's text parser recurses once per nested message, also while skipping unknown
+// fields, without a depth limit there: a hostile file of deeply nested braces overflows the
+// stack. Caffe files nest a few levels; refuse anything deep before parsing.
+void check_nesting_depth(const std::string &text, const std::string &path) {
+    constexpr int kMaxDepth = 64;
+    int depth = 0, line = 1;
+    char quote = 0;
+    bool comment = false;
+    for (size_t i = 0; i < text.size(); i++) {
+        const char ch = text[i];
+        if (ch == '\n') {
+            line++;
+            comment = false;
+            continue;
+        }
+        if (comment) continue;
+        if (quote) {
+            if (ch == '\\') i++;
+            else if (ch == quote) quote = 0;
+            continue;
+        }
+        if (ch == '"' || ch == '\'') quote = ch;
+        else if (ch == '#') comment = true;
+        else if (ch == '{' || ch == '<') {
+            if (++depth > kMaxDepth)
+                throw CompileError(path + ":" + std::to_string(line) + ": messages nested more than " +
+                                   std::to_string(kMaxDepth) + " levels deep");
+        } else if (ch == '}' || ch == '>') {
+            depth--;
+        }
+    }
+}
+
 bool is_data_layer(const std::string &type) {
     static const std::set<std::string> kData = {"Data", "ImageData", "HDF5Data", "MemoryData",
                                                 "WindowData", "DummyData", "AnnotatedData",
@@ -87,6 +120,7 @@ class Importer {
         : path_(std::move(path)), options_(options) {}
 
     Graph run(const std::string &text) {
+        check_nesting_depth(text, path_);
         caffe::NetParameter net;
         TextFormat::Parser parser;
         CollectErrors errors(path_);

@@ -228,14 +228,18 @@ int canonical_axis(int axis, size_t rank, const std::string &context) {
 void infer_shapes(Graph &graph) {
     for (int id : graph.inputs) {
         const Value &v = graph.values[id];
-        for (int64_t d : v.shape)
+        int64_t count = 1;
+        for (int64_t d : v.shape) {
             if (d <= 0 || d > kMaxElements)
                 throw CompileError("input '" + v.blob_name + "' has shape " +
                                    shape_to_string(v.shape) + "; every dimension must be 1.." +
                                    std::to_string(kMaxElements));
-        if (element_count(v.shape) > kMaxElements)
-            throw CompileError("input '" + v.blob_name + "' of shape " +
-                               shape_to_string(v.shape) + " is too large");
+            if (count > kMaxElements / d)
+                throw CompileError("input '" + v.blob_name + "' of shape " +
+                                   shape_to_string(v.shape) + " has more than " +
+                                   std::to_string(kMaxElements) + " elements");
+            count *= d;
+        }
     }
     for (Layer &layer : graph.layers) std::visit(ShapeInference(graph, layer), layer.params);
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "Halide.h"
+#include "generators/elementwise.h"
 
 namespace cortado {
 
@@ -44,8 +45,7 @@ struct Conv2d {
                             padded(x * s.stride_w + r.x * s.dilation_w,
                                    y * s.stride_h + r.y * s.dilation_h, first_in_channel + r.z, n);
         Expr value = conv(x, y, c, n);
-        if (s.relu) value = s.relu_slope == 0.0f ? max(value, 0.0f)
-                                                 : select(value > 0.0f, value, value * s.relu_slope);
+        if (s.relu) value = leaky_relu(value, s.relu_slope);
         output(x, y, c, n) = value;
     }
 };

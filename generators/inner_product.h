@@ -5,6 +5,7 @@
 #pragma once
 
 #include "Halide.h"
+#include "generators/elementwise.h"
 
 namespace cortado {
 
@@ -38,8 +39,7 @@ struct InnerProduct {
             RDom rest(chunks * lanes, tail, "rest");
             total += sum(input(rest, m) * weights(rest, j));
         }
-        if (s.relu) total = s.relu_slope == 0.0f ? max(total, 0.0f)
-                                                 : select(total > 0.0f, total, total * s.relu_slope);
+        if (s.relu) total = leaky_relu(total, s.relu_slope);
         output(j, m) = total;
     }
 };

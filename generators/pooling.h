@@ -1,11 +1,13 @@
 // Pooling, Caffe semantics: MAX over the window clipped to the image; AVE divides the sum by
 // the window clipped to the *padded* extent (Caffe counts padding cells that lie inside
-// in + pad). Buffers: input (x, y, c, n), output (x, y, c, n).
+// in + pad). Unlike Caffe's MAX, a NaN in the window is kept, never hidden.
+// Buffers: input (x, y, c, n), output (x, y, c, n).
 #pragma once
 
 #include <limits>
 
 #include "Halide.h"
+#include "generators/elementwise.h"
 
 namespace cortado {
 
@@ -18,6 +20,7 @@ struct PoolingShape {
 struct Pooling {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::RDom r;
+    Halide::Func window_max{"window_max"};  // MAX only
     Halide::Func output{"pooling"};
 
     Pooling(Halide::Func input, const PoolingShape &s) {
@@ -33,7 +36,9 @@ struct Pooling {
             Expr h = min(y0 + s.kernel_h, s.in_h + s.pad_h) - y0;
             output(x, y, c, n) = sum(window) / cast<float>(w * h);
         } else {
-            output(x, y, c, n) = maximum(window);
+            window_max(x, y, c, n) = -std::numeric_limits<float>::infinity();
+            window_max(x, y, c, n) = max_keeping_nan(window, window_max(x, y, c, n));
+            output(x, y, c, n) = window_max(x, y, c, n);
         }
     }
 };

@@ -1,8 +1,12 @@
 // Softmax over the middle axis of an (inner, channels, outer) view, numerically stable
-// (the maximum is subtracted before exp, as Caffe does).
+// (the maximum is subtracted before exp, as Caffe does). A slice holding a NaN or an infinity
+// comes out as NaN, as in Caffe, rather than as whatever exp() of a non-finite number gives.
 #pragma once
 
+#include <limits>
+
 #include "Halide.h"
+#include "generators/elementwise.h"
 
 namespace cortado {
 
@@ -17,10 +21,13 @@ struct Softmax {
     Softmax(Halide::Func input, const SoftmaxShape &s) {
         using namespace Halide;
         RDom r(0, s.channels, "r");
-        max_value(x, o) = maximum(input(x, r, o));
+        max_value(x, o) = -std::numeric_limits<float>::infinity();
+        max_value(x, o) = max_keeping_nan(input(x, r, o), max_value(x, o));
         exponent(x, c, o) = exp(input(x, c, o) - max_value(x, o));
         total(x, o) = sum(exponent(x, r, o));
-        output(x, c, o) = exponent(x, c, o) / total(x, o);
+        Expr m = max_value(x, o);
+        output(x, c, o) = select(is_nan(m) || is_inf(m), std::numeric_limits<float>::quiet_NaN(),
+                                 exponent(x, c, o) / total(x, o));
     }
 };
 

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <vector>
@@ -159,7 +160,8 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
 
 Network *network_create(const NetworkDescription *description, const char *weights_path,
                         uint64_t filler_seed) {
-    halide_set_error_handler(capture_halide_error);
+    static std::once_flag install_handler;
+    std::call_once(install_handler, [] { halide_set_error_handler(capture_halide_error); });
     const NetworkDescription &d = *description;
     auto network = std::make_unique<Network>();
     network->description = description;

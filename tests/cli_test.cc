@@ -2,7 +2,9 @@
 // file:line or the layer, weights written and read back, .npy input/output, blob dumps.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -130,6 +132,37 @@ TEST_F(Cli, TruncatedAndForeignWeightFilesAreRefused) {
     r = cortado("run " + net + " --weights " + path("other.caffemodel"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("layer 'conv1' has no weights"), std::string::npos) << r.output;
+}
+
+TEST_F(Cli, CheckFiniteNamesTheFirstLayerThatOverflows) {
+    const std::string net = write("square.prototxt",
+                                  "input: \"data\"\ninput_shape { dim: 1 dim: 4 }\n"
+                                  "layer { name: \"double\" type: \"Eltwise\" bottom: \"data\" bottom: \"data\" top: \"d\" }\n"
+                                  "layer { name: \"square\" type: \"Eltwise\" bottom: \"d\" bottom: \"d\" top: \"sq\" eltwise_param { operation: PROD } }\n"
+                                  "layer { name: \"s\" type: \"Softmax\" bottom: \"sq\" top: \"s\" }\n");
+    std::vector<float> input = {1.0f, 2.0f, 1e20f, 3.0f};
+    std::string error;
+    ASSERT_TRUE(write_npy(path("x.npy"), {1, 4}, input.data(), &error));
+    Result r = cortado("run " + net + " --input " + path("x.npy") + " --check-finite");
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_NE(r.output.find("layer 'square' (blob 'sq') is not finite: 1 of 4 values, the first at flat index 2"),
+              std::string::npos) << r.output;
+
+    input[2] = std::numeric_limits<float>::quiet_NaN();
+    ASSERT_TRUE(write_npy(path("x.npy"), {1, 4}, input.data(), &error));
+    r = cortado("run " + net + " --input " + path("x.npy") + " --check-finite --output " + path("y.npy"));
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_NE(r.output.find("the input 'data' is not finite"), std::string::npos) << r.output;
+    std::vector<int64_t> shape;
+    std::vector<float> out;
+    ASSERT_TRUE(read_npy(path("y.npy"), &shape, &out, &error)) << error;
+    for (float v : out) EXPECT_TRUE(std::isnan(v)) << "a NaN input must reach the output";
+
+    input[2] = 0.5f;
+    ASSERT_TRUE(write_npy(path("x.npy"), {1, 4}, input.data(), &error));
+    r = cortado("run " + net + " --input " + path("x.npy") + " --check-finite");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("every blob is finite"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, InputOfTheWrongShapeIsRefused) {

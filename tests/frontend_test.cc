@@ -139,6 +139,40 @@ TEST(Errors, DuplicateTopAndBadParameters) {
     EXPECT_NE(e.find("larger than the padded input"), std::string::npos) << e;
 }
 
+TEST(Limits, HugeZeroAndOverflowingShapesAreErrors) {
+    std::string e = error_of("input: \"data\"\ninput_shape { dim: 4294967296 dim: 4294967296 dim: 4294967296 }\n"
+                             "layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n");
+    EXPECT_NE(e.find("input 'data'"), std::string::npos) << e;
+    e = error_of("input: \"data\"\ninput_shape { dim: 1 dim: 0 dim: 3 }\n"
+                 "layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n");
+    EXPECT_NE(e.find("1x0x3"), std::string::npos) << e;
+    e = error_of(std::string(kInput) +
+                 "layer { name: \"f\" type: \"InnerProduct\" bottom: \"data\" top: \"f\" inner_product_param { num_output: 1048576 } }\n"
+                 "layer { name: \"g\" type: \"Reshape\" bottom: \"f\" top: \"g\" reshape_param { shape { dim: 0 dim: 1048576 dim: 1048576 dim: -1 } } }\n");
+    EXPECT_NE(e.find("layer 'g'"), std::string::npos) << e;
+}
+
+TEST(Limits, DeeplyNestedMessagesAreRefusedNotAStackOverflow) {
+    // Found by fuzzing: protobuf's text parser recursed once per level while skipping the
+    // unknown field, and 200000 levels overflowed the stack.
+    const int levels = 200000;
+    std::string text = "layer { unknown_param ";
+    for (int i = 0; i < levels; i++) text += "{ a ";
+    text += std::string(levels, '}') + " }\n";
+    const std::string e = error_of(text);
+    EXPECT_NE(e.find("net.prototxt:1: messages nested more than 64 levels deep"), std::string::npos) << e;
+}
+
+TEST(Limits, LayersThatConsumeNothingAndCyclesAreErrors) {
+    std::string e = error_of(std::string(kInput) + "layer { name: \"lonely\" type: \"ReLU\" top: \"x\" }\n");
+    EXPECT_NE(e.find("layer 'lonely' (ReLU): has 0 bottoms"), std::string::npos) << e;
+    e = error_of(std::string(kInput) +
+                 "layer { name: \"a\" type: \"ReLU\" bottom: \"b\" top: \"a\" }\n"
+                 "layer { name: \"b\" type: \"ReLU\" bottom: \"a\" top: \"b\" }\n");
+    EXPECT_NE(e.find("layer 'a'"), std::string::npos) << e;
+    EXPECT_NE(e.find("'b' is produced by no earlier layer"), std::string::npos) << e;
+}
+
 TEST(Caffe, V1LayersPhasesAndDataLayers) {
     const std::string v1 =
         "name: \"v1\"\n"

@@ -29,6 +29,39 @@ struct DumpState {
     std::string error;
 };
 
+// --check-finite: the first blob, in execution order, that holds a NaN or an infinity.
+struct FiniteState {
+    const LoadedNetwork *net;
+    int call = 0;  // 0: the input; i + 1: layer i
+    std::string first_bad;
+};
+
+void check_finite(void *user, const char *blob, int rank, const int64_t *shape, const float *data) {
+    auto *state = static_cast<FiniteState *>(user);
+    const int call = state->call++;
+    if (!state->first_bad.empty()) return;
+    int64_t count = 1, bad = 0, first = -1;
+    for (int i = 0; i < rank; i++) count *= shape[i];
+    for (int64_t i = 0; i < count; i++)
+        if (!std::isfinite(data[i]) && bad++ == 0) first = i;
+    if (bad == 0) return;
+    const std::string where = call == 0 ? "the input '" + std::string(blob) + "'"
+                                        : "layer '" + state->net->layer_name(call - 1) + "' (blob '" + blob + "')";
+    state->first_bad = where + " is not finite: " + std::to_string(bad) + " of " + std::to_string(count) +
+                       " values, the first at flat index " + std::to_string(first) + " (" +
+                       std::to_string(data[first]) + ")";
+}
+
+std::string non_finite_weights(const std::vector<LayerWeights> &weights) {
+    for (const LayerWeights &layer : weights)
+        for (size_t b = 0; b < layer.blobs.size(); b++)
+            for (size_t i = 0; i < layer.blobs[b].size(); i++)
+                if (!std::isfinite(layer.blobs[b][i]))
+                    return "weights of layer '" + layer.layer + "' blob " + std::to_string(b) +
+                           " are not finite (first at flat index " + std::to_string(i) + ")";
+    return "";
+}
+
 // Blob names may contain '/', as GoogLeNet's do: they become subdirectories.
 void dump_blob(void *user, const char *blob, int rank, const int64_t *shape, const float *data) {
     auto *state = static_cast<DumpState *>(user);
@@ -65,7 +98,7 @@ int command_run(const std::vector<std::string> &args) {
         args,
         {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape", "batch",
          "target", "iterations"},
-        {"check"});
+        {"check", "check-finite"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
@@ -126,6 +159,19 @@ int command_run(const std::vector<std::string> &args) {
         if (!dump.error.empty()) throw CompileError(dump.error);
         std::cout << "blobs written to " << cli.get("dump-dir") << "\n";
     }
+    int exit_code = 0;
+    if (cli.flags.count("check-finite")) {
+        if (!weights_path.empty()) weights = read_weights(graph, weights_path);
+        const std::string bad_weights = non_finite_weights(weights);
+        if (!bad_weights.empty()) std::cout << "check-finite: " << bad_weights << "\n";
+        FiniteState finite{&net, 0, ""};
+        net.set_blob_callback(check_finite, &finite);
+        net.forward(input.data(), output.data());
+        net.set_blob_callback(nullptr, nullptr);
+        std::cout << "check-finite: " << (finite.first_bad.empty() ? "every blob is finite" : finite.first_bad)
+                  << "\n";
+        if (!finite.first_bad.empty()) exit_code = 5;
+    }
 
     net.set_profiling(true);
     std::vector<double> totals, layer_ms(net.layer_count(), 0.0);
@@ -170,9 +216,9 @@ int command_run(const std::vector<std::string> &args) {
         constexpr double kLimit = 1e-5;
         std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, kLimit,
                     error <= kLimit ? "PASS" : "FAIL");
-        if (!(error <= kLimit)) return 4;
+        if (!(error <= kLimit)) exit_code = 4;
     }
-    return 0;
+    return exit_code;
 }
 
 }  // namespace cortado

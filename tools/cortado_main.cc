@@ -17,7 +17,7 @@ const char *kUsage =
     "  run      compile, run and time the network on this machine\n"
     "           [--weights W.caffemodel | --seed S] [--save-weights OUT.caffemodel]\n"
     "           [--input X.npy] [--output Y.npy] [--dump-dir D] [--input-shape N,C,H,W]\n"
-    "           [--batch N] [--target T] [--iterations K] [--check]\n";
+    "           [--batch N] [--target T] [--iterations K] [--check] [--check-finite]\n";
 
 }  // namespace
 

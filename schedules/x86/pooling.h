@@ -12,6 +12,10 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
     Var plane{"plane"};
     a.output.fuse(a.c, a.n, plane).parallel(plane);
     if (s.out_w >= vec) a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
+    if (!s.average) {
+        a.window_max.compute_at(a.output, s.out_w >= vec ? a.x : a.y);
+        if (s.out_w >= vec) a.window_max.vectorize(a.x).update().vectorize(a.x);
+    }
 }
 
 }  // namespace cortado::schedules::x86

@@ -1,0 +1,44 @@
+#include "tests/fuzz/fuzz_targets.h"
+
+#include <string>
+#include <vector>
+
+#include "frontend/compile_error.h"
+#include "frontend/emit_network.h"
+#include "frontend/fusion.h"
+#include "frontend/import_caffe.h"
+#include "frontend/kernel_plan.h"
+#include "frontend/shape_inference.h"
+#include "runtime/caffemodel_reader.h"
+#include "tools/npy.h"
+
+namespace cortado::fuzz {
+
+void prototxt_one_input(const uint8_t *data, size_t size) {
+    const std::string text(reinterpret_cast<const char *>(data), size);
+    try {
+        Graph graph = import_caffe_prototxt_text(text, "fuzz.prototxt", ImportOptions{});
+        infer_shapes(graph);
+        fuse_activations(graph);
+        const NetworkPlan plan = plan_network(graph, "fuzz", "x86-64-linux-avx-avx2-fma");
+        emit_header(plan);
+        emit_glue(plan);
+    } catch (const CompileError &) {
+        // The documented outcome for bad input.
+    }
+}
+
+void caffemodel_one_input(const uint8_t *data, size_t size) {
+    std::vector<LayerBlobs> layers;
+    std::string error;
+    if (!parse_caffemodel(data, size, &layers, &error) && error.empty()) __builtin_trap();
+}
+
+void npy_one_input(const uint8_t *data, size_t size) {
+    std::vector<int64_t> shape;
+    std::vector<float> values;
+    std::string error;
+    if (!parse_npy(data, size, &shape, &values, &error) && error.empty()) __builtin_trap();
+}
+
+}  // namespace cortado::fuzz

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang (ASan + UBSan) into build-fuzz/, seeds each corpus
+# from ../shared/models and from files cortado itself writes, then fuzzes every target for
+# SECONDS (default 600) at once. Crashers land in build-fuzz/artifacts/; minimise one with
+# `build-fuzz/tests/fuzz/fuzz_X -minimize_crash=1 FILE` and commit it under
+# tests/fuzz/regressions/X/ so fuzz_regression_test replays it forever.
+set -euo pipefail
+seconds=${1:-600}
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/tools/bootstrap.sh"
+cd "$root"
+export PATH="$root/.venv/bin:$PATH"
+halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")
+cmake -S . -B build-fuzz -G Ninja -DCORTADO_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang-15 -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_PREFIX_PATH="$halide_dir" >/dev/null
+cmake --build build-fuzz
+
+corpus=build-fuzz/corpus
+mkdir -p "$corpus"/{prototxt,caffemodel,npy} build-fuzz/artifacts
+shared="$root/../shared/models"
+if [ -d "$shared" ]; then cp "$shared"/*.prototxt "$corpus/prototxt/"; fi
+cp models/*.prototxt "$corpus/prototxt/"
+for net in lenet cifar10_quick; do
+  [ -f "$shared/$net.prototxt" ] || continue
+  build/tools/cortado run "$shared/$net.prototxt" --batch 1 --save-weights "$corpus/caffemodel/$net.caffemodel" \
+    --output "$corpus/npy/$net-out.npy" --dump-dir build-fuzz/dump-$net >/dev/null
+  find build-fuzz/dump-$net -name '*.npy' -size -64k -exec cp {} "$corpus/npy/" \;
+done
+
+pids=()
+for target in prototxt caffemodel npy; do
+  build-fuzz/tests/fuzz/fuzz_$target "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
+    -rss_limit_mb=2048 -artifact_prefix=build-fuzz/artifacts/$target- -print_final_stats=1 \
+    > build-fuzz/fuzz_$target.log 2>&1 &
+  pids+=($!)
+done
+status=0
+for pid in "${pids[@]}"; do wait "$pid" || status=1; done
+for target in prototxt caffemodel npy; do
+  echo "== $target"; grep -E "^stat::|cov:|Done|ERROR|SUMMARY" build-fuzz/fuzz_$target.log | tail -8
+done
+exit $status
