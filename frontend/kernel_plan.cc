@@ -8,6 +8,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/memory_plan.h"
 #include "frontend/shape_inference.h"
+#include "frontend/target_features.h"
 
 namespace cortado {
 
@@ -58,6 +59,7 @@ class Planner {
 
     NetworkPlan run(const std::string &name) {
         plan_.name = name;
+        plan_.target = target_;
         if (graph_.inputs.size() != 1 || graph_.outputs.size() != 1) {
             std::string outs;
             for (int v : graph_.outputs) outs += " '" + graph_.values[v].blob_name + "'";
@@ -361,7 +363,10 @@ class Planner {
         // Storage never touched (an unused alias root) needs no bytes.
         for (StorageRequest &r : requests)
             if (r.last_step < r.first_step) r = StorageRequest{0, 0, 0};
-        const std::vector<int64_t> offsets = place_storage(requests, &plan_.arena_floats);
+        // GPU tensors are views into one device allocation: OpenCL sub-buffers must start on
+        // the device's base-address alignment (512 bytes on NVIDIA), so align to 1 KiB there.
+        const std::vector<int64_t> offsets =
+            place_storage(requests, &plan_.arena_floats, gpu_api(target_).empty() ? 16 : 256);
         for (size_t t = 0; t < plan_.tensors.size(); t++)
             plan_.tensors[t].offset = offsets[storage_of_[t]];
     }

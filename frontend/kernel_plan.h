@@ -57,6 +57,7 @@ struct PlannedStep {
 
 struct NetworkPlan {
     std::string name;
+    std::string target;  // the Halide target string every kernel is compiled for
     std::vector<KernelInstance> kernels;  // unique
     std::vector<PlannedTensor> tensors;
     std::vector<PlannedBlob> blobs;

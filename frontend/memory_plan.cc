@@ -6,8 +6,8 @@
 namespace cortado {
 
 std::vector<int64_t> place_storage(const std::vector<StorageRequest> &requests,
-                                   int64_t *arena_floats) {
-    constexpr int64_t kAlignFloats = 16;
+                                   int64_t *arena_floats, int64_t align_floats) {
+    const int64_t kAlignFloats = align_floats;
     std::vector<int> order(requests.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),

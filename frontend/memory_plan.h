@@ -1,6 +1,6 @@
 // Places activation tensors in one arena. Tensors that alias (Split, Flatten, Reshape,
 // Dropout) share storage; storage whose lifetimes do not overlap shares bytes. Greedy
-// first-fit, largest first, 64-byte aligned offsets.
+// first-fit, largest first, offsets aligned to `align_floats`.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +16,6 @@ struct StorageRequest {
 
 // Returns one offset (in floats) per request; *arena_floats gets the total size.
 std::vector<int64_t> place_storage(const std::vector<StorageRequest> &requests,
-                                   int64_t *arena_floats);
+                                   int64_t *arena_floats, int64_t align_floats = 16);
 
 }  // namespace cortado

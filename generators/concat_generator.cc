@@ -3,6 +3,7 @@
 #include "generators/buffer_shape.h"
 #include "generators/concat.h"
 #include "generators/schedule_family.h"
+#include "schedules/gpu/concat.h"
 #include "schedules/x86/concat.h"
 
 namespace cortado {
@@ -34,6 +35,7 @@ class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
         require_dense_shape(output, {s.inner, total, s.outer});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_concat(concat, s, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_concat(concat, s, get_target()); break;
         }
     }
 };

@@ -4,6 +4,7 @@
 #include "generators/buffer_shape.h"
 #include "generators/elementwise.h"
 #include "generators/schedule_family.h"
+#include "schedules/gpu/elementwise.h"
 #include "schedules/x86/elementwise.h"
 
 namespace cortado {
@@ -22,6 +23,7 @@ class ReluGenerator : public Halide::Generator<ReluGenerator> {
         require_dense_shape(output, {count});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_flat(relu.output, relu.i, count, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_flat(relu.output, relu.i, count, get_target()); break;
         }
     }
 };
@@ -51,6 +53,7 @@ class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
         require_dense_shape(output, {count});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
         }
     }
 };
@@ -72,6 +75,7 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
         require_dense_shape(output, {inner, channels, outer});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
         }
     }
 };

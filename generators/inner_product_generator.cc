@@ -1,6 +1,7 @@
 #include "generators/buffer_shape.h"
 #include "generators/inner_product.h"
 #include "generators/schedule_family.h"
+#include "schedules/gpu/inner_product.h"
 #include "schedules/x86/inner_product.h"
 
 namespace cortado {
@@ -18,7 +19,9 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
 
     void generate() {
         const InnerProductShape s{rows, inputs, outputs, relu, relu_slope};
-        InnerProduct ip(input, weights, bias, s, get_target().natural_vector_size<float>());
+        // Partial sums per vector lane on CPUs, per thread of a block on GPUs.
+        const int lanes = get_target().has_gpu_feature() ? 64 : get_target().natural_vector_size<float>();
+        InnerProduct ip(input, weights, bias, s, lanes);
         output = ip.output;
         require_dense_shape(input, {s.inputs, s.rows});
         require_dense_shape(weights, {s.inputs, s.outputs});
@@ -26,6 +29,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         require_dense_shape(output, {s.outputs, s.rows});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_inner_product(ip, s, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_inner_product(ip, s, get_target()); break;
         }
     }
 };

@@ -1,6 +1,7 @@
 #include "generators/buffer_shape.h"
 #include "generators/lrn.h"
 #include "generators/schedule_family.h"
+#include "schedules/gpu/lrn.h"
 #include "schedules/x86/lrn.h"
 
 namespace cortado {
@@ -23,6 +24,7 @@ class LRNGenerator : public Halide::Generator<LRNGenerator> {
         require_dense_shape(output, {s.w, s.h, s.channels, s.batch});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_lrn(lrn, s, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_lrn(lrn, s, get_target()); break;
         }
     }
 };

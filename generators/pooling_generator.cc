@@ -1,6 +1,7 @@
 #include "generators/buffer_shape.h"
 #include "generators/pooling.h"
 #include "generators/schedule_family.h"
+#include "schedules/gpu/pooling.h"
 #include "schedules/x86/pooling.h"
 
 namespace cortado {
@@ -25,6 +26,7 @@ class PoolingGenerator : public Halide::Generator<PoolingGenerator> {
         require_dense_shape(output, {s.out_w, s.out_h, s.channels, s.batch});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_pooling(pool, s, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_pooling(pool, s, get_target()); break;
         }
     }
 };

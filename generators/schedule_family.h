@@ -8,12 +8,14 @@
 
 namespace cortado {
 
-enum class ScheduleFamily { X86 };
+enum class ScheduleFamily { X86, GPU };
 
 inline ScheduleFamily schedule_family_for(const Halide::Target &target) {
-    if (target.has_gpu_feature() || target.arch != Halide::Target::X86)
+    using Halide::Target;
+    if (target.has_feature(Target::CUDA) || target.has_feature(Target::OpenCL)) return ScheduleFamily::GPU;
+    if (target.has_gpu_feature() || target.arch != Target::X86)
         throw Halide::CompileError("cortado has no schedules for target " + target.to_string() +
-                                   " yet; x86-64 is supported");
+                                   " yet; x86-64, CUDA and OpenCL are supported");
     return ScheduleFamily::X86;
 }
 

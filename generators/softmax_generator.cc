@@ -1,6 +1,7 @@
 #include "generators/buffer_shape.h"
 #include "generators/schedule_family.h"
 #include "generators/softmax.h"
+#include "schedules/gpu/softmax.h"
 #include "schedules/x86/softmax.h"
 
 namespace cortado {
@@ -20,6 +21,7 @@ class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
         require_dense_shape(output, {s.inner, s.channels, s.outer});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_softmax(softmax, s, get_target()); break;
+            case ScheduleFamily::GPU: schedules::gpu::schedule_softmax(softmax, s, get_target()); break;
         }
     }
 };

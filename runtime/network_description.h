@@ -7,12 +7,17 @@
 
 #include "runtime/fillers.h"
 
+struct halide_device_interface_t;  // HalideRuntime.h; the glue does not need the whole header
+
 namespace cortado {
 
 constexpr int kMaxRank = 4;
 
 // A Halide pipeline compiled ahead of time, called through its `_argv` entry point.
 using KernelEntry = int (*)(void **args);
+
+// For GPU targets, Halide's device interface (halide_cuda_device_interface, ...); null for CPUs.
+using DeviceInterfaceGetter = const ::halide_device_interface_t *(*)();
 
 // A learned blob as Caffe stores it, with the filler used when no weights file is given.
 struct BlobSpec {
@@ -79,6 +84,9 @@ struct NetworkDescription {
     int view_count;
     const StepSpec *steps;
     int step_count;
+    // GPU targets keep every tensor in one device arena; the host arena mirrors it for the
+    // input, the output and blob dumps.
+    DeviceInterfaceGetter device_interface;
 };
 
 }  // namespace cortado

@@ -54,8 +54,16 @@ bool same_shape(const std::vector<int64_t> &found, int rank, const int64_t *expe
 }  // namespace
 
 struct Network {
+    ~Network();
     const NetworkDescription *description = nullptr;
     std::unique_ptr<float, AlignedFree> arena;
+    // GPU targets: the device arena, and 1-D crops of it for the input and output tensors.
+    const halide_device_interface_t *device = nullptr;
+    halide_buffer_t device_arena{};
+    halide_dimension_t arena_dimension{};
+    halide_buffer_t input_crop{}, output_crop{};
+    halide_dimension_t input_dimension{}, output_dimension{};
+    std::vector<bool> view_is_crop;
     std::vector<std::vector<float>> params;
     std::vector<halide_buffer_t> buffers;           // one per view
     std::vector<halide_dimension_t> dimensions;     // kMaxRank per view
@@ -65,6 +73,17 @@ struct Network {
     BlobCallback callback = nullptr;
     void *callback_user = nullptr;
 };
+
+Network::~Network() {
+    if (!device) return;
+    for (size_t v = 0; v < buffers.size(); v++) {
+        if (v < view_is_crop.size() && view_is_crop[v]) halide_device_release_crop(nullptr, &buffers[v]);
+        else halide_device_free(nullptr, &buffers[v]);
+    }
+    if (input_crop.device) halide_device_release_crop(nullptr, &input_crop);
+    if (output_crop.device) halide_device_release_crop(nullptr, &output_crop);
+    if (device_arena.device) halide_device_free(nullptr, &device_arena);
+}
 
 const char *last_error() { return g_last_error.c_str(); }
 void set_last_error(const char *message) { g_last_error = message; }
@@ -156,6 +175,78 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
     return out;
 }
 
+int64_t tensor_count(const TensorSpec &t) {
+    int64_t n = 1;
+    for (int i = 0; i < t.rank; i++) n *= t.shape[i];
+    return n;
+}
+
+// Gives `buffer` a device alias of `count` floats at `offset` in the device arena. Halide can
+// only crop between buffers of equal rank, so the crop is taken as 1-D and the buffer's own
+// shape restored afterwards; the device handle does not depend on it.
+bool crop_device_arena(Network &network, int64_t offset, int64_t count, halide_buffer_t *buffer) {
+    halide_dimension_t *const own_dims = buffer->dim;
+    const int own_rank = buffer->dimensions;
+    halide_dimension_t flat(int32_t(offset), int32_t(count), 1);
+    buffer->dim = &flat;
+    buffer->dimensions = 1;
+    const int result = halide_device_crop(nullptr, &network.device_arena, buffer);
+    buffer->dim = own_dims;
+    buffer->dimensions = own_rank;
+    if (result != 0) {
+        g_last_error = std::string(network.description->name) + ": cannot place a tensor in device memory (Halide error " +
+                       std::to_string(result) + "): " + g_last_error;
+        return false;
+    }
+    return true;
+}
+
+bool attach_device(Network &network) {
+    const NetworkDescription &d = *network.description;
+    network.device = d.device_interface();
+    network.arena_dimension = halide_dimension_t(0, int32_t(std::max<int64_t>(d.arena_floats, 1)), 1);
+    network.device_arena.host = reinterpret_cast<uint8_t *>(network.arena.get());
+    network.device_arena.type = halide_type_t(halide_type_float, 32, 1);
+    network.device_arena.dimensions = 1;
+    network.device_arena.dim = &network.arena_dimension;
+    int result = halide_device_malloc(nullptr, &network.device_arena, network.device);
+    if (result != 0) {
+        g_last_error = std::string(d.name) + ": cannot allocate " + std::to_string(d.arena_floats * 4) +
+                       " bytes of device memory (Halide error " + std::to_string(result) + "): " + g_last_error;
+        return false;
+    }
+    network.view_is_crop.assign(d.view_count, false);
+    for (int v = 0; v < d.view_count; v++) {
+        const ViewSpec &view = d.views[v];
+        if (view.tensor < 0) {
+            network.buffers[v].flags = 0;
+            network.buffers[v].set_host_dirty(true);  // weights go up on first use, then stay
+            continue;
+        }
+        int64_t count = 1;
+        for (int i = 0; i < view.rank; i++) count *= view.extents[i];
+        if (!crop_device_arena(network, d.tensors[view.tensor].offset, count, &network.buffers[v])) return false;
+        network.view_is_crop[v] = true;
+    }
+    auto whole_tensor = [&](int tensor, halide_buffer_t *buffer, halide_dimension_t *dim) {
+        const TensorSpec &t = d.tensors[tensor];
+        *dim = halide_dimension_t(0, int32_t(tensor_count(t)), 1);
+        buffer->host = reinterpret_cast<uint8_t *>(network.arena.get() + t.offset);
+        buffer->type = halide_type_t(halide_type_float, 32, 1);
+        buffer->dimensions = 1;
+        buffer->dim = dim;
+        return crop_device_arena(network, t.offset, tensor_count(t), buffer);
+    };
+    return whole_tensor(d.input_tensor, &network.input_crop, &network.input_dimension) &&
+           whole_tensor(d.output_tensor, &network.output_crop, &network.output_dimension);
+}
+
+// Device memory -> host arena for one buffer (a crop of the device arena).
+int download(halide_buffer_t *buffer) {
+    buffer->set_device_dirty(true);
+    return halide_copy_to_host(nullptr, buffer);
+}
+
 }  // namespace
 
 Network *network_create(const NetworkDescription *description, const char *weights_path,
@@ -204,6 +295,7 @@ Network *network_create(const NetworkDescription *description, const char *weigh
         for (int v = 0; v < d.steps[s].view_count; v++)
             network->arguments.push_back(&network->buffers[d.steps[s].first_view + v]);
     network->step_ms.assign(d.step_count, 0.0);
+    if (d.device_interface && !attach_device(*network)) return nullptr;
     return network.release();
 }
 
@@ -222,6 +314,13 @@ int network_forward(Network *network, const float *input, float *output) {
     };
     float *arena = network->arena.get();
     std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
+    if (network->device) {
+        network->input_crop.set_host_dirty(true);
+        if (int result = halide_copy_to_device(nullptr, &network->input_crop, network->device)) {
+            g_last_error = std::string(d.name) + ": copying the input to the device failed: " + g_last_error;
+            return result;
+        }
+    }
     if (network->callback) {
         const TensorSpec &t = d.tensors[d.input_tensor];
         network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
@@ -230,8 +329,16 @@ int network_forward(Network *network, const float *input, float *output) {
     for (int s = 0; s < d.step_count; s++) {
         const StepSpec &step = d.steps[s];
         if (step.entry) {
+            // Every tensor lives on the device and is current there: tell Halide so, or it
+            // would copy stale host data up.
+            if (network->device)
+                for (int v = 0; v < step.view_count; v++)
+                    if (network->view_is_crop[step.first_view + v]) network->buffers[step.first_view + v].flags = 0;
             const auto start = std::chrono::steady_clock::now();
-            const int result = step.entry(&network->arguments[first_argument]);
+            int result = step.entry(&network->arguments[first_argument]);
+            halide_buffer_t *out = &network->buffers[step.first_view + step.view_count - 1];
+            if (result == 0 && network->device && network->profiling) result = halide_device_sync(nullptr, out);
+            if (network->device) out->flags = 0;
             if (network->profiling)
                 network->step_ms[s] = std::chrono::duration<double, std::milli>(
                                           std::chrono::steady_clock::now() - start)
@@ -246,8 +353,20 @@ int network_forward(Network *network, const float *input, float *output) {
         first_argument += size_t(step.view_count);
         if (network->callback) {
             const TensorSpec &t = d.tensors[step.output_tensor];
+            if (network->device && step.entry) {
+                halide_buffer_t *out = &network->buffers[step.first_view + step.view_count - 1];
+                if (int result = download(out)) return result;
+                out->flags = 0;
+            }
             network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
         }
+    }
+    if (network->device) {
+        if (int result = download(&network->output_crop)) {
+            g_last_error = std::string(d.name) + ": copying the output from the device failed: " + g_last_error;
+            return result;
+        }
+        network->output_crop.flags = 0;
     }
     std::memcpy(output, arena + d.tensors[d.output_tensor].offset, count(d.output_tensor) * sizeof(float));
     return 0;

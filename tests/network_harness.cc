@@ -45,7 +45,7 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed) {
                              ("cortado-test-" + std::to_string(seed) + "-" +
                               std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())))
                                 .string();
-    const BuiltNetwork built = build_network(fused, "net", resolve_target("host"), dir, false);
+    const BuiltNetwork built = build_network(fused, "net", resolve_target(test_target()), dir, false);
     BlobCheck result;
     {
         LoadedNetwork net(link_shared_library(built, dir), "net");
@@ -89,6 +89,11 @@ BlobCheck check_network_file(const std::string &path, const ImportOptions &optio
     Graph graph = import_caffe_prototxt(path, options);
     infer_shapes(graph);
     return check_graphs(std::move(graph), seed);
+}
+
+std::string test_target() {
+    const char *target = std::getenv("CORTADO_TEST_TARGET");
+    return target && *target ? target : "host";
 }
 
 uint64_t test_seed() {

@@ -22,6 +22,10 @@ BlobCheck check_network_text(const std::string &prototxt, const std::string &dis
                              const ImportOptions &options, uint64_t seed);
 BlobCheck check_network_file(const std::string &path, const ImportOptions &options, uint64_t seed);
 
+// The target the tests compile for: $CORTADO_TEST_TARGET (a targets/ name or a Halide target
+// string), else "host". The same suites run on every target that can run here.
+std::string test_target();
+
 // The seed for random tests: $CORTADO_TEST_SEED when set, else fresh; printed by the caller.
 uint64_t test_seed();
 
