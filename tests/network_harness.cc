@@ -18,26 +18,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Capture {
-    const NetworkPlan *plan;
-    const std::vector<reference::Tensor> *expected;
-    int call = 0;  // 0: the input; i + 1: step i
-    BlobCheck result;
-};
-
-void compare_blob(void *user, const char *blob, int, const int64_t *, const float *data) {
-    auto *c = static_cast<Capture *>(user);
-    const int tensor = c->call == 0 ? c->plan->input_tensor : c->plan->steps[c->call - 1].output_tensor;
-    c->call++;
-    const int value = c->plan->tensors[tensor].value;
-    const double error = reference::relative_l2_error(data, (*c->expected)[value]);
-    c->result.blobs_checked++;
-    if (!(error <= c->result.worst_error)) {  // NaN-safe: a NaN error always becomes the worst
-        c->result.worst_error = error;
-        c->result.worst_blob = blob;
-    }
-}
-
 BlobCheck check_graphs(Graph unfused, uint64_t seed) {
     Graph fused = unfused;
     fuse_activations(fused);
@@ -50,27 +30,7 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed) {
     {
         LoadedNetwork net(link_shared_library(built, dir), "net");
         net.create(nullptr, seed);
-
-        const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
-        std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
-        std::mt19937_64 random(seed);
-        std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-        for (float &v : input) v = uniform(random);
-        const auto expected = reference::run_graph(
-            unfused, reference_weights(seeded_weights(built.plan, seed)),
-            {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
-
-        Capture capture{&built.plan, &expected};
-        net.set_blob_callback(compare_blob, &capture);
-        std::vector<float> output(static_cast<size_t>(element_count(fused.values[fused.outputs[0]].shape)),
-                                  std::nanf(""));
-        net.forward(input.data(), output.data());
-        result = capture.result;
-        const double out_error = reference::relative_l2_error(output.data(), expected[unfused.outputs[0]]);
-        if (!(out_error <= result.worst_error)) {
-            result.worst_error = out_error;
-            result.worst_blob = "(returned output)";
-        }
+        result = check_every_blob(unfused, built.plan, net, seed);
     }
     fs::remove_all(dir);
     return result;

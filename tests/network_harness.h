@@ -8,14 +8,9 @@
 
 #include "frontend/graph.h"
 #include "frontend/import_caffe.h"
+#include "tests/blob_check.h"
 
 namespace cortado::testing {
-
-struct BlobCheck {
-    int blobs_checked = 0;
-    double worst_error = 0.0;  // relative L2 error of the worst blob
-    std::string worst_blob;
-};
 
 // `prototxt` is the network text; `display` names it in errors.
 BlobCheck check_network_text(const std::string &prototxt, const std::string &display,

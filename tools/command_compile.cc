@@ -20,7 +20,7 @@ std::string default_network_name(const std::string &graph_name) {
 
 int command_compile(const std::vector<std::string> &args) {
     const CliArgs cli =
-        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape"}, {});
+        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape"}, {"shared"});
     if (!cli.has("output-dir")) throw CompileError("compile needs -o DIR");
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
@@ -29,6 +29,7 @@ int command_compile(const std::vector<std::string> &args) {
     const std::string target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));
     const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true);
+    if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
     std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()
               << " distinct kernels, " << built.plan.arena_floats * 4 / 1024 << " KiB of activations, target "
               << target << "\n"

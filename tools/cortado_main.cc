@@ -13,7 +13,7 @@ const char *kUsage =
     "  info     per-layer shapes, FLOPs, parameters, arithmetic intensity\n"
     "           [--batch N] [--input-shape N,C,H,W] [--json]\n"
     "  compile  emit DIR/NAME.h and DIR/libNAME.a with NAME_forward()\n"
-    "           -o DIR [--target T] [--batch N] [--name NAME] [--input-shape N,C,H,W]\n"
+    "           -o DIR [--target T] [--batch N] [--name NAME] [--input-shape N,C,H,W] [--shared]\n"
     "  run      compile, run and time the network on this machine\n"
     "           [--weights W.caffemodel | --seed S] [--save-weights OUT.caffemodel]\n"
     "           [--input X.npy] [--output Y.npy] [--dump-dir D] [--input-shape N,C,H,W]\n"

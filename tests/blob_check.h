@@ -1,0 +1,26 @@
+// Runs a loaded network on seeded weights and random input and compares every blob it writes
+// with the double-precision reference interpreter. Needs no libHalide, so the same check runs
+// here and, on prebuilt GPU libraries, on the lent GPU machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "frontend/graph.h"
+#include "frontend/kernel_plan.h"
+#include "tools/loaded_network.h"
+
+namespace cortado::testing {
+
+struct BlobCheck {
+    int blobs_checked = 0;
+    double worst_error = 0.0;  // relative L2 error of the worst blob
+    std::string worst_blob;
+};
+
+// `net` must be the compiled form of `plan` (made from `unfused` after fusion), created with
+// seeded weights from `seed`; the input is uniform(-1, 1) from the same seed.
+BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net,
+                           uint64_t seed);
+
+}  // namespace cortado::testing

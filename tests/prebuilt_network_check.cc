@@ -1,0 +1,81 @@
+// Checks a network library compiled elsewhere (for a GPU, on a machine without one) against the
+// reference, on this machine: every blob, then the forward time and per-layer times. Needs no
+// libHalide, so it travels to the lent GPU machine with the libraries (tools/gpu-check.sh).
+//
+//   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
+//                          [--input-shape N,C,H,W] [--seed S] [--iterations K]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "frontend/compile_error.h"
+#include "frontend/fusion.h"
+#include "frontend/load_network.h"
+#include "tests/blob_check.h"
+#include "tools/cli_args.h"
+
+using namespace cortado;
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        std::fprintf(stderr, "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K]\n", argv[0]);
+        return 2;
+    }
+    try {
+        ImportOptions options;
+        uint64_t seed = 1;
+        int iterations = 20;
+        for (int i = 4; i + 1 < argc; i += 2) {
+            const std::string key = argv[i], value = argv[i + 1];
+            if (key == "--batch") options.batch = std::stoll(value);
+            else if (key == "--input-shape") options.input_shape = parse_shape(value);
+            else if (key == "--seed") seed = std::stoull(value);
+            else if (key == "--iterations") iterations = std::stoi(value);
+            else throw CompileError("unknown option " + key);
+        }
+        const Graph unfused = load_network(argv[1], options, false);
+        Graph fused = unfused;
+        fuse_activations(fused);
+        const NetworkPlan plan = plan_network(fused, "net", argv[3]);
+        LoadedNetwork net(argv[2], "net");
+        net.create(nullptr, seed);
+
+        const testing::BlobCheck check = testing::check_every_blob(unfused, plan, net, seed);
+        const bool pass = check.worst_error <= 1e-5;
+        std::printf("check %s %s: %d blobs, worst relative L2 error %.3g (%s): %s\n", argv[1], argv[3],
+                    check.blobs_checked, check.worst_error, check.worst_blob.c_str(), pass ? "PASS" : "FAIL");
+
+        std::vector<float> input(static_cast<size_t>(element_count(unfused.values[unfused.inputs[0]].shape)), 0.5f);
+        std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)));
+        std::vector<double> totals;
+        for (int i = 0; i < iterations + 1; i++) {
+            const auto start = std::chrono::steady_clock::now();
+            net.forward(input.data(), output.data());
+            if (i > 0)
+                totals.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        }
+        std::sort(totals.begin(), totals.end());
+        net.set_profiling(true);
+        std::vector<std::vector<double>> layers(net.layer_count());
+        for (int i = 0; i < iterations; i++) {
+            net.forward(input.data(), output.data());
+            for (int l = 0; l < net.layer_count(); l++) layers[l].push_back(net.layer_time_ms(l));
+        }
+        double layer_sum = 0;
+        for (int l = 0; l < net.layer_count(); l++) {
+            std::sort(layers[l].begin(), layers[l].end());
+            const double median = layers[l][layers[l].size() / 2];
+            layer_sum += median;
+            if (median > 0) std::printf("  %-48s %9.4f ms\n", net.layer_name(l).c_str(), median);
+        }
+        std::printf("time %s: forward median %.3f ms (min %.3f, with input/output copies), layers summed %.3f ms, %d iterations\n",
+                    argv[1], totals[totals.size() / 2], totals.front(), layer_sum, iterations);
+        return pass ? 0 : 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+}
