@@ -1,6 +1,8 @@
 #include "frontend/kernel_plan.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <sstream>
 #include <limits>
 #include <map>
 #include <type_traits>
@@ -135,6 +137,7 @@ class Planner {
 
     int kernel(const std::string &generator,
                std::vector<std::pair<std::string, std::string>> params) {
+        add_knob_overrides(generator, params);
         KernelInstance instance{generator, std::move(params), target_};
         const std::string key = instance.signature();
         auto it = kernel_index_.find(key);
@@ -143,6 +146,22 @@ class Planner {
         const int index = static_cast<int>(plan_.kernels.size()) - 1;
         kernel_index_[key] = index;
         return index;
+    }
+
+    // Schedule knobs for tuning experiments: CORTADO_KNOBS="generator.param=value,..." adds
+    // generator parameters to every instance of that generator (and so to its signature).
+    static void add_knob_overrides(const std::string &generator,
+                                   std::vector<std::pair<std::string, std::string>> &params) {
+        const char *knobs = std::getenv("CORTADO_KNOBS");
+        if (!knobs) return;
+        std::stringstream list(knobs);
+        for (std::string item; std::getline(list, item, ',');) {
+            const size_t dot = item.find('.'), eq = item.find('=');
+            if (dot == std::string::npos || eq == std::string::npos || eq < dot)
+                throw CompileError("CORTADO_KNOBS: '" + item + "' is not generator.param=value");
+            if (item.substr(0, dot) == generator)
+                params.emplace_back(item.substr(dot + 1, eq - dot - 1), item.substr(eq + 1));
+        }
     }
 
     std::string step_name(const Layer &layer) const {

@@ -17,6 +17,9 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         dilation_h{"dilation_h", 1}, dilation_w{"dilation_w", 1}, group{"group", 1};
     GeneratorParam<bool> relu{"relu", false};
     GeneratorParam<float> relu_slope{"relu_slope", 0.0f};
+    // GPU schedule knobs (schedules/gpu/conv2d.h); tuning sets them per layer.
+    GeneratorParam<int> gpu_rows{"gpu_rows", 0}, gpu_channels{"gpu_channels", 4},
+        gpu_threads_x{"gpu_threads_x", 32}, gpu_threads_c{"gpu_threads_c", 8}, gpu_split_k{"gpu_split_k", 0};
 
     Input<Buffer<float, 4>> input{"input"};
     Input<Buffer<float, 4>> weights{"weights"};
@@ -36,7 +39,10 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_conv2d(conv, s, get_target()); break;
-            case ScheduleFamily::GPU: schedules::gpu::schedule_conv2d(conv, s, get_target()); break;
+            case ScheduleFamily::GPU:
+                schedules::gpu::schedule_conv2d(conv, s, get_target(),
+                                                {gpu_rows, gpu_channels, gpu_threads_x, gpu_threads_c, gpu_split_k});
+                break;
         }
     }
 };

@@ -1,8 +1,9 @@
-// GPU schedule for conv2d (CUDA, OpenCL): each thread owns a register tile of 4 output
-// channels x 4 output rows at one x; a block is 32 x-positions by 8 channel groups
-// (256 threads, 32 channels x 4 rows x 32 columns). The reduction over (kx, ky, ci) runs in
-// registers; inputs and weights come through the L1/texture cache. The padded input is
-// materialised once per call by its own kernel.
+// GPU schedule for conv2d (CUDA, OpenCL): each thread owns a register tile of `channels` output
+// channels x `rows` output rows at one x; a block is `threads_x` x-positions by `threads_c`
+// channel groups. The reduction over (kx, ky, ci) runs in registers; inputs and weights come
+// through the L1 cache. Layers with few outputs and a long reduction (13x13 or 15x15 maps with
+// hundreds of input channels) split the input channels `split_k` ways (rfactor) so enough
+// threads run, then add the partial sums. The padded input is materialised by its own kernel.
 #pragma once
 
 #include "generators/conv2d.h"
@@ -10,37 +11,73 @@
 
 namespace cortado::schedules::gpu {
 
-inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Target &) {
-    using namespace Halide;
-    const int rows = fitting(4, s.out_h), channels = fitting(4, s.out_channels);
-    const int threads_x = fitting(32, s.out_w);
-    const int threads_c = fitting(8, (s.out_channels + channels - 1) / channels);
-    Var xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"}, co{"co"}, ci{"ci"}, cb{"cb"}, ct{"ct"}, block{"block"};
+struct Conv2dKnobs {
+    int rows = 0;  // 0: chosen from the shape
+    int channels = 4, threads_x = 32, threads_c = 8;
+    int split_k = 0;  // 0: chosen from the shape
+};
 
+// Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
+// rows: take 8 rows when that wastes at most 10% (15, 55, 56 ... rows), else 4.
+inline int rows_per_thread(int out_h) {
+    auto computed = [&](int rows) { return ((out_h + rows - 1) / rows) * rows; };
+    return computed(8) * 10 <= out_h * 11 ? 8 : 4;
+}
+
+// Tiles `f` (x, y, c, n[, u]) into register tiles per thread and returns the thread's x var.
+inline void tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y, Halide::Var c,
+                             Halide::Var n, const Conv2dShape &s, const Conv2dKnobs &k,
+                             const std::vector<Halide::Var> &extra_blocks) {
+    using namespace Halide;
+    const int rows = fitting(k.rows, s.out_h), channels = fitting(k.channels, s.out_channels);
+    const int threads_x = fitting(k.threads_x, s.out_w);
+    const int threads_c = fitting(k.threads_c, (s.out_channels + channels - 1) / channels);
+    Var xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"}, co{"co"}, ci{"ci"}, cb{"cb"}, ct{"ct"}, block{"block"};
+    f.split(x, xo, xi, threads_x, TailStrategy::ShiftInwards)
+        .split(y, yo, yi, rows, TailStrategy::ShiftInwards)
+        .split(c, co, ci, channels, TailStrategy::ShiftInwards)
+        .split(co, cb, ct, threads_c, TailStrategy::ShiftInwards)
+        .reorder(yi, ci, xi, ct, xo, yo, cb, n)
+        .fuse(cb, n, block);
+    for (const Var &extra : extra_blocks) f.fuse(block, extra, block);
+    f.gpu_blocks(xo, yo, block).gpu_threads(xi, ct).unroll(yi).unroll(ci);
+}
+
+inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Target &, Conv2dKnobs k = {}) {
+    using namespace Halide;
+    const int in_per_group = s.in_channels / s.group;
+    if (k.rows == 0) k.rows = rows_per_thread(s.out_h);
+    if (k.split_k == 0) {
+        // Aim for about 64k threads (132 SMs x 512) before splitting the reduction.
+        const long threads = long(s.batch) * s.out_w * ((s.out_h + k.rows - 1) / k.rows) *
+                             ((s.out_channels + k.channels - 1) / k.channels);
+        k.split_k = 1;
+        while (threads * k.split_k * 2 <= 65536 && in_per_group / (k.split_k * 2) >= 16) k.split_k *= 2;
+    }
     if (s.pad_h > 0 || s.pad_w > 0) {
         a.padded.compute_root();
         tile_2d(a.padded, a.x, a.y, s.in_w + 2 * s.pad_w, s.in_h + 2 * s.pad_h, a.c, a.n);
     }
-    a.output.split(a.x, xo, xi, threads_x, TailStrategy::ShiftInwards)
-        .split(a.y, yo, yi, rows, TailStrategy::ShiftInwards)
-        .split(a.c, co, ci, channels, TailStrategy::ShiftInwards)
-        .split(co, cb, ct, threads_c, TailStrategy::ShiftInwards)
-        .reorder(yi, ci, xi, ct, xo, yo, cb, a.n)
-        .fuse(cb, a.n, block)
-        .gpu_blocks(xo, yo, block)
-        .gpu_threads(xi, ct)
-        .unroll(yi)
-        .unroll(ci);
-    a.conv.compute_at(a.output, xi)
-        .store_in(MemoryType::Register)
-        .unroll(a.x)
-        .unroll(a.y)
-        .unroll(a.c);
-    a.conv.update()
-        .reorder(a.x, a.y, a.c, a.r.x, a.r.y, a.r.z, a.n)
-        .unroll(a.x)
-        .unroll(a.y)
-        .unroll(a.c);
+    tile_conv_output(a.output, a.x, a.y, a.c, a.n, s, k, {});
+    a.conv.compute_at(a.output, Var("xi")).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
+    if (k.split_k > 1) {
+        // partial(x, y, c, n, u): the sum over the u-th share of the input channels.
+        RVar rzo{"rzo"}, rzi{"rzi"};
+        Var u{"u"};
+        Func partial = a.conv.update()
+                           .split(a.r.z, rzo, rzi, (in_per_group + k.split_k - 1) / k.split_k,
+                                  TailStrategy::GuardWithIf)
+                           .rfactor(rzo, u);
+        Func partial_tile = partial.in();
+        partial_tile.compute_root();
+        tile_conv_output(partial_tile, a.x, a.y, a.c, a.n, s, k, {u});
+        partial.compute_at(partial_tile, Var("xi")).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
+        partial.update().reorder(a.x, a.y, a.c, a.r.x, a.r.y, rzi, a.n, u).unroll(a.x).unroll(a.y).unroll(a.c);
+        if (s.kernel_w <= 5) partial.update().unroll(a.r.x);
+        a.conv.update().unroll(a.x).unroll(a.y).unroll(a.c);
+        return;
+    }
+    a.conv.update().reorder(a.x, a.y, a.c, a.r.x, a.r.y, a.r.z, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
     if (s.kernel_w <= 5) a.conv.update().unroll(a.r.x);
 }
 
