@@ -44,7 +44,7 @@ layer { name: "ip" type: "InnerProduct" bottom: "f" top: "ip" inner_product_para
 layer { name: "s" type: "Softmax" bottom: "ip" top: "s" }
 NET
 
-declare -A targets=([cuda]=x86-64-linux-cuda-cuda_capability_86 [opencl]=x86-64-linux-opencl)
+declare -A targets=([cuda]=$(sed -n 's/^halide_target = //p' targets/cuda-h100.target) [opencl]=$(sed -n 's/^halide_target = //p' targets/opencl-nvidia.target))
 cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1"
 {
   echo 'set -u; cd "$(dirname "$0")"; export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}'
