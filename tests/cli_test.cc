@@ -165,6 +165,25 @@ TEST_F(Cli, CheckFiniteNamesTheFirstLayerThatOverflows) {
     EXPECT_NE(r.output.find("every blob is finite"), std::string::npos) << r.output;
 }
 
+TEST_F(Cli, BenchChecksEveryConvolutionAgainstOneDnnBeforeTimingIt) {
+    const std::string csv = write("set.csv",
+                                  "batch,in_chan,in_h,in_w,out_chan,kernel_h,kernel_w,stride_h,stride_w,pad_h,pad_w,out_h,out_w\n"
+                                  "3,5,11,9,7,3,3,2,2,1,1,6,5\n"
+                                  "3,16,7,7,24,1,1,1,1,0,0,7,7\n"
+                                  "2,3,8,8,4,3,3,1,1,0,0,6,6\n");
+    const Result r = cortado("bench conv --set " + csv + " --batch 3 --iterations 1 --json " + path("b.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream json(path("b.json"));
+    std::stringstream text;
+    text << json.rdbuf();
+    size_t rows = 0;
+    for (size_t at = text.str().find("\"relative_error\""); at != std::string::npos;
+         at = text.str().find("\"relative_error\"", at + 1))
+        rows++;
+    EXPECT_EQ(rows, 2u) << text.str();  // the batch-2 row is filtered out
+    EXPECT_NE(r.output.find("oneDNN"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, InputOfTheWrongShapeIsRefused) {
     std::vector<float> input(10, 1.0f);
     std::string error;

@@ -5,7 +5,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-debian_packages=(libprotobuf-dev protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd)
+debian_packages=(libprotobuf-dev protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+                 libdnnl-dev libopenblas-dev clang-15)
 missing=()
 for p in "${debian_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -8,7 +8,7 @@
 namespace {
 
 const char *kUsage =
-    "usage: cortado <command> NET.prototxt [options]\n"
+    "usage: cortado <command> NET.prototxt [options]   (bench: cortado bench SUITE [options])\n"
     "commands:\n"
     "  info     per-layer shapes, FLOPs, parameters, arithmetic intensity\n"
     "           [--batch N] [--input-shape N,C,H,W] [--json]\n"
@@ -17,7 +17,9 @@ const char *kUsage =
     "  run      compile, run and time the network on this machine\n"
     "           [--weights W.caffemodel | --seed S] [--save-weights OUT.caffemodel]\n"
     "           [--input X.npy] [--output Y.npy] [--dump-dir D] [--input-shape N,C,H,W]\n"
-    "           [--batch N] [--target T] [--iterations K] [--check] [--check-finite]\n";
+    "           [--batch N] [--target T] [--iterations K] [--check] [--check-finite]\n"
+    "  bench    conv|sgemm: cortado vs oneDNN / OpenBLAS on the same data, outputs checked first\n"
+    "           [--quick] [--batch N] [--iterations K] [--json F] [--markdown F] [--set CSV]\n";
 
 }  // namespace
 
@@ -32,6 +34,7 @@ int main(int argc, char **argv) {
         if (command == "info") return cortado::command_info(args);
         if (command == "compile") return cortado::command_compile(args);
         if (command == "run") return cortado::command_run(args);
+        if (command == "bench") return cortado::command_bench(args);
         std::cerr << "cortado: unknown command '" << command << "'\n" << kUsage;
         return 2;
     } catch (const cortado::CompileError &e) {

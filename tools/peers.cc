@@ -1,0 +1,87 @@
+#include "tools/peers.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <dnnl.hpp>
+
+namespace cortado {
+namespace {
+
+template <typename Run>
+PeerTiming time_runs(int iterations, Run run) {
+    run();  // warm-up
+    std::vector<double> ms;
+    for (int i = 0; i < iterations; i++) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return PeerTiming{ms[ms.size() / 2], ms.front(), ms.back(), ""};
+}
+
+}  // namespace
+
+PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &input,
+                              const std::vector<float> &weights, const std::vector<float> &bias,
+                              std::vector<float> *output, int iterations) {
+    using namespace dnnl;
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    engine cpu(engine::kind::cpu, 0);
+    stream strm(cpu);
+    const memory::dims src_dims{s.batch, s.in_channels, s.in_h, s.in_w};
+    const memory::dims weight_dims{s.out_channels, s.in_channels, s.kernel_h, s.kernel_w};
+    const memory::dims bias_dims{s.out_channels};
+    const memory::dims dst_dims{s.batch, s.out_channels, s.out_h, s.out_w};
+    // Caffe rounds the output size down; oneDNN wants the right padding that gives it exactly.
+    const memory::dims pad_left{s.pad_h, s.pad_w};
+    const memory::dims pad_right{(s.out_h - 1) * s.stride_h + s.kernel_h - s.in_h - s.pad_h,
+                                 (s.out_w - 1) * s.stride_w + s.kernel_w - s.in_w - s.pad_w};
+    convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct,
+                                   memory::desc(src_dims, dt::f32, tag::any),
+                                   memory::desc(weight_dims, dt::f32, tag::any),
+                                   memory::desc(bias_dims, dt::f32, tag::x),
+                                   memory::desc(dst_dims, dt::f32, tag::any),
+                                   {s.stride_h, s.stride_w}, pad_left, pad_right);
+    convolution_forward::primitive_desc pd(desc, cpu);
+
+    memory user_src({src_dims, dt::f32, tag::nchw}, cpu, const_cast<float *>(input.data()));
+    memory user_weights({weight_dims, dt::f32, tag::oihw}, cpu, const_cast<float *>(weights.data()));
+    memory bias_memory({bias_dims, dt::f32, tag::x}, cpu, const_cast<float *>(bias.data()));
+    output->assign(size_t(s.batch) * s.out_channels * s.out_h * s.out_w, 0.0f);
+    memory user_dst({dst_dims, dt::f32, tag::nchw}, cpu, output->data());
+    auto in_layout = [&](memory &user, const memory::desc &wanted) {
+        if (user.get_desc() == wanted) return user;
+        memory converted(wanted, cpu);
+        reorder(user, converted).execute(strm, user, converted);
+        return converted;
+    };
+    memory src = in_layout(user_src, pd.src_desc());
+    memory wei = in_layout(user_weights, pd.weights_desc());
+    memory dst = pd.dst_desc() == user_dst.get_desc() ? user_dst : memory(pd.dst_desc(), cpu);
+    convolution_forward conv(pd);
+    PeerTiming timing = time_runs(iterations, [&] {
+        conv.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_memory}, {DNNL_ARG_DST, dst}});
+        strm.wait();
+    });
+    if (dst != user_dst) reorder(dst, user_dst).execute(strm, dst, user_dst);
+    strm.wait();
+    timing.implementation = "oneDNN " + std::string(pd.impl_info_str());
+    return timing;
+}
+
+PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, const std::vector<float> &b,
+                          std::vector<float> *c, int iterations) {
+    c->assign(size_t(m) * n, 0.0f);
+    PeerTiming timing = time_runs(iterations, [&] {
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f,
+                    c->data(), n);
+    });
+    timing.implementation = "OpenBLAS sgemm";
+    return timing;
+}
+
+}  // namespace cortado

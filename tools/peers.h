@@ -1,0 +1,30 @@
+// The libraries users would pick instead of cortado on a CPU, run on the same data so `cortado
+// bench` can check their output against ours before timing either: oneDNN convolution (best
+// implementation it offers for the shape; layout reorders outside the timing) and OpenBLAS sgemm.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cortado {
+
+struct ConvShape {
+    int batch, in_channels, in_h, in_w, out_channels, kernel_h, kernel_w, stride_h, stride_w,
+        pad_h, pad_w, out_h, out_w;
+};
+
+struct PeerTiming {
+    double median_ms, min_ms, max_ms;
+    std::string implementation;
+};
+
+// NCHW input, OIHW weights, bias; writes NCHW output. Throws std::runtime_error on failure.
+PeerTiming onednn_convolution(const ConvShape &shape, const std::vector<float> &input,
+                              const std::vector<float> &weights, const std::vector<float> &bias,
+                              std::vector<float> *output, int iterations);
+
+// C (M x N) = A (M x K) * B^T, B stored N x K (Caffe's InnerProduct layout).
+PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, const std::vector<float> &b,
+                          std::vector<float> *c, int iterations);
+
+}  // namespace cortado
