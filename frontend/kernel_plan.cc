@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "frontend/compile_error.h"
+#include "frontend/content_hash.h"
 #include "frontend/memory_plan.h"
 #include "frontend/shape_inference.h"
 #include "frontend/target_features.h"
@@ -20,13 +21,7 @@ std::string KernelInstance::signature() const {
     return text;
 }
 
-std::string KernelInstance::function_name() const {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (unsigned char ch : signature()) h = (h ^ ch) * 1099511628211ull;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return "cortado_k_" + std::string(hex);
-}
+std::string KernelInstance::function_name() const { return "cortado_k_" + content_hash_hex(signature()); }
 
 namespace {
 

@@ -39,14 +39,19 @@ std::string shape_text(int rank, const int64_t *shape) {
     return text.empty() ? "scalar" : text;
 }
 
+int64_t tensor_count(const TensorSpec &t) {
+    int64_t n = 1;
+    for (int i = 0; i < t.rank; i++) n *= t.shape[i];
+    return n;
+}
+
 // Caffe accepts a legacy 4-D blob (1x1xNxK) where the layer wants (N, K): compare shapes with
 // leading ones dropped.
 bool same_shape(const std::vector<int64_t> &found, int rank, const int64_t *expected) {
     size_t f = 0;
     while (f + 1 < found.size() && found[f] == 1 && found.size() - f > size_t(rank)) f++;
-    int e = 0;
     if (found.size() - f != size_t(rank)) return false;
-    for (; e < rank; e++, f++)
+    for (int e = 0; e < rank; e++, f++)
         if (found[f] != expected[e]) return false;
     return true;
 }
@@ -175,12 +180,6 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
     return out;
 }
 
-int64_t tensor_count(const TensorSpec &t) {
-    int64_t n = 1;
-    for (int i = 0; i < t.rank; i++) n *= t.shape[i];
-    return n;
-}
-
 // Gives `buffer` a device alias of `count` floats at `offset` in the device arena. Halide can
 // only crop between buffers of equal rank, so the crop is taken as 1-D and the buffer's own
 // shape restored afterwards; the device handle does not depend on it.
@@ -307,11 +306,7 @@ int network_forward(Network *network, const float *input, float *output) {
         return -1;
     }
     const NetworkDescription &d = *network->description;
-    auto count = [&](int tensor) {
-        int64_t n = 1;
-        for (int i = 0; i < d.tensors[tensor].rank; i++) n *= d.tensors[tensor].shape[i];
-        return size_t(n);
-    };
+    auto count = [&](int tensor) { return size_t(tensor_count(d.tensors[tensor])); };
     float *arena = network->arena.get();
     std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
     if (network->device) {

@@ -3,15 +3,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 
 #include "frontend/fusion.h"
 #include "frontend/shape_inference.h"
-#include "tests/reference/reference_interpreter.h"
 #include "tools/kernel_builder.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
-#include "tools/network_weights.h"
+#include "tools/temporary_directory.h"
 
 namespace cortado::testing {
 namespace fs = std::filesystem;
@@ -21,10 +19,8 @@ namespace {
 BlobCheck check_graphs(Graph unfused, uint64_t seed) {
     Graph fused = unfused;
     fuse_activations(fused);
-    const std::string dir = (fs::temp_directory_path() /
-                             ("cortado-test-" + std::to_string(seed) + "-" +
-                              std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())))
-                                .string();
+    const TemporaryDirectory scratch("cortado-test");
+    const std::string &dir = scratch.path();
     const BuiltNetwork built = build_network(fused, "net", resolve_target(test_target()), dir, false);
     BlobCheck result;
     {
@@ -32,7 +28,6 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed) {
         net.create(nullptr, seed);
         result = check_every_blob(unfused, built.plan, net, seed);
     }
-    fs::remove_all(dir);
     return result;
 }
 

@@ -2,9 +2,7 @@
 // results bit for bit, and non-finite values travel through every op instead of vanishing.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <limits>
 #include <memory>
 #include <random>
@@ -16,10 +14,10 @@
 #include "tools/kernel_builder.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
+#include "tools/temporary_directory.h"
 
 namespace cortado::testing {
 namespace {
-namespace fs = std::filesystem;
 
 // A compiled network in a private directory, loaded once; contexts are made per use.
 class Compiled {
@@ -28,13 +26,9 @@ class Compiled {
         Graph graph = import_caffe_prototxt_text(prototxt, "test.prototxt", ImportOptions{});
         infer_shapes(graph);
         fuse_activations(graph);
-        dir_ = (fs::temp_directory_path() /
-                ("cortado-robust-" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count())))
-                   .string();
-        built_ = std::make_unique<BuiltNetwork>(build_network(graph, "net", resolve_target("host"), dir_, false));
-        library_ = link_shared_library(*built_, dir_);
+        built_ = std::make_unique<BuiltNetwork>(build_network(graph, "net", resolve_target("host"), dir_.path(), false));
+        library_ = link_shared_library(*built_, dir_.path());
     }
-    ~Compiled() { fs::remove_all(dir_); }
     std::unique_ptr<LoadedNetwork> context(uint64_t seed) const {
         auto net = std::make_unique<LoadedNetwork>(library_, "net");
         net->create(nullptr, seed);
@@ -42,7 +36,8 @@ class Compiled {
     }
 
   private:
-    std::string dir_, library_;
+    TemporaryDirectory dir_{"cortado-robust"};
+    std::string library_;
     std::unique_ptr<BuiltNetwork> built_;
 };
 

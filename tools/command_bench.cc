@@ -1,13 +1,9 @@
 // `cortado bench conv|sgemm`: cortado against the CPU peers (oneDNN, OpenBLAS) on the same data in
 // the same process. Every cortado result is checked against the peer's output before either is
 // timed; times are medians over --iterations runs after a warm-up.
-#include <unistd.h>
-
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -23,9 +19,9 @@
 #include "tools/network_builder.h"
 #include "tools/network_weights.h"
 #include "tools/peers.h"
+#include "tools/temporary_directory.h"
 
 namespace cortado {
-namespace fs = std::filesystem;
 
 namespace {
 
@@ -175,7 +171,8 @@ int command_bench(const std::vector<std::string> &args) {
     const int iterations = int(cli.get_int("iterations", 10));
     const std::string target = resolve_target(cli.get("target", "host"));
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
-    const std::string scratch = (fs::temp_directory_path() / ("cortado-bench-" + std::to_string(::getpid()))).string();
+    const TemporaryDirectory scratch_dir("cortado-bench");
+    const std::string &scratch = scratch_dir.path();
     std::vector<BenchRow> rows;
     bool mismatch = false;
     auto check = [&](BenchRow row) {
@@ -218,7 +215,6 @@ int command_bench(const std::vector<std::string> &args) {
         throw CompileError("unknown bench suite '" + suite + "': give conv or sgemm");
     }
     std::cerr << "\n";
-    fs::remove_all(scratch);
     write_reports(rows, suite, target, cli);
     return mismatch ? 6 : 0;
 }

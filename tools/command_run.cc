@@ -18,6 +18,7 @@
 #include "tools/network_builder.h"
 #include "tools/network_weights.h"
 #include "tools/npy.h"
+#include "tools/temporary_directory.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -74,22 +75,6 @@ void dump_blob(void *user, const char *blob, int rank, const int64_t *shape, con
         state->error = error;
 }
 
-class TemporaryDirectory {
-  public:
-    TemporaryDirectory() {
-        std::string pattern = (fs::temp_directory_path() / "cortado-run-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw CompileError("cannot create a temporary directory");
-        path_ = pattern;
-    }
-    ~TemporaryDirectory() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    const std::string &path() const { return path_; }
-
-  private:
-    std::string path_;
-};
 
 }  // namespace
 
@@ -112,7 +97,7 @@ int command_run(const std::vector<std::string> &args) {
     if (target.rfind(resolve_target("host"), 0) != 0 && cli.get("target", "host") != "host")
         std::cerr << "cortado: note: running code for " << target << " on this machine\n";
 
-    TemporaryDirectory build_dir;
+    TemporaryDirectory build_dir("cortado-run");
     const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), true);
     LoadedNetwork net(link_shared_library(built, build_dir.path()), "net");
 
@@ -130,6 +115,9 @@ int command_run(const std::vector<std::string> &args) {
         std::cout << "weights: " << weights_path << "\n";
     }
     net.create(weights_path.empty() ? nullptr : weights_path.c_str(), seed);
+    // The checks below compare against the weights themselves: read the file once.
+    if (!weights_path.empty() && (cli.flags.count("check") || cli.flags.count("check-finite")))
+        weights = read_weights(graph, weights_path);
 
     const std::vector<int64_t> in_shape = net.input_shape(), out_shape = net.output_shape();
     int64_t in_count = 1, out_count = 1;
@@ -161,7 +149,6 @@ int command_run(const std::vector<std::string> &args) {
     }
     int exit_code = 0;
     if (cli.flags.count("check-finite")) {
-        if (!weights_path.empty()) weights = read_weights(graph, weights_path);
         const std::string bad_weights = non_finite_weights(weights);
         if (!bad_weights.empty()) std::cout << "check-finite: " << bad_weights << "\n";
         FiniteState finite{&net, 0, ""};
@@ -209,7 +196,6 @@ int command_run(const std::vector<std::string> &args) {
 
     if (cli.flags.count("check")) {
         const Graph unfused = load_network(cli.positional, options, false);
-        if (!weights_path.empty()) weights = read_weights(unfused, weights_path);
         reference::Tensor in_tensor{in_shape, std::vector<double>(input.begin(), input.end())};
         const auto values = reference::run_graph(unfused, reference_weights(weights), {in_tensor});
         const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);

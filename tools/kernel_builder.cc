@@ -8,6 +8,7 @@
 
 #include "Halide.h"
 #include "frontend/compile_error.h"
+#include "frontend/content_hash.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -24,19 +25,11 @@ std::string compiler_identity() {
     return std::to_string(size) + "-" + std::to_string(time);
 }
 
-std::string hash_hex(const std::string &text) {
-    uint64_t h = 1469598103934665603ull;
-    for (unsigned char ch : text) h = (h ^ ch) * 1099511628211ull;
-    char hex[17];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
-    return hex;
-}
-
 // Builds into a private directory, then renames it into place, so concurrent compilers
 // sharing the cache never see half-written objects.
 template <typename Build>
 std::string cached(const std::string &name, const std::string &key, Build build) {
-    const fs::path dir = fs::path(kernel_cache_dir()) / (name + "-" + hash_hex(key + compiler_identity()));
+    const fs::path dir = fs::path(kernel_cache_dir()) / (name + "-" + content_hash_hex(key + compiler_identity()));
     const fs::path object = dir / (name + ".o");
     if (fs::exists(object)) return object.string();
     fs::create_directories(dir.parent_path());

@@ -6,6 +6,8 @@
 // threads run, then add the partial sums. The padded input is materialised by its own kernel.
 #pragma once
 
+#include <vector>
+
 #include "generators/conv2d.h"
 #include "schedules/gpu/tiling.h"
 
@@ -25,7 +27,7 @@ inline int rows_per_thread(int out_h) {
 }
 
 // Tiles `f` (x, y, c, n[, u]) into register tiles per thread and returns the thread's x var.
-inline void tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y, Halide::Var c,
+inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y, Halide::Var c,
                              Halide::Var n, const Conv2dShape &s, const Conv2dKnobs &k,
                              const std::vector<Halide::Var> &extra_blocks) {
     using namespace Halide;
@@ -41,6 +43,7 @@ inline void tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y, Halid
         .fuse(cb, n, block);
     for (const Var &extra : extra_blocks) f.fuse(block, extra, block);
     f.gpu_blocks(xo, yo, block).gpu_threads(xi, ct).unroll(yi).unroll(ci);
+    return xi;
 }
 
 inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Target &, Conv2dKnobs k = {}) {
@@ -58,8 +61,8 @@ inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Targe
         a.padded.compute_root();
         tile_2d(a.padded, a.x, a.y, s.in_w + 2 * s.pad_w, s.in_h + 2 * s.pad_h, a.c, a.n);
     }
-    tile_conv_output(a.output, a.x, a.y, a.c, a.n, s, k, {});
-    a.conv.compute_at(a.output, Var("xi")).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
+    const Var thread = tile_conv_output(a.output, a.x, a.y, a.c, a.n, s, k, {});
+    a.conv.compute_at(a.output, thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
     if (k.split_k > 1) {
         // partial(x, y, c, n, u): the sum over the u-th share of the input channels.
         RVar rzo{"rzo"}, rzi{"rzi"};
@@ -70,8 +73,8 @@ inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Targe
                            .rfactor(rzo, u);
         Func partial_tile = partial.in();
         partial_tile.compute_root();
-        tile_conv_output(partial_tile, a.x, a.y, a.c, a.n, s, k, {u});
-        partial.compute_at(partial_tile, Var("xi")).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
+        const Var partial_thread = tile_conv_output(partial_tile, a.x, a.y, a.c, a.n, s, k, {u});
+        partial.compute_at(partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
         partial.update().reorder(a.x, a.y, a.c, a.r.x, a.r.y, rzi, a.n, u).unroll(a.x).unroll(a.y).unroll(a.c);
         if (s.kernel_w <= 5) partial.update().unroll(a.r.x);
         a.conv.update().unroll(a.x).unroll(a.y).unroll(a.c);

@@ -8,8 +8,8 @@
 namespace cortado::schedules::gpu {
 
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &) {
-    tile_2d(a.output, a.x, a.y, s.out_w, s.out_h, a.c, a.n);
-    if (!s.average) a.window_max.compute_at(a.output, Halide::Var("xi")).store_in(Halide::MemoryType::Register);
+    const Halide::Var thread = tile_2d(a.output, a.x, a.y, s.out_w, s.out_h, a.c, a.n);
+    if (!s.average) a.window_max.compute_at(a.output, thread).store_in(Halide::MemoryType::Register);
 }
 
 }  // namespace cortado::schedules::gpu

@@ -14,7 +14,8 @@ inline int fitting(int factor, int extent) { return std::max(1, std::min(factor,
 
 // One thread per output element, blocks of up to 32 x 8 threads over the first two loops,
 // the remaining two loops fused into a third block dimension. Partial tiles are guarded.
-inline void tile_2d(Halide::Func f, Halide::Var x, Halide::Var y, int extent_x, int extent_y,
+// Returns the innermost thread loop, where per-element producers are computed.
+inline Halide::Var tile_2d(Halide::Func f, Halide::Var x, Halide::Var y, int extent_x, int extent_y,
                     Halide::Var rest_a, Halide::Var rest_b) {
     using namespace Halide;
     Var xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"}, rest{"rest"};
@@ -24,6 +25,7 @@ inline void tile_2d(Halide::Func f, Halide::Var x, Halide::Var y, int extent_x, 
         .fuse(rest_a, rest_b, rest)
         .gpu_blocks(xo, yo, rest)
         .gpu_threads(xi, yi);
+    return xi;
 }
 
 }  // namespace cortado::schedules::gpu
