@@ -1,5 +1,6 @@
 #include "frontend/kernel_plan.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -52,7 +53,8 @@ FillerSpec runtime_filler(const Filler &f) {
 
 class Planner {
   public:
-    Planner(const Graph &graph, const std::string &target) : graph_(graph), target_(target) {}
+    Planner(const Graph &graph, const std::string &target, const std::string &knobs)
+        : graph_(graph), target_(target), knobs_(knobs) {}
 
     NetworkPlan run(const std::string &name) {
         plan_.name = name;
@@ -143,19 +145,29 @@ class Planner {
         return index;
     }
 
-    // Schedule knobs for tuning experiments: CORTADO_KNOBS="generator.param=value,..." adds
-    // generator parameters to every instance of that generator (and so to its signature).
-    static void add_knob_overrides(const std::string &generator,
-                                   std::vector<std::pair<std::string, std::string>> &params) {
-        const char *knobs = std::getenv("CORTADO_KNOBS");
-        if (!knobs) return;
-        std::stringstream list(knobs);
-        for (std::string item; std::getline(list, item, ',');) {
-            const size_t dot = item.find('.'), eq = item.find('=');
-            if (dot == std::string::npos || eq == std::string::npos || eq < dot)
-                throw CompileError("CORTADO_KNOBS: '" + item + "' is not generator.param=value");
-            if (item.substr(0, dot) == generator)
-                params.emplace_back(item.substr(dot + 1, eq - dot - 1), item.substr(eq + 1));
+    // Schedule knobs: the target's table, then $CORTADO_KNOBS for tuning experiments, each
+    // "generator.param=value,..."; they become generator parameters of every instance of that
+    // generator (and so part of its signature). A later setting of the same knob wins.
+    void add_knob_overrides(const std::string &generator,
+                            std::vector<std::pair<std::string, std::string>> &params) const {
+        const char *experiment = std::getenv("CORTADO_KNOBS");
+        for (const auto &[source, knobs] : {std::pair<std::string, std::string>{"target knobs", knobs_},
+                                            {"CORTADO_KNOBS", experiment ? experiment : ""}}) {
+            std::stringstream list(knobs);
+            for (std::string item; std::getline(list, item, ',');) {
+                item.erase(0, item.find_first_not_of(" \t"));
+                item.erase(item.find_last_not_of(" \t") + 1);
+                if (item.empty()) continue;
+                const size_t dot = item.find('.'), eq = item.find('=');
+                if (dot == std::string::npos || eq == std::string::npos || eq < dot)
+                    throw CompileError(source + ": '" + item + "' is not generator.param=value");
+                if (item.substr(0, dot) != generator) continue;
+                const std::string key = item.substr(dot + 1, eq - dot - 1);
+                params.erase(std::remove_if(params.begin(), params.end(),
+                                            [&](const auto &param) { return param.first == key; }),
+                             params.end());
+                params.emplace_back(key, item.substr(eq + 1));
+            }
         }
     }
 
@@ -387,6 +399,7 @@ class Planner {
 
     const Graph &graph_;
     std::string target_;
+    std::string knobs_;
     NetworkPlan plan_;
     std::map<int, int> tensor_index_;       // value id -> tensor index
     std::vector<int> storage_of_;           // tensor index -> storage root tensor index
@@ -395,8 +408,9 @@ class Planner {
 
 }  // namespace
 
-NetworkPlan plan_network(const Graph &graph, const std::string &name, const std::string &target) {
-    return Planner(graph, target).run(name);
+NetworkPlan plan_network(const Graph &graph, const std::string &name, const std::string &target,
+                         const std::string &knobs) {
+    return Planner(graph, target, knobs).run(name);
 }
 
 }  // namespace cortado

@@ -68,6 +68,9 @@ struct NetworkPlan {
 };
 
 // Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4).
-NetworkPlan plan_network(const Graph &graph, const std::string &name, const std::string &target);
+// `knobs` is the target's schedule-knob table, "generator.param=value,..." (targets/*.target);
+// $CORTADO_KNOBS, in the same form, is applied after it for tuning experiments.
+NetworkPlan plan_network(const Graph &graph, const std::string &name, const std::string &target,
+                         const std::string &knobs = "");
 
 }  // namespace cortado

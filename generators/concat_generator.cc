@@ -4,7 +4,8 @@
 #include "generators/concat.h"
 #include "generators/schedule_family.h"
 #include "schedules/gpu/concat.h"
-#include "schedules/x86/concat.h"
+#include "schedules/cpu/concat.h"
+#include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
@@ -34,7 +35,9 @@ class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
         output = concat.output;
         require_dense_shape(output, {s.inner, total, s.outer});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_concat(concat, s, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_concat(concat, s, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_concat(concat, s, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_concat(concat, s, get_target()); break;
         }
     }

@@ -3,7 +3,9 @@
 #include "generators/buffer_shape.h"
 #include "generators/conv2d.h"
 #include "generators/schedule_family.h"
+#include "schedules/arm/conv2d.h"
 #include "schedules/gpu/conv2d.h"
+#include "schedules/hvx/conv2d.h"
 #include "schedules/x86/conv2d.h"
 
 namespace cortado {
@@ -39,6 +41,8 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
         switch (schedule_family_for(get_target())) {
             case ScheduleFamily::X86: schedules::x86::schedule_conv2d(conv, s, get_target()); break;
+            case ScheduleFamily::ARM: schedules::arm::schedule_conv2d(conv, s, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_conv2d(conv, s, get_target()); break;
             case ScheduleFamily::GPU:
                 schedules::gpu::schedule_conv2d(conv, s, get_target(),
                                                 {gpu_rows, gpu_channels, gpu_threads_x, gpu_threads_c, gpu_split_k});

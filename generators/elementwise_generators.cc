@@ -5,7 +5,8 @@
 #include "generators/elementwise.h"
 #include "generators/schedule_family.h"
 #include "schedules/gpu/elementwise.h"
-#include "schedules/x86/elementwise.h"
+#include "schedules/cpu/elementwise.h"
+#include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
@@ -22,7 +23,9 @@ class ReluGenerator : public Halide::Generator<ReluGenerator> {
         require_dense_shape(input, {count});
         require_dense_shape(output, {count});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_flat(relu.output, relu.i, count, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_flat(relu.output, relu.i, count, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_flat(relu.output, relu.i, count, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_flat(relu.output, relu.i, count, get_target()); break;
         }
     }
@@ -52,7 +55,9 @@ class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
         output = eltwise.output;
         require_dense_shape(output, {count});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
         }
     }
@@ -74,7 +79,9 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
         require_dense_shape(shift, {channels});
         require_dense_shape(output, {inner, channels, outer});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
         }
     }

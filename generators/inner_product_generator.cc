@@ -2,7 +2,8 @@
 #include "generators/inner_product.h"
 #include "generators/schedule_family.h"
 #include "schedules/gpu/inner_product.h"
-#include "schedules/x86/inner_product.h"
+#include "schedules/cpu/inner_product.h"
+#include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
@@ -20,7 +21,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
     void generate() {
         const InnerProductShape s{rows, inputs, outputs, relu, relu_slope};
         // Partial sums per vector lane on CPUs, per thread of a block on GPUs.
-        const int lanes = get_target().has_gpu_feature() ? 64 : get_target().natural_vector_size<float>();
+        const int lanes = get_target().has_gpu_feature() ? 64 : float_vector_lanes(get_target());
         InnerProduct ip(input, weights, bias, s, lanes);
         output = ip.output;
         require_dense_shape(input, {s.inputs, s.rows});
@@ -28,7 +29,9 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         require_dense_shape(bias, {s.outputs});
         require_dense_shape(output, {s.outputs, s.rows});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_inner_product(ip, s, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_inner_product(ip, s, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_inner_product(ip, s, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_inner_product(ip, s, get_target()); break;
         }
     }

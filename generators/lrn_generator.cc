@@ -2,7 +2,8 @@
 #include "generators/lrn.h"
 #include "generators/schedule_family.h"
 #include "schedules/gpu/lrn.h"
-#include "schedules/x86/lrn.h"
+#include "schedules/cpu/lrn.h"
+#include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
@@ -23,7 +24,9 @@ class LRNGenerator : public Halide::Generator<LRNGenerator> {
         require_dense_shape(input, {s.w, s.h, s.channels, s.batch});
         require_dense_shape(output, {s.w, s.h, s.channels, s.batch});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_lrn(lrn, s, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_lrn(lrn, s, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_lrn(lrn, s, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_lrn(lrn, s, get_target()); break;
         }
     }

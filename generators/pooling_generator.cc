@@ -2,7 +2,8 @@
 #include "generators/pooling.h"
 #include "generators/schedule_family.h"
 #include "schedules/gpu/pooling.h"
-#include "schedules/x86/pooling.h"
+#include "schedules/cpu/pooling.h"
+#include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
@@ -25,7 +26,9 @@ class PoolingGenerator : public Halide::Generator<PoolingGenerator> {
         require_dense_shape(input, {s.in_w, s.in_h, s.channels, s.batch});
         require_dense_shape(output, {s.out_w, s.out_h, s.channels, s.batch});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_pooling(pool, s, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_pooling(pool, s, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_pooling(pool, s, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_pooling(pool, s, get_target()); break;
         }
     }

@@ -2,7 +2,8 @@
 #include "generators/schedule_family.h"
 #include "generators/softmax.h"
 #include "schedules/gpu/softmax.h"
-#include "schedules/x86/softmax.h"
+#include "schedules/cpu/softmax.h"
+#include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
@@ -20,7 +21,9 @@ class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
         require_dense_shape(input, {s.inner, s.channels, s.outer});
         require_dense_shape(output, {s.inner, s.channels, s.outer});
         switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86: schedules::x86::schedule_softmax(softmax, s, get_target()); break;
+            case ScheduleFamily::X86:
+            case ScheduleFamily::ARM: schedules::cpu::schedule_softmax(softmax, s, get_target()); break;
+            case ScheduleFamily::HVX: schedules::hvx::schedule_softmax(softmax, s, get_target()); break;
             case ScheduleFamily::GPU: schedules::gpu::schedule_softmax(softmax, s, get_target()); break;
         }
     }

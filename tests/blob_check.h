@@ -14,6 +14,7 @@ namespace cortado::testing {
 
 struct BlobCheck {
     int blobs_checked = 0;
+    int all_zero_blobs = 0;  // blobs whose reference is all zeros: a check that would prove nothing
     double worst_error = 0.0;  // relative L2 error of the worst blob
     std::string worst_blob;
 };

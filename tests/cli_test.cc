@@ -2,12 +2,14 @@
 // file:line or the layer, weights written and read back, .npy input/output, blob dumps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <vector>
 
 #include "tests/network_harness.h"
 #include "tools/npy.h"
@@ -211,6 +213,46 @@ TEST_F(Cli, InfoJsonAndCompileOutputs) {
     r = cortado("compile " + net + " --name 9lives -o " + path("out"));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("must be a C identifier"), std::string::npos) << r.output;
+}
+
+// e_machine of every ELF image inside `path`: the file's own header first, then any embedded one
+// (HVX offload links the DSP code into a Hexagon shared object stored inside the ARM library).
+std::vector<int> elf_machines(const std::string &path) {
+    std::ifstream file(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::vector<int> machines;
+    for (size_t at = bytes.find("\x7f" "ELF"); at != std::string::npos && at + 20 <= bytes.size();
+         at = bytes.find("\x7f" "ELF", at + 1))
+        machines.push_back(static_cast<unsigned char>(bytes[at + 18]) | static_cast<unsigned char>(bytes[at + 19]) << 8);
+    return machines;
+}
+
+constexpr int kElfAarch64 = 183, kElfHexagon = 164;
+
+TEST_F(Cli, CrossTargetsBuildForTheirMachineAndRefuseToRunHere) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    Result r = cortado("compile " + net + " --target arm-64-linux --shared -o " + path("arm"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::vector<int> machines = elf_machines(path("arm/libsmall.so"));
+    ASSERT_FALSE(machines.empty());
+    EXPECT_EQ(machines[0], kElfAarch64);
+    EXPECT_EQ(std::find(machines.begin(), machines.end(), kElfHexagon), machines.end());
+
+    r = cortado("run " + net + " --target arm-64-linux");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("cannot execute code for arm-64-linux"), std::string::npos) << r.output;
+
+    r = cortado("compile " + net + " --target hexagon-hvx --shared -o " + path("hvx"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    machines = elf_machines(path("hvx/libsmall.so"));
+    ASSERT_FALSE(machines.empty());
+    EXPECT_EQ(machines[0], kElfAarch64);
+    EXPECT_NE(std::find(machines.begin(), machines.end(), kElfHexagon), machines.end())
+        << "no Hexagon code linked into the HVX library";
+
+    r = cortado("compile " + net + " --target arm-64-linux-hvx -o " + path("old-hvx"));
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("need hvx_v68"), std::string::npos) << r.output;
 }
 
 }  // namespace

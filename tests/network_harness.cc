@@ -1,12 +1,16 @@
 #include "tests/network_harness.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <stdexcept>
 
 #include "frontend/fusion.h"
 #include "frontend/shape_inference.h"
-#include "tools/kernel_builder.h"
+#include "frontend/untrained_fillers.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
 #include "tools/temporary_directory.h"
@@ -16,19 +20,58 @@ namespace fs = std::filesystem;
 
 namespace {
 
-BlobCheck check_graphs(Graph unfused, uint64_t seed) {
+std::string shell_quote(const std::string &text) {
+    std::string out = "'";
+    for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    return out + "'";
+}
+
+// Cross targets: the library cannot be loaded here, so the libHalide-free checker built for
+// the target runs it under $CORTADO_TEST_CHECKER (e.g. "qemu-aarch64 .../prebuilt_network_check")
+// and reports the same comparison on its output.
+BlobCheck check_out_of_process(const std::string &checker, const std::string &prototxt_path,
+                               const ImportOptions &options, const std::string &library,
+                               const std::string &target, uint64_t seed) {
+    std::string command = checker + " " + shell_quote(prototxt_path) + " " + shell_quote(library) + " " +
+                          shell_quote(target) + " --seed " + std::to_string(seed) + " --iterations 0";
+    if (options.batch > 0) command += " --batch " + std::to_string(options.batch);
+    if (!options.input_shape.empty()) {
+        std::string shape;
+        for (int64_t d : options.input_shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
+        command += " --input-shape " + shape;
+    }
+    FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot start: " + command);
+    std::string output;
+    char buffer[4096];
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    const int status = ::pclose(pipe);
+    static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\))");
+    std::smatch match;
+    if (!std::regex_search(output, match, result_line))
+        throw std::runtime_error("checker gave no result (exit status " + std::to_string(status) + "):\n$ " +
+                                 command + "\n" + output);
+    BlobCheck result;
+    result.blobs_checked = std::stoi(match[1]);
+    result.all_zero_blobs = std::stoi(match[2]);
+    result.worst_error = std::strtod(match[3].str().c_str(), nullptr);  // "nan" parses as NaN
+    result.worst_blob = match[4];
+    return result;
+}
+
+BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt_path, const ImportOptions &options) {
     Graph fused = unfused;
     fuse_activations(fused);
     const TemporaryDirectory scratch("cortado-test");
     const std::string &dir = scratch.path();
-    const BuiltNetwork built = build_network(fused, "net", resolve_target(test_target()), dir, false);
-    BlobCheck result;
-    {
-        LoadedNetwork net(link_shared_library(built, dir), "net");
-        net.create(nullptr, seed);
-        result = check_every_blob(unfused, built.plan, net, seed);
-    }
-    return result;
+    const TargetDescription target = resolve_target(test_target());
+    const BuiltNetwork built = build_network(fused, "net", target, dir, false);
+    const std::string library = link_shared_library(built, dir);
+    if (const char *checker = std::getenv("CORTADO_TEST_CHECKER"); checker && *checker)
+        return check_out_of_process(checker, prototxt_path, options, library, target.halide_target, seed);
+    LoadedNetwork net(library, "net");
+    net.create(nullptr, seed);
+    return check_every_blob(unfused, built.plan, net, seed);
 }
 
 }  // namespace
@@ -37,13 +80,18 @@ BlobCheck check_network_text(const std::string &prototxt, const std::string &dis
                              const ImportOptions &options, uint64_t seed) {
     Graph graph = import_caffe_prototxt_text(prototxt, display, options);
     infer_shapes(graph);
-    return check_graphs(std::move(graph), seed);
+    fill_untrained_weights(graph);
+    const TemporaryDirectory scratch("cortado-test-net");
+    const std::string path = scratch.path() + "/net.prototxt";
+    std::ofstream(path) << prototxt;
+    return check_graphs(std::move(graph), seed, path, options);
 }
 
 BlobCheck check_network_file(const std::string &path, const ImportOptions &options, uint64_t seed) {
     Graph graph = import_caffe_prototxt(path, options);
     infer_shapes(graph);
-    return check_graphs(std::move(graph), seed);
+    fill_untrained_weights(graph);
+    return check_graphs(std::move(graph), seed, path, options);
 }
 
 std::string test_target() {

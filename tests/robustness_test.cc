@@ -11,7 +11,6 @@
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
-#include "tools/kernel_builder.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
 #include "tools/temporary_directory.h"

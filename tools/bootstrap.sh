@@ -5,16 +5,21 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-debian_packages=(libprotobuf-dev protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-                 libdnnl-dev libopenblas-dev clang-15)
+debian_packages=(libprotobuf-dev:amd64 protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
+                 libdnnl-dev libopenblas-dev clang-15
+                 g++-aarch64-linux-gnu qemu-user libprotobuf-dev:arm64)
+sudo_cmd=""
+[ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+# The ARM64 checker links Debian's arm64 libprotobuf (multiarch) and runs under qemu-aarch64.
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  $sudo_cmd dpkg --add-architecture arm64
+fi
 missing=()
 for p in "${debian_packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
   echo "cortado: installing Debian packages: ${missing[*]}"
-  sudo_cmd=""
-  [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
   $sudo_cmd apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi

@@ -1,5 +1,5 @@
-// `cortado bench conv|sgemm`: cortado against the CPU peers (oneDNN, OpenBLAS) on the same data in
-// the same process. Every cortado result is checked against the peer's output before either is
+// `cortado bench conv|sgemm|nets`: cortado against the CPU peers (oneDNN, OpenBLAS) on the same
+// data in the same process. Every cortado result is checked against the peer's output before either is
 // timed; times are medians over --iterations runs after a warm-up.
 #include <algorithm>
 #include <cmath>
@@ -12,30 +12,24 @@
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
+#include "tools/bench_networks.h"
+#include "tools/bench_report.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/kernel_builder.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
 #include "tools/network_weights.h"
 #include "tools/peers.h"
 #include "tools/temporary_directory.h"
+#include "tools/toolchain.h"
 
 namespace cortado {
 
 namespace {
 
-struct BenchRow {
-    std::string name;
-    double gflop;
-    double ours_ms, peer_ms;
-    std::string peer;
-    double error;  // relative L2 error of cortado's output against the peer's
-};
-
 double relative_error(const std::vector<float> &a, const std::vector<float> &b) {
     double diff = 0, norm = 0;
-    for (size_t i = 0; i < a.size(); i++) {
+    for (size_t i = 0; i < a.size() && i < b.size(); i++) {
         diff += (double(a[i]) - b[i]) * (double(a[i]) - b[i]);
         norm += double(b[i]) * b[i];
     }
@@ -46,10 +40,10 @@ double relative_error(const std::vector<float> &a, const std::vector<float> &b) 
 struct SingleLayer {
     std::vector<float> input, output;
     std::vector<LayerWeights> weights;
-    double median_ms = 0;
+    Timing timing;
 };
 
-SingleLayer run_single_layer(const std::string &prototxt, const std::string &target, int iterations,
+SingleLayer run_single_layer(const std::string &prototxt, const TargetDescription &target, int iterations,
                              const std::string &scratch) {
     Graph graph = import_caffe_prototxt_text(prototxt, "bench.prototxt", ImportOptions{});
     infer_shapes(graph);
@@ -71,7 +65,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const std::string &tar
         ms.push_back(net.layer_time_ms(0));
     }
     std::sort(ms.begin(), ms.end());
-    result.median_ms = ms[ms.size() / 2];
+    result.timing = {ms[ms.size() / 2], ms.front(), ms.back()};
     return result;
 }
 
@@ -124,58 +118,21 @@ std::string conv_name(const ConvShape &s) {
     return text;
 }
 
-void write_reports(const std::vector<BenchRow> &rows, const std::string &suite, const std::string &target,
-                   const CliArgs &cli) {
-    double ours = 0, peer = 0;
-    std::vector<double> ratios;
-    for (const BenchRow &r : rows) {
-        ours += r.ours_ms;
-        peer += r.peer_ms;
-        ratios.push_back(r.peer_ms / r.ours_ms);
-    }
-    std::sort(ratios.begin(), ratios.end());
-    std::ostringstream md;
-    md << "| " << suite << " | GFLOP | cortado ms | cortado GFLOP/s | peer | peer ms | peer GFLOP/s | speed-up over peer | rel. error vs peer |\n"
-       << "|---|---:|---:|---:|---|---:|---:|---:|---:|\n";
-    char line[512];
-    for (const BenchRow &r : rows) {
-        std::snprintf(line, sizeof line, "| %s | %.3f | %.3f | %.1f | %s | %.3f | %.1f | %.2f | %.1e |\n", r.name.c_str(),
-                      r.gflop, r.ours_ms, r.gflop / r.ours_ms * 1e3, r.peer.c_str(), r.peer_ms, r.gflop / r.peer_ms * 1e3,
-                      r.peer_ms / r.ours_ms, r.error);
-        md << line;
-    }
-    std::snprintf(line, sizeof line,
-                  "\n%zu cases on %s: cortado %.2f ms in total, peers %.2f ms (speed-up %.2f); median per-case speed-up %.2f (min %.2f, max %.2f)\n",
-                  rows.size(), target.c_str(), ours, peer, peer / ours,
-                  ratios.empty() ? 0 : ratios[ratios.size() / 2], ratios.empty() ? 0 : ratios.front(),
-                  ratios.empty() ? 0 : ratios.back());
-    md << line;
-    std::cout << md.str();
-    if (cli.has("markdown")) std::ofstream(cli.get("markdown")) << md.str();
-    if (cli.has("json")) {
-        std::ofstream json(cli.get("json"));
-        json << "{\"suite\": \"" << suite << "\", \"target\": \"" << target << "\", \"rows\": [\n";
-        for (size_t i = 0; i < rows.size(); i++)
-            json << "  {\"name\": \"" << rows[i].name << "\", \"gflop\": " << rows[i].gflop << ", \"cortado_ms\": "
-                 << rows[i].ours_ms << ", \"peer\": \"" << rows[i].peer << "\", \"peer_ms\": " << rows[i].peer_ms
-                 << ", \"relative_error\": " << rows[i].error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
-        json << "]}\n";
-    }
-}
-
 }  // namespace
 
 int command_bench(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"batch", "iterations", "json", "markdown", "set", "target"}, {"quick"});
+    const CliArgs cli =
+        parse_cli_args(args, {"batch", "iterations", "json", "markdown", "models", "set", "target"}, {"quick"});
     const std::string suite = cli.positional;
     const int iterations = int(cli.get_int("iterations", 10));
-    const std::string target = resolve_target(cli.get("target", "host"));
+    const TargetDescription target = resolve_target(cli.get("target", "host"));
+    require_runs_here(target.halide_target, "bench");
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
     const TemporaryDirectory scratch_dir("cortado-bench");
     const std::string &scratch = scratch_dir.path();
     std::vector<BenchRow> rows;
     bool mismatch = false;
-    auto check = [&](BenchRow row) {
+    auto check = [&](const BenchRow &row) {
         if (!(row.error <= 1e-4)) {
             std::cerr << "cortado bench: " << row.name << ": output differs from " << row.peer << " (relative L2 "
                       << row.error << "); not timed\n";
@@ -193,8 +150,10 @@ int command_bench(const std::vector<std::string> &args) {
             const PeerTiming peer = onednn_convolution(s, ours.input, ours.weights[0].blobs[0],
                                                        ours.weights[0].blobs[1], &theirs, iterations);
             const double gflop = 2e-9 * s.batch * s.out_channels * s.out_h * s.out_w * s.in_channels * s.kernel_h * s.kernel_w;
-            check({conv_name(s), gflop, ours.median_ms, peer.median_ms, peer.implementation,
-                   relative_error(ours.output, theirs)});
+            const double megabytes = 4e-6 * (double(ours.input.size()) + ours.weights[0].blobs[0].size() +
+                                             ours.weights[0].blobs[1].size() + ours.output.size());
+            check({conv_name(s), gflop, megabytes, ours.timing, peer.implementation,
+                   {peer.median_ms, peer.min_ms, peer.max_ms}, relative_error(ours.output, theirs)});
         }
     } else if (suite == "sgemm") {
         std::vector<int> sizes = {128, 256, 512, 1024, 2048};
@@ -208,14 +167,18 @@ int command_bench(const std::vector<std::string> &args) {
             SingleLayer ours = run_single_layer(prototxt, target, iterations, scratch);
             std::vector<float> theirs;
             const PeerTiming peer = openblas_sgemm(n, n, n, ours.input, ours.weights[0].blobs[0], &theirs, iterations);
-            check({"sgemm " + std::to_string(n), 2e-9 * n * double(n) * n, ours.median_ms, peer.median_ms,
-                   peer.implementation, relative_error(ours.output, theirs)});
+            check({"sgemm " + std::to_string(n), 2e-9 * n * double(n) * n, 4e-6 * 3 * double(n) * n, ours.timing,
+                   peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_error(ours.output, theirs)});
         }
+    } else if (suite == "nets") {
+        const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
+        for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick")))
+            if (!cli.has("batch") || c.batch == cli.get_int("batch", 0)) check(bench_network(c, target, iterations, scratch));
     } else {
-        throw CompileError("unknown bench suite '" + suite + "': give conv or sgemm");
+        throw CompileError("unknown bench suite '" + suite + "': give conv, sgemm or nets");
     }
     std::cerr << "\n";
-    write_reports(rows, suite, target, cli);
+    write_bench_reports(rows, suite, target, cli.get("markdown", ""), cli.get("json", ""));
     return mismatch ? 6 : 0;
 }
 

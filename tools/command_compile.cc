@@ -5,7 +5,6 @@
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/kernel_builder.h"
 #include "tools/network_builder.h"
 
 namespace cortado {
@@ -26,13 +25,13 @@ int command_compile(const std::vector<std::string> &args) {
     options.batch = cli.get_int("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
     const Graph graph = load_network(cli.positional, options, true);
-    const std::string target = resolve_target(cli.get("target", "host"));
+    const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));
     const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true);
     if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
     std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()
               << " distinct kernels, " << built.plan.arena_floats * 4 / 1024 << " KiB of activations, target "
-              << target << "\n"
+              << target.halide_target << "\n"
               << "  " << built.header << "\n  " << built.library << "\n";
     return 0;
 }

@@ -11,14 +11,15 @@
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/load_network.h"
+#include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/kernel_builder.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
 #include "tools/network_weights.h"
 #include "tools/npy.h"
 #include "tools/temporary_directory.h"
+#include "tools/toolchain.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -92,10 +93,14 @@ int command_run(const std::vector<std::string> &args) {
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
 
-    const Graph graph = load_network(cli.positional, options, true);
-    const std::string target = resolve_target(cli.get("target", "host"));
-    if (target.rfind(resolve_target("host"), 0) != 0 && cli.get("target", "host") != "host")
-        std::cerr << "cortado: note: running code for " << target << " on this machine\n";
+    Graph graph = load_network(cli.positional, options, true);
+    if (!cli.has("weights"))
+        for (const std::string &layer : fill_untrained_weights(graph))
+            std::cerr << "cortado: note: " << layer << " has no fillers (a deploy prototxt); random weights stand in\n";
+    const TargetDescription target = resolve_target(cli.get("target", "host"));
+    require_runs_here(target.halide_target, "run");
+    if (target.halide_target.rfind(resolve_target("host").halide_target, 0) != 0 && cli.get("target", "host") != "host")
+        std::cerr << "cortado: note: running code for " << target.halide_target << " on this machine\n";
 
     TemporaryDirectory build_dir("cortado-run");
     const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), true);
@@ -175,7 +180,7 @@ int command_run(const std::vector<std::string> &args) {
     std::sort(sorted.begin(), sorted.end());
     std::printf("time per iteration: median %.3f ms, min %.3f ms, max %.3f ms over %lld iterations (batch %lld, target %s)\n",
                 sorted[sorted.size() / 2], sorted.front(), sorted.back(),
-                static_cast<long long>(iterations), static_cast<long long>(in_shape[0]), target.c_str());
+                static_cast<long long>(iterations), static_cast<long long>(in_shape[0]), target.halide_target.c_str());
 
     // Top-5 of the first image, for classifier-shaped outputs.
     const int64_t classes = out_count / out_shape[0];

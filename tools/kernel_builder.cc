@@ -2,13 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 
 #include "Halide.h"
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
+#include "tools/toolchain.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -28,9 +31,10 @@ std::string compiler_identity() {
 // Builds into a private directory, then renames it into place, so concurrent compilers
 // sharing the cache never see half-written objects.
 template <typename Build>
-std::string cached(const std::string &name, const std::string &key, Build build) {
+std::string cached(const std::string &name, const std::string &key, Build build,
+                   const std::string &product = "") {
     const fs::path dir = fs::path(kernel_cache_dir()) / (name + "-" + content_hash_hex(key + compiler_identity()));
-    const fs::path object = dir / (name + ".o");
+    const fs::path object = dir / (product.empty() ? name + ".o" : product);
     if (fs::exists(object)) return object.string();
     fs::create_directories(dir.parent_path());
     const fs::path scratch = dir.string() + ".tmp" + std::to_string(::getpid());
@@ -45,39 +49,21 @@ std::string cached(const std::string &name, const std::string &key, Build build)
     return object.string();
 }
 
+std::string read_file(const fs::path &path) {
+    std::ifstream file(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+void run_or_throw(const std::string &command, const std::string &what) {
+    if (std::system(command.c_str()) != 0) throw CompileError(what + " failed: " + command);
+}
+
 }  // namespace
 
 std::string kernel_cache_dir() {
     if (const char *dir = std::getenv("CORTADO_CACHE")) return dir;
     const char *home = std::getenv("HOME");
     return std::string(home ? home : "/tmp") + "/.cache/cortado";
-}
-
-std::string resolve_target(const std::string &name) {
-    std::string halide = name;
-    const fs::path description = fs::path(CORTADO_SOURCE_DIR) / "targets" / (name + ".target");
-    if (name == "host") {
-        halide = Halide::get_host_target().to_string();
-    } else if (name.find('/') == std::string::npos && fs::exists(description)) {
-        std::ifstream file(description);
-        halide.clear();
-        for (std::string line; std::getline(file, line);) {
-            const size_t eq = line.find('=');
-            if (line.empty() || line[0] == '#' || eq == std::string::npos) continue;
-            auto trim = [](std::string s) {
-                s.erase(0, s.find_first_not_of(" \t"));
-                s.erase(s.find_last_not_of(" \t\r") + 1);
-                return s;
-            };
-            if (trim(line.substr(0, eq)) == "halide_target") halide = trim(line.substr(eq + 1));
-        }
-        if (halide.empty()) throw CompileError(description.string() + ": no halide_target line");
-    }
-    if (!Halide::Target::validate_target_string(halide))
-        throw CompileError("unknown target '" + name + "': give host, a name from " +
-                           (fs::path(CORTADO_SOURCE_DIR) / "targets").string() +
-                           " or a Halide target string");
-    return Halide::Target(halide).to_string();
 }
 
 std::string build_kernel(const KernelInstance &kernel) {
@@ -107,6 +93,35 @@ std::string build_halide_runtime(const std::string &target) {
     return cached(name, target, [&](const std::string &dir) {
         Halide::compile_standalone_runtime(dir + "/" + name + ".o", Halide::Target(target));
     });
+}
+
+}  // namespace cortado
+
+namespace cortado {
+
+std::string build_cortado_runtime(const std::string &target) {
+    const Toolchain toolchain = toolchain_for(target);
+    if (!toolchain.cross) return CORTADO_RUNTIME_LIBRARY;
+    // Cross targets: compile runtime/*.cc with the target's compiler, keyed on the sources.
+    const fs::path sources = fs::path(CORTADO_SOURCE_DIR) / "runtime";
+    std::vector<fs::path> files;  // headers too: they change what the sources compile to
+    for (const auto &entry : fs::directory_iterator(sources)) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    std::string key = "cortado_runtime " + toolchain.cxx;
+    for (const fs::path &file : files) key += "\n" + file.filename().string() + " " + content_hash_hex(read_file(file));
+    const std::string library = "libcortado_runtime.a";
+    return cached("cortado_runtime", key, [&](const std::string &dir) {
+        std::string objects;
+        for (const fs::path &file : files) {
+            if (file.extension() != ".cc") continue;
+            const std::string object = dir + "/" + file.stem().string() + ".o";
+            run_or_throw(toolchain.cxx + " -std=c++17 -O2 -fPIC -I'" CORTADO_SOURCE_DIR "' -I'" CORTADO_HALIDE_INCLUDE_DIR
+                             "' -c '" + file.string() + "' -o '" + object + "'",
+                         "compiling the cortado runtime for " + target);
+            objects += " '" + object + "'";
+        }
+        run_or_throw(toolchain.ar + " rcs '" + dir + "/" + library + "'" + objects, "archiving the cortado runtime");
+    }, library);
 }
 
 }  // namespace cortado

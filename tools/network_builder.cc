@@ -11,6 +11,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/emit_network.h"
 #include "tools/kernel_builder.h"
+#include "tools/toolchain.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -33,11 +34,6 @@ void run_command(const std::string &command, const std::string &what) {
     if (status != 0) throw CompileError(what + " failed:\n$ " + command + "\n" + output);
 }
 
-std::string compiler() {
-    const char *cxx = std::getenv("CXX");
-    return cxx && *cxx ? cxx : "c++";
-}
-
 void write_file(const fs::path &path, const std::string &text) {
     std::ofstream file(path, std::ios::trunc);
     file << text;
@@ -46,12 +42,13 @@ void write_file(const fs::path &path, const std::string &text) {
 
 }  // namespace
 
-BuiltNetwork build_network(const Graph &graph, const std::string &name, const std::string &target,
+BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
                            const std::string &out_dir, bool verbose) {
     if (!is_valid_network_name(name))
         throw CompileError("network name '" + name +
                            "' must be a C identifier (letters, digits, underscores)");
-    BuiltNetwork built{plan_network(graph, name, target), "", ""};
+    toolchain_for(target.halide_target);  // a missing cross compiler fails before any kernel builds
+    BuiltNetwork built{plan_network(graph, name, target.halide_target, target.knobs), "", ""};
     const NetworkPlan &plan = built.plan;
     fs::create_directories(out_dir);
 
@@ -63,7 +60,7 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const st
         objects.push_back(build_kernel(plan.kernels[k]));
     }
     if (show_progress && !plan.kernels.empty()) std::cerr << "\n";
-    objects.push_back(build_halide_runtime(target));
+    objects.push_back(build_halide_runtime(target.halide_target));
 
     const fs::path dir(out_dir);
     built.header = (dir / (name + ".h")).string();
@@ -71,7 +68,8 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const st
     const fs::path glue = dir / (name + "_glue.cc");
     write_file(glue, emit_glue(plan));
     const fs::path glue_object = dir / (name + "_glue.o");
-    run_command(compiler() + " -std=c++17 -O2 -fPIC -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
+    const Toolchain toolchain = toolchain_for(plan.target);
+    run_command(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
                     shell_quote(out_dir) + " -c " + shell_quote(glue.string()) + " -o " +
                     shell_quote(glue_object.string()),
                 "compiling " + glue.string());
@@ -81,10 +79,10 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const st
     fs::remove(built.library);
     std::string script = "create " + built.library + "\n";
     for (const std::string &object : objects) script += "addmod " + object + "\n";
-    script += "addlib " + std::string(CORTADO_RUNTIME_LIBRARY) + "\nsave\nend\n";
+    script += "addlib " + build_cortado_runtime(plan.target) + "\nsave\nend\n";
     const fs::path script_path = dir / (name + ".mri");
     write_file(script_path, script);
-    run_command("ar -M < " + shell_quote(script_path.string()), "archiving " + built.library);
+    run_command(toolchain.ar + " -M < " + shell_quote(script_path.string()), "archiving " + built.library);
     fs::remove(script_path);
     fs::remove(glue_object);
     return built;
@@ -92,7 +90,7 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const st
 
 std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir) {
     const std::string so = (fs::path(out_dir) / ("lib" + network.plan.name + ".so")).string();
-    run_command(compiler() + " -shared -o " + shell_quote(so) + " -Wl,--whole-archive " +
+    run_command(toolchain_for(network.plan.target).cxx + " -shared -o " + shell_quote(so) + " -Wl,--whole-archive " +
                     shell_quote(network.library) + " -Wl,--no-whole-archive -lpthread -ldl",
                 "linking " + so);
     return so;

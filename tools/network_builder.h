@@ -6,6 +6,7 @@
 
 #include "frontend/graph.h"
 #include "frontend/kernel_plan.h"
+#include "tools/target_description.h"
 
 namespace cortado {
 
@@ -15,8 +16,9 @@ struct BuiltNetwork {
     std::string library;  // DIR/libNAME.a
 };
 
-// `target` is already resolved (resolve_target). Prints progress to stderr when `verbose`.
-BuiltNetwork build_network(const Graph &graph, const std::string &name, const std::string &target,
+// Compiles with the target's Halide string and knob table. Prints progress to stderr when
+// `verbose`.
+BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
                            const std::string &out_dir, bool verbose);
 
 // Links a static network library into a shared object for `cortado run` to dlopen.

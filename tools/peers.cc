@@ -33,23 +33,28 @@ PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &inpu
     engine cpu(engine::kind::cpu, 0);
     stream strm(cpu);
     const memory::dims src_dims{s.batch, s.in_channels, s.in_h, s.in_w};
-    const memory::dims weight_dims{s.out_channels, s.in_channels, s.kernel_h, s.kernel_w};
+    // Grouped weights are (group, out/group, in/group, kh, kw): the same bytes as Caffe's OIHW.
+    const memory::dims weight_dims =
+        s.group == 1 ? memory::dims{s.out_channels, s.in_channels, s.kernel_h, s.kernel_w}
+                     : memory::dims{s.group, s.out_channels / s.group, s.in_channels / s.group, s.kernel_h, s.kernel_w};
     const memory::dims bias_dims{s.out_channels};
     const memory::dims dst_dims{s.batch, s.out_channels, s.out_h, s.out_w};
     // Caffe rounds the output size down; oneDNN wants the right padding that gives it exactly.
     const memory::dims pad_left{s.pad_h, s.pad_w};
-    const memory::dims pad_right{(s.out_h - 1) * s.stride_h + s.kernel_h - s.in_h - s.pad_h,
-                                 (s.out_w - 1) * s.stride_w + s.kernel_w - s.in_w - s.pad_w};
+    const int extent_h = (s.kernel_h - 1) * s.dilation_h + 1, extent_w = (s.kernel_w - 1) * s.dilation_w + 1;
+    const memory::dims pad_right{(s.out_h - 1) * s.stride_h + extent_h - s.in_h - s.pad_h,
+                                 (s.out_w - 1) * s.stride_w + extent_w - s.in_w - s.pad_w};
     convolution_forward::desc desc(prop_kind::forward_inference, algorithm::convolution_direct,
                                    memory::desc(src_dims, dt::f32, tag::any),
                                    memory::desc(weight_dims, dt::f32, tag::any),
                                    memory::desc(bias_dims, dt::f32, tag::x),
                                    memory::desc(dst_dims, dt::f32, tag::any),
-                                   {s.stride_h, s.stride_w}, pad_left, pad_right);
+                                   {s.stride_h, s.stride_w}, {s.dilation_h - 1, s.dilation_w - 1}, pad_left,
+                                   pad_right);
     convolution_forward::primitive_desc pd(desc, cpu);
 
     memory user_src({src_dims, dt::f32, tag::nchw}, cpu, const_cast<float *>(input.data()));
-    memory user_weights({weight_dims, dt::f32, tag::oihw}, cpu, const_cast<float *>(weights.data()));
+    memory user_weights({weight_dims, dt::f32, s.group == 1 ? tag::oihw : tag::goihw}, cpu, const_cast<float *>(weights.data()));
     memory bias_memory({bias_dims, dt::f32, tag::x}, cpu, const_cast<float *>(bias.data()));
     output->assign(size_t(s.batch) * s.out_channels * s.out_h * s.out_w, 0.0f);
     memory user_dst({dst_dims, dt::f32, tag::nchw}, cpu, output->data());
@@ -69,6 +74,38 @@ PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &inpu
     });
     if (dst != user_dst) reorder(dst, user_dst).execute(strm, dst, user_dst);
     strm.wait();
+    timing.implementation = "oneDNN " + std::string(pd.impl_info_str());
+    return timing;
+}
+
+PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &input,
+                                const std::vector<float> &weights, const std::vector<float> &bias,
+                                std::vector<float> *output, int iterations) {
+    using namespace dnnl;
+    using tag = memory::format_tag;
+    using dt = memory::data_type;
+    engine cpu(engine::kind::cpu, 0);
+    stream strm(cpu);
+    const memory::dims src_dims{m, k}, weight_dims{n, k}, bias_dims{n}, dst_dims{m, n};
+    inner_product_forward::desc desc(prop_kind::forward_inference, memory::desc(src_dims, dt::f32, tag::nc),
+                                     memory::desc(weight_dims, dt::f32, tag::any),
+                                     memory::desc(bias_dims, dt::f32, tag::x), memory::desc(dst_dims, dt::f32, tag::nc));
+    inner_product_forward::primitive_desc pd(desc, cpu);
+    memory src({src_dims, dt::f32, tag::nc}, cpu, const_cast<float *>(input.data()));
+    memory user_weights({weight_dims, dt::f32, tag::oi}, cpu, const_cast<float *>(weights.data()));
+    memory bias_memory({bias_dims, dt::f32, tag::x}, cpu, const_cast<float *>(bias.data()));
+    output->assign(size_t(m) * n, 0.0f);
+    memory dst({dst_dims, dt::f32, tag::nc}, cpu, output->data());
+    memory wei = user_weights;
+    if (pd.weights_desc() != user_weights.get_desc()) {  // reordered once, outside the timing
+        wei = memory(pd.weights_desc(), cpu);
+        reorder(user_weights, wei).execute(strm, user_weights, wei);
+    }
+    inner_product_forward ip(pd);
+    PeerTiming timing = time_runs(iterations, [&] {
+        ip.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_memory}, {DNNL_ARG_DST, dst}});
+        strm.wait();
+    });
     timing.implementation = "oneDNN " + std::string(pd.impl_info_str());
     return timing;
 }

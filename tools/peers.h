@@ -11,6 +11,7 @@ namespace cortado {
 struct ConvShape {
     int batch, in_channels, in_h, in_w, out_channels, kernel_h, kernel_w, stride_h, stride_w,
         pad_h, pad_w, out_h, out_w;
+    int group = 1, dilation_h = 1, dilation_w = 1;
 };
 
 struct PeerTiming {
@@ -18,10 +19,16 @@ struct PeerTiming {
     std::string implementation;
 };
 
-// NCHW input, OIHW weights, bias; writes NCHW output. Throws std::runtime_error on failure.
+// NCHW input, OIHW weights (I = in_channels / group), bias; writes NCHW output. Throws
+// dnnl::error on failure.
 PeerTiming onednn_convolution(const ConvShape &shape, const std::vector<float> &input,
                               const std::vector<float> &weights, const std::vector<float> &bias,
                               std::vector<float> *output, int iterations);
+
+// oneDNN inner product: output (M x N) = input (M x K) * weights^T + bias, weights N x K.
+PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &input,
+                                const std::vector<float> &weights, const std::vector<float> &bias,
+                                std::vector<float> *output, int iterations);
 
 // C (M x N) = A (M x K) * B^T, B stored N x K (Caffe's InnerProduct layout).
 PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, const std::vector<float> &b,

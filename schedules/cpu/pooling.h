@@ -1,10 +1,11 @@
-// x86 schedule for pooling: vectorised over output x, parallel over channel planes.
-// Memory-bound; fraction of bandwidth recorded by `cortado bench` (issue 3).
+// CPU schedule (x86 and ARM, in the target's vector width) for pooling: vectorised over output x,
+// parallel over channel planes. Memory-bound; fraction of bandwidth recorded by `cortado bench`
+// (issue 3).
 #pragma once
 
 #include "generators/pooling.h"
 
-namespace cortado::schedules::x86 {
+namespace cortado::schedules::cpu {
 
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &target) {
     using namespace Halide;
@@ -18,4 +19,4 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
     }
 }
 
-}  // namespace cortado::schedules::x86
+}  // namespace cortado::schedules::cpu

@@ -1,11 +1,11 @@
-// x86 schedule for InnerProduct: each weight vector is loaded once and used for every row m
-// (rows unrolled into registers when few), parallel over blocks of outputs. At batch 1 this is
-// a weight-streaming GEMV, bounded by DRAM bandwidth.
+// CPU schedule (x86 and ARM, in the target's vector width) for InnerProduct: each weight vector is
+// loaded once and used for every row m (rows unrolled into registers when few), parallel over
+// blocks of outputs. At batch 1 this is a weight-streaming GEMV, bounded by DRAM bandwidth.
 #pragma once
 
 #include "generators/inner_product.h"
 
-namespace cortado::schedules::x86 {
+namespace cortado::schedules::cpu {
 
 inline void schedule_inner_product(InnerProduct &a, const InnerProductShape &s,
                                    const Halide::Target &) {
@@ -20,4 +20,4 @@ inline void schedule_inner_product(InnerProduct &a, const InnerProductShape &s,
     }
 }
 
-}  // namespace cortado::schedules::x86
+}  // namespace cortado::schedules::cpu

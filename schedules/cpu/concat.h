@@ -1,10 +1,10 @@
-// x86 schedule for concat: a vectorised copy per input, parallel over outer slices. Pure
-// data movement; bounded by memory bandwidth.
+// CPU schedule (x86 and ARM, in the target's vector width) for concat: a vectorised copy per input,
+// parallel over outer slices. Pure data movement; bounded by memory bandwidth.
 #pragma once
 
 #include "generators/concat.h"
 
-namespace cortado::schedules::x86 {
+namespace cortado::schedules::cpu {
 
 inline void schedule_concat(Concat &a, const ConcatShape &s, const Halide::Target &target) {
     using namespace Halide;
@@ -19,4 +19,4 @@ inline void schedule_concat(Concat &a, const ConcatShape &s, const Halide::Targe
     }
 }
 
-}  // namespace cortado::schedules::x86
+}  // namespace cortado::schedules::cpu

@@ -1,10 +1,11 @@
-// x86 schedule for softmax: per outer slice, exponentials computed once and stored,
-// vectorised along x when the inner extent allows, else along channels.
+// CPU schedule (x86 and ARM, in the target's vector width) for softmax: per outer slice,
+// exponentials computed once and stored, vectorised along x when the inner extent allows, else
+// along channels.
 #pragma once
 
 #include "generators/softmax.h"
 
-namespace cortado::schedules::x86 {
+namespace cortado::schedules::cpu {
 
 inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Target &target) {
     using namespace Halide;
@@ -22,4 +23,4 @@ inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Ta
     }
 }
 
-}  // namespace cortado::schedules::x86
+}  // namespace cortado::schedules::cpu

@@ -1,10 +1,11 @@
-// x86 schedule for LRN: squares computed per channel plane, window sums vectorised over x,
-// parallel over images and rows. Memory-bound; figures from `cortado bench` (issue 3).
+// CPU schedule (x86 and ARM, in the target's vector width) for LRN: squares computed per channel
+// plane, window sums vectorised over x, parallel over images and rows. Memory-bound; figures from
+// `cortado bench` (issue 3).
 #pragma once
 
 #include "generators/lrn.h"
 
-namespace cortado::schedules::x86 {
+namespace cortado::schedules::cpu {
 
 inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &target) {
     using namespace Halide;
@@ -15,4 +16,4 @@ inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &target
     if (s.w >= vec) a.window_sum.vectorize(a.x, vec, TailStrategy::ShiftInwards);
 }
 
-}  // namespace cortado::schedules::x86
+}  // namespace cortado::schedules::cpu

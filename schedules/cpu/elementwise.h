@@ -1,10 +1,10 @@
-// x86 schedules for the element-wise ops: vectorised, split into parallel chunks large enough
-// to amortise the thread-pool dispatch. Memory-bound.
+// CPU schedules (x86 and ARM, in the target's vector width) for the element-wise ops: vectorised,
+// split into parallel chunks large enough to amortise the thread-pool dispatch. Memory-bound.
 #pragma once
 
 #include "generators/elementwise.h"
 
-namespace cortado::schedules::x86 {
+namespace cortado::schedules::cpu {
 
 inline void schedule_flat(Halide::Func output, Halide::Var i, int count,
                           const Halide::Target &target) {
@@ -26,4 +26,4 @@ inline void schedule_channel_affine(ChannelAffine &a, int inner, int channels, i
     if (inner >= vec) a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
 }
 
-}  // namespace cortado::schedules::x86
+}  // namespace cortado::schedules::cpu

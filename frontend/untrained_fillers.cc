@@ -1,0 +1,42 @@
+#include "frontend/untrained_fillers.h"
+
+#include <variant>
+
+namespace cortado {
+namespace {
+
+// What an absent FillerParameter becomes: Caffe's default, constant 0.
+bool unset(const Filler &filler) { return filler.type == "constant" && filler.value == 0.0f; }
+
+template <typename Params>
+bool replace_unset(Params &p) {
+    bool replaced = false;
+    if (unset(p.weight_filler)) {
+        p.weight_filler = Filler{};
+        p.weight_filler.type = "xavier";
+        replaced = true;
+    }
+    if (p.bias_term && unset(p.bias_filler)) {
+        p.bias_filler = Filler{};
+        p.bias_filler.type = "uniform";
+        p.bias_filler.min = -0.1f;
+        p.bias_filler.max = 0.1f;
+        replaced = true;
+    }
+    return replaced;
+}
+
+}  // namespace
+
+std::vector<std::string> fill_untrained_weights(Graph &graph) {
+    std::vector<std::string> replaced;
+    for (Layer &layer : graph.layers) {
+        bool changed = false;
+        if (auto *conv = std::get_if<ConvolutionParams>(&layer.params)) changed = replace_unset(*conv);
+        else if (auto *ip = std::get_if<InnerProductParams>(&layer.params)) changed = replace_unset(*ip);
+        if (changed) replaced.push_back(layer.name);
+    }
+    return replaced;
+}
+
+}  // namespace cortado

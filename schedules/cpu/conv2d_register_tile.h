@@ -1,0 +1,48 @@
+// The CPU direct convolution shared by x86 and ARM: a register tile of `channel_block` output
+// channels x `vectors_x` vectors of output x, the reduction over (kx, ky, ci) outside the tile,
+// parallel over (channel block, image). The padded input is materialised once so inner loads
+// are unguarded. Each family's conv2d.h picks the tile that fits its register file.
+#pragma once
+
+#include <algorithm>
+
+#include "generators/conv2d.h"
+
+namespace cortado::schedules::cpu {
+
+inline void schedule_conv2d_register_tile(Conv2d &a, const Conv2dShape &s, const Halide::Target &target,
+                                          int channel_block, int vectors_x) {
+    using namespace Halide;
+    const int vec = target.natural_vector_size<float>();
+    channel_block = std::min(s.out_channels, channel_block);
+    // Narrow outputs (7x7, 13x13 ...) take one whole row as the tile: a wider tile would make the
+    // convolution read past the right edge of an unpadded input.
+    const int x_tile = s.out_w >= vectors_x * vec ? vectors_x * vec : std::min(vec, s.out_w);
+    const int x_vector = std::min(vec, x_tile);
+    Var xo{"xo"}, xi{"xi"}, co{"co"}, ci{"ci"}, block{"block"};
+
+    if (s.pad_h > 0 || s.pad_w > 0) {
+        a.padded.compute_root().parallel(a.n).parallel(a.c).vectorize(a.x, vec);
+    }
+    a.output.split(a.x, xo, xi, x_tile, TailStrategy::ShiftInwards)
+        .split(a.c, co, ci, channel_block,
+               s.out_channels % channel_block == 0 ? TailStrategy::RoundUp : TailStrategy::ShiftInwards)
+        .reorder(xi, ci, xo, a.y, co, a.n)
+        .fuse(co, a.n, block)
+        .parallel(block)
+        .vectorize(xi, x_vector);
+    // The tile's accumulators live in registers: every loop over the tile is unrolled or
+    // vectorised, so the whole reduction runs without touching memory for partial sums.
+    a.conv.compute_at(a.output, xo)
+        .store_in(MemoryType::Register)
+        .vectorize(a.x, x_vector)
+        .unroll(a.x)
+        .unroll(a.c);
+    a.conv.update()
+        .reorder(a.x, a.c, a.r.x, a.r.y, a.r.z, a.y, a.n)
+        .vectorize(a.x, x_vector)
+        .unroll(a.x)
+        .unroll(a.c);
+}
+
+}  // namespace cortado::schedules::cpu

@@ -1,0 +1,156 @@
+#include "tools/bench_networks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <thread>
+
+#include "frontend/compile_error.h"
+#include "frontend/fusion.h"
+#include "frontend/import_caffe.h"
+#include "frontend/layer_cost.h"
+#include "frontend/shape_inference.h"
+#include "frontend/untrained_fillers.h"
+#include "tools/loaded_network.h"
+#include "tools/network_builder.h"
+#include "tools/network_weights.h"
+#include "tools/peers.h"
+
+namespace cortado {
+namespace {
+
+// Every blob the network writes, by value id (fusion keeps value ids, so the plan's tensors
+// name values of the fused graph).
+struct Capture {
+    const NetworkPlan *plan;
+    int call = 0;
+    std::map<int, std::vector<float>> values;
+};
+
+void capture_blob(void *user, const char *, int rank, const int64_t *shape, const float *data) {
+    auto *c = static_cast<Capture *>(user);
+    const int tensor = c->call == 0 ? c->plan->input_tensor : c->plan->steps[c->call - 1].output_tensor;
+    c->call++;
+    int64_t count = 1;
+    for (int d = 0; d < rank; d++) count *= shape[d];
+    c->values[c->plan->tensors[tensor].value].assign(data, data + count);
+}
+
+double relative_error(const std::vector<float> &ours, const std::vector<float> &theirs) {
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < ours.size() && i < theirs.size(); i++) {
+        diff += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
+        norm += double(theirs[i]) * theirs[i];
+    }
+    return ours.size() == theirs.size() && std::isfinite(diff) ? std::sqrt(diff / std::max(norm, 1e-30)) : INFINITY;
+}
+
+void apply_relu(std::vector<float> &data, bool relu, float slope) {
+    if (!relu) return;
+    for (float &v : data) v = v > 0 ? v : v * slope;
+}
+
+int64_t product(const Shape &shape, size_t begin, size_t end) {
+    int64_t p = 1;
+    for (size_t i = begin; i < end && i < shape.size(); i++) p *= shape[i];
+    return p;
+}
+
+}  // namespace
+
+std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_dir, bool quick) {
+    const std::vector<std::pair<std::string, std::vector<int64_t>>> networks = {
+        {"lenet.prototxt", {}},          {"cifar10_quick.prototxt", {}},
+        {"cifar10_full.prototxt", {}},   {"alexnet.prototxt", {}},
+        {"caffenet.prototxt", {}},       {"nin_imagenet_train_val_v1.prototxt", {1, 3, 224, 224}},
+        {"googlenet.prototxt", {}}};
+    std::vector<NetworkBenchCase> cases;
+    for (const auto &[file, shape] : networks) {
+        const std::string path = models_dir + "/" + file;
+        if (!std::filesystem::exists(path)) throw CompileError(path + ": missing (the nets suite reads ../shared/models)");
+        for (int batch : {1, 5, 20}) {
+            const bool small = file == "lenet.prototxt" || file == "cifar10_quick.prototxt" || file == "alexnet.prototxt";
+            if (quick && !(small && batch == 1)) continue;
+            cases.push_back({path, shape, batch});
+        }
+    }
+    return cases;
+}
+
+BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
+                       const std::string &scratch) {
+    ImportOptions options;
+    options.input_shape = c.input_shape;
+    options.batch = c.batch;
+    Graph graph = import_caffe_prototxt(c.file, options);
+    infer_shapes(graph);
+    fill_untrained_weights(graph);
+    fuse_activations(graph);
+    const BuiltNetwork built = build_network(graph, "net", target, scratch, false);
+    LoadedNetwork net(link_shared_library(built, scratch), "net");
+    net.create(nullptr, 1);
+    const std::vector<LayerWeights> weights = seeded_weights(built.plan, 1);
+
+    std::vector<float> input(size_t(element_count(graph.values[graph.inputs[0]].shape)));
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float &v : input) v = uniform(random);
+    std::vector<float> output(size_t(element_count(graph.values[graph.outputs[0]].shape)));
+    Capture capture{&built.plan};
+    net.set_blob_callback(capture_blob, &capture);
+    net.forward(input.data(), output.data());
+    net.set_blob_callback(nullptr, nullptr);
+
+    std::vector<double> ms;
+    for (int i = 0; i < iterations; i++) {
+        const auto start = std::chrono::steady_clock::now();
+        net.forward(input.data(), output.data());
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const std::string name = std::filesystem::path(c.file).stem().string() + " b" + std::to_string(c.batch);
+    BenchRow row{name, 0, 0, {ms[ms.size() / 2], ms.front(), ms.back()}, "oneDNN conv+IP sum", {}, 0};
+    for (const Layer &layer : graph.layers) {
+        row.gflop += layer_cost(graph, layer).flops * 1e-9;
+        const auto found = std::find_if(weights.begin(), weights.end(), [&](const LayerWeights &w) { return w.layer == layer.name; });
+        const Shape &in = graph.values[layer.inputs[0]].shape, &out = graph.values[layer.outputs[0]].shape;
+        const bool has_peer = std::holds_alternative<ConvolutionParams>(layer.params) ||
+                              std::holds_alternative<InnerProductParams>(layer.params);
+        if (has_peer && found == weights.end()) throw CompileError(layer.name + ": no weights to give the peer");
+        std::vector<float> theirs;
+        PeerTiming peer{};
+        if (const auto *p = std::get_if<ConvolutionParams>(&layer.params)) {
+            const ConvShape s{int(in[0]), int(in[1]), int(in[2]), int(in[3]), int(out[1]), p->kernel_h, p->kernel_w,
+                              p->stride_h, p->stride_w, p->pad_h, p->pad_w, int(out[2]), int(out[3]),
+                              p->group, p->dilation_h, p->dilation_w};
+            const std::vector<float> bias = p->bias_term ? found->blobs[1] : std::vector<float>(size_t(s.out_channels), 0.0f);
+            peer = onednn_convolution(s, capture.values[layer.inputs[0]], found->blobs[0], bias, &theirs, iterations);
+            apply_relu(theirs, p->fused_relu, p->relu_negative_slope);
+        } else if (const auto *p = std::get_if<InnerProductParams>(&layer.params)) {
+            const int m = int(product(in, 0, size_t(p->axis))), k = int(product(in, size_t(p->axis), in.size()));
+            const int n = p->num_output;
+            std::vector<float> w = found->blobs[0];
+            if (p->transpose)  // stored K x N; the peer takes N x K
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < k; i++) w[size_t(j) * k + i] = found->blobs[0][size_t(i) * n + j];
+            const std::vector<float> bias = p->bias_term ? found->blobs[1] : std::vector<float>(size_t(n), 0.0f);
+            peer = onednn_inner_product(m, n, k, capture.values[layer.inputs[0]], w, bias, &theirs, iterations);
+            apply_relu(theirs, p->fused_relu, p->relu_negative_slope);
+        } else {
+            continue;
+        }
+        const double error = relative_error(capture.values[layer.outputs[0]], theirs);
+        if (!(error <= row.error)) row.error = error;  // NaN-safe: a NaN error is always the worst
+        row.theirs.median_ms += peer.median_ms;
+        row.theirs.min_ms += peer.min_ms;
+        row.theirs.max_ms += peer.max_ms;
+    }
+    return row;
+}
+
+}  // namespace cortado

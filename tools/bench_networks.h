@@ -1,0 +1,27 @@
+// `cortado bench nets`: whole networks at several batch sizes against the sum of oneDNN's times
+// for the same network's convolutions and inner products, each fed the very input cortado's
+// layer saw and checked against cortado's output for that layer before it is timed.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tools/bench_report.h"
+#include "tools/target_description.h"
+
+namespace cortado {
+
+struct NetworkBenchCase {
+    std::string file;         // prototxt path
+    std::vector<int64_t> input_shape;  // empty: the prototxt's own (batch replaced)
+    int batch;
+};
+
+// The shipped networks (../shared/models) at batch 1, 5 and 20; `quick` keeps a CI-sized few.
+std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_dir, bool quick);
+
+BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
+                       const std::string &scratch);
+
+}  // namespace cortado

@@ -1,0 +1,92 @@
+#include "tools/bench_report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+namespace cortado {
+namespace {
+
+std::string json_string(const std::string &text) {
+    std::string out = "\"";
+    for (char ch : text) {
+        if (ch == '"' || ch == '\\') out += '\\';
+        out += ch;
+    }
+    return out + "\"";
+}
+
+std::string json_timing(const Timing &t) {
+    std::ostringstream out;
+    out << "{\"median_ms\": " << t.median_ms << ", \"min_ms\": " << t.min_ms << ", \"max_ms\": " << t.max_ms << "}";
+    return out.str();
+}
+
+}  // namespace
+
+double roofline_gflops(const BenchRow &row, const TargetDescription &target) {
+    if (target.peak_gflops <= 0) return 0;
+    if (row.megabytes <= 0 || target.bandwidth_gbs <= 0) return target.peak_gflops;
+    const double flop_per_byte = row.gflop * 1e3 / row.megabytes;
+    return std::min(target.peak_gflops, flop_per_byte * target.bandwidth_gbs);
+}
+
+void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite,
+                         const TargetDescription &target, const std::string &markdown_path,
+                         const std::string &json_path) {
+    double ours = 0, theirs = 0;
+    std::vector<double> ratios;
+    for (const BenchRow &r : rows) {
+        ours += r.ours.median_ms;
+        theirs += r.theirs.median_ms;
+        ratios.push_back(r.theirs.median_ms / r.ours.median_ms);
+    }
+    std::sort(ratios.begin(), ratios.end());
+    std::ostringstream md;
+    md << "| " << suite
+       << " | GFLOP | flop/B | cortado ms (min-max) | GFLOP/s | % of roofline | peer | peer ms (min-max) | peer GFLOP/s"
+          " | speed-up over peer | rel. error vs peer |\n"
+       << "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n";
+    char line[1024];
+    for (const BenchRow &r : rows) {
+        const double roof = roofline_gflops(r, target), achieved = r.gflop / r.ours.median_ms * 1e3;
+        const std::string intensity = r.megabytes > 0 ? std::to_string(int(r.gflop * 1e3 / r.megabytes + 0.5)) : "-";
+        char roof_text[32] = "-";
+        if (roof > 0) std::snprintf(roof_text, sizeof roof_text, "%.1f%%", 100 * achieved / roof);
+        std::snprintf(line, sizeof line,
+                      "| %s | %.3f | %s | %.3f (%.3f-%.3f) | %.1f | %s | %s | %.3f (%.3f-%.3f) | %.1f | %.2f | %.1e |\n",
+                      r.name.c_str(), r.gflop, intensity.c_str(), r.ours.median_ms, r.ours.min_ms, r.ours.max_ms,
+                      achieved, roof_text, r.peer.c_str(), r.theirs.median_ms, r.theirs.min_ms, r.theirs.max_ms,
+                      r.gflop / r.theirs.median_ms * 1e3, r.theirs.median_ms / r.ours.median_ms, r.error);
+        md << line;
+    }
+    std::snprintf(line, sizeof line,
+                  "\n%zu cases on %s: cortado %.2f ms in total, peers %.2f ms (speed-up %.2f); median per-case "
+                  "speed-up %.2f (min %.2f, max %.2f)\n",
+                  rows.size(), target.halide_target.c_str(), ours, theirs, ours > 0 ? theirs / ours : 0,
+                  ratios.empty() ? 0 : ratios[ratios.size() / 2], ratios.empty() ? 0 : ratios.front(),
+                  ratios.empty() ? 0 : ratios.back());
+    md << line;
+    if (target.peak_gflops > 0)
+        md << "Roofline of " << target.name << ": " << target.peak_gflops << " GFLOP/s peak, "
+           << target.bandwidth_gbs << " GB/s (targets/" << target.name << ".target).\n";
+    std::cout << md.str();
+    if (!markdown_path.empty()) std::ofstream(markdown_path) << md.str();
+    if (json_path.empty()) return;
+    std::ofstream json(json_path);
+    json << "{\"suite\": " << json_string(suite) << ", \"target\": " << json_string(target.name)
+         << ", \"halide_target\": " << json_string(target.halide_target) << ", \"peak_gflops\": " << target.peak_gflops
+         << ", \"bandwidth_gbs\": " << target.bandwidth_gbs << ", \"rows\": [\n";
+    for (size_t i = 0; i < rows.size(); i++) {
+        const BenchRow &r = rows[i];
+        json << "  {\"name\": " << json_string(r.name) << ", \"gflop\": " << r.gflop << ", \"megabytes\": " << r.megabytes
+             << ", \"cortado\": " << json_timing(r.ours) << ", \"peer\": " << json_string(r.peer)
+             << ", \"peer_timing\": " << json_timing(r.theirs) << ", \"roofline_gflops\": " << roofline_gflops(r, target)
+             << ", \"relative_error\": " << r.error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+    }
+    json << "]}\n";
+}
+
+}  // namespace cortado

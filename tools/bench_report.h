@@ -1,0 +1,36 @@
+// What `cortado bench` reports: one row per case with both sides' median and spread, GFLOP/s,
+// the fraction of the target's roofline, the ratio to the peer and the checked error; written
+// as a markdown table and as JSON (which tools/bench_plots.py turns into PNG plots).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "tools/target_description.h"
+
+namespace cortado {
+
+struct Timing {
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+};
+
+struct BenchRow {
+    std::string name;
+    double gflop = 0;
+    double megabytes = 0;  // compulsory memory traffic (inputs, weights, output once); 0: unknown
+    Timing ours;
+    std::string peer;
+    Timing theirs;
+    double error = 0;  // relative L2 error of cortado's output against the peer's
+};
+
+// Attainable GFLOP/s for a row on the target: min(peak, intensity x bandwidth); the peak alone
+// when the row's traffic is unknown; 0 when the description gives no peak.
+double roofline_gflops(const BenchRow &row, const TargetDescription &target);
+
+// Prints the markdown table and writes --markdown / --json files when asked.
+void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite,
+                         const TargetDescription &target, const std::string &markdown_path,
+                         const std::string &json_path);
+
+}  // namespace cortado

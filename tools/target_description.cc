@@ -1,0 +1,70 @@
+#include "tools/target_description.h"
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "Halide.h"
+#include "frontend/compile_error.h"
+
+namespace cortado {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string trim(std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t\r") + 1);
+    return s;
+}
+
+double positive_number(const std::map<std::string, std::string> &keys, const std::string &key,
+                       const std::string &file) {
+    const auto it = keys.find(key);
+    if (it == keys.end()) return 0;
+    try {
+        size_t used = 0;
+        const double value = std::stod(it->second, &used);
+        if (used == it->second.size() && value > 0) return value;
+    } catch (const std::exception &) {
+    }
+    throw CompileError(file + ": " + key + " must be a positive number, not '" + it->second + "'");
+}
+
+}  // namespace
+
+TargetDescription resolve_target(const std::string &name) {
+    TargetDescription target{name, name};
+    const fs::path file = fs::path(CORTADO_SOURCE_DIR) / "targets" / (name + ".target");
+    if (name == "host") {
+        target.halide_target = Halide::get_host_target().to_string();
+    } else if (name.find('/') == std::string::npos && fs::exists(file)) {
+        std::ifstream in(file);
+        std::map<std::string, std::string> keys;
+        int line_number = 0;
+        for (std::string line; std::getline(in, line);) {
+            line_number++;
+            line = trim(line.substr(0, line.find('#')));
+            if (line.empty()) continue;
+            const size_t eq = line.find('=');
+            if (eq == std::string::npos)
+                throw CompileError(file.string() + ":" + std::to_string(line_number) + ": expected key = value");
+            const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+            // `knob` lines accumulate into the table; other keys appear once.
+            if (key == "knob") keys[key] += (keys[key].empty() ? "" : ",") + value;
+            else keys[key] = value;
+        }
+        if (keys["halide_target"].empty()) throw CompileError(file.string() + ": no halide_target line");
+        target.halide_target = keys["halide_target"];
+        target.knobs = keys["knob"];
+        target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
+        target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());
+    }
+    if (!Halide::Target::validate_target_string(target.halide_target))
+        throw CompileError("unknown target '" + name + "': give host, a name from " +
+                           (fs::path(CORTADO_SOURCE_DIR) / "targets").string() + " or a Halide target string");
+    target.halide_target = Halide::Target(target.halide_target).to_string();
+    return target;
+}
+
+}  // namespace cortado

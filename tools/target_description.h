@@ -1,0 +1,21 @@
+// A target as users name it: `host`, a description in targets/ (NAME.target), or a Halide
+// target string. Descriptions add what a Halide string cannot say: the schedule-knob table
+// tuned for the device, and its roofline (peak and bandwidth) for `cortado bench`.
+#pragma once
+
+#include <string>
+
+namespace cortado {
+
+struct TargetDescription {
+    std::string name;           // as given on the command line
+    std::string halide_target;  // canonical Halide target string
+    std::string knobs;          // "generator.param=value,..." (empty: the schedules' defaults)
+    double peak_gflops = 0;     // fp32 arithmetic peak; 0 when the description gives none
+    double bandwidth_gbs = 0;   // main-memory bandwidth; 0 when the description gives none
+};
+
+// Throws CompileError for unknown names, invalid Halide strings and malformed descriptions.
+TargetDescription resolve_target(const std::string &name);
+
+}  // namespace cortado
