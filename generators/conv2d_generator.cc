@@ -21,7 +21,8 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     GeneratorParam<float> relu_slope{"relu_slope", 0.0f};
     // GPU schedule knobs (schedules/gpu/conv2d.h); tuning sets them per layer.
     GeneratorParam<int> gpu_rows{"gpu_rows", 0}, gpu_channels{"gpu_channels", 4},
-        gpu_threads_x{"gpu_threads_x", 32}, gpu_threads_c{"gpu_threads_c", 8}, gpu_split_k{"gpu_split_k", 0};
+        gpu_threads_x{"gpu_threads_x", 32}, gpu_threads_c{"gpu_threads_c", 8}, gpu_split_k{"gpu_split_k", 0},
+        gpu_cols{"gpu_cols", 1};
 
     Input<Buffer<float, 4>> input{"input"};
     Input<Buffer<float, 4>> weights{"weights"};
@@ -43,10 +44,18 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             case ScheduleFamily::X86: schedules::x86::schedule_conv2d(conv, s, get_target()); break;
             case ScheduleFamily::ARM: schedules::arm::schedule_conv2d(conv, s, get_target()); break;
             case ScheduleFamily::HVX: schedules::hvx::schedule_conv2d(conv, s, get_target()); break;
-            case ScheduleFamily::GPU:
-                schedules::gpu::schedule_conv2d(conv, s, get_target(),
-                                                {gpu_rows, gpu_channels, gpu_threads_x, gpu_threads_c, gpu_split_k});
+            case ScheduleFamily::GPU: {
+                // Named, not positional: a reordered struct must not swap knobs silently.
+                schedules::gpu::Conv2dKnobs knobs;
+                knobs.rows = gpu_rows;
+                knobs.cols = gpu_cols;
+                knobs.channels = gpu_channels;
+                knobs.threads_x = gpu_threads_x;
+                knobs.threads_c = gpu_threads_c;
+                knobs.split_k = gpu_split_k;
+                schedules::gpu::schedule_conv2d(conv, s, get_target(), knobs);
                 break;
+            }
         }
     }
 };

@@ -6,9 +6,15 @@
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
+#include "frontend/kernel_plan.h"
 #include "frontend/memory_plan.h"
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
+#include "tools/target_description.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 
 namespace cortado::testing {
 namespace {
@@ -238,6 +244,68 @@ TEST(MemoryPlan, OverlappingLifetimesNeverShareBytes) {
             EXPECT_FALSE(live_together && bytes_overlap) << a << " and " << b;
         }
     EXPECT_LT(arena, 100 + 50 + 100 + 10 + 64);  // reuse happened
+}
+
+std::string write_target(const std::string &name, const std::string &text) {
+    const std::string path = (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".target")).string();
+    std::ofstream(path) << text;
+    return path;
+}
+
+TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
+    const std::string path = write_target("gpu", "# a device\nhalide_target = x86-64-linux-cuda\n"
+        "knob = cortado_conv2d.gpu_rows=4  # tuned\nknob = cortado_conv2d.gpu_cols=2\npeak_gflops = 1000\nbandwidth_gbs = 50.5\n");
+    const TargetDescription t = resolve_target(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(t.knobs, "cortado_conv2d.gpu_rows=4,cortado_conv2d.gpu_cols=2");
+    EXPECT_EQ(t.peak_gflops, 1000);
+    EXPECT_EQ(t.bandwidth_gbs, 50.5);
+    EXPECT_NE(t.halide_target.find("cuda"), std::string::npos);
+    EXPECT_EQ(resolve_target("cuda-h100").peak_gflops, 64400);  // the shipped description
+
+    // The table reaches the conv kernels' parameters (and so their signatures), and
+    // CORTADO_KNOBS, applied after it, wins.
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n",
+        "knobs.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    auto param = [](const NetworkPlan &plan, const std::string &key) {
+        for (const auto &[k, v] : plan.kernels[0].params)
+            if (k == key) return v;
+        return std::string("absent");
+    };
+    const NetworkPlan plain = plan_network(graph, "net", t.halide_target);
+    const NetworkPlan tuned = plan_network(graph, "net", t.halide_target, t.knobs);
+    EXPECT_EQ(param(plain, "gpu_rows"), "absent");
+    EXPECT_EQ(param(tuned, "gpu_rows"), "4");
+    EXPECT_NE(plain.kernels[0].signature(), tuned.kernels[0].signature());
+    ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_rows=8", 1);
+    const NetworkPlan overridden = plan_network(graph, "net", t.halide_target, t.knobs);
+    ::unsetenv("CORTADO_KNOBS");
+    EXPECT_EQ(param(overridden, "gpu_rows"), "8");
+    EXPECT_EQ(param(overridden, "gpu_cols"), "2");
+    EXPECT_THROW(plan_network(graph, "net", t.halide_target, "gpu_rows=4"), CompileError);
+}
+
+TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
+    auto message = [](const std::string &name) {
+        try {
+            resolve_target(name);
+        } catch (const CompileError &e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    const std::string no_target = write_target("empty", "peak_gflops = 5\n");
+    EXPECT_NE(message(no_target).find("no halide_target"), std::string::npos) << message(no_target);
+    const std::string bad_line = write_target("line", "halide_target = x86-64-linux\nthis line has no value\n");
+    EXPECT_NE(message(bad_line).find(bad_line + ":2: expected key = value"), std::string::npos) << message(bad_line);
+    const std::string bad_peak = write_target("peak", "halide_target = x86-64-linux\npeak_gflops = fast\n");
+    EXPECT_NE(message(bad_peak).find("peak_gflops must be a positive number"), std::string::npos) << message(bad_peak);
+    EXPECT_NE(message("/nowhere/missing.target").find("no such target description"), std::string::npos);
+    EXPECT_NE(message("sparc-32-solaris").find("unknown target"), std::string::npos);
+    for (const std::string &path : {no_target, bad_line, bad_peak}) std::filesystem::remove(path);
 }
 
 }  // namespace

@@ -15,7 +15,10 @@
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
 #include "frontend/untrained_fillers.h"
+#include "frontend/caffemodel_writer.h"
 #include "tests/blob_check.h"
+#include "tools/network_weights.h"
+#include "tools/temporary_directory.h"
 #include "tools/cli_args.h"
 
 using namespace cortado;
@@ -43,7 +46,13 @@ int main(int argc, char **argv) {
         fuse_activations(fused);
         const NetworkPlan plan = plan_network(fused, "net", argv[3]);
         LoadedNetwork net(argv[2], "net");
-        net.create(nullptr, seed);
+        // The weights travel as a .caffemodel, so the check does not depend on how the library was
+        // compiled (`cortado compile` keeps Caffe's zero fill where a deploy prototxt has no
+        // fillers) and the weight-loading path is exercised on the device too.
+        const TemporaryDirectory scratch("cortado-check");
+        const std::string weights_path = scratch.path() + "/weights.caffemodel";
+        write_caffemodel(weights_path, unfused.name, seeded_weights(plan, seed));
+        net.create(weights_path.c_str(), seed);
 
         const testing::BlobCheck check = testing::check_every_blob(unfused, plan, net, seed);
         // All-zero reference blobs would make the comparison vacuous: they fail the check too.

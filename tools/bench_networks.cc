@@ -39,15 +39,6 @@ void capture_blob(void *user, const char *, int rank, const int64_t *shape, cons
     c->values[c->plan->tensors[tensor].value].assign(data, data + count);
 }
 
-double relative_error(const std::vector<float> &ours, const std::vector<float> &theirs) {
-    double diff = 0, norm = 0;
-    for (size_t i = 0; i < ours.size() && i < theirs.size(); i++) {
-        diff += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
-        norm += double(theirs[i]) * theirs[i];
-    }
-    return ours.size() == theirs.size() && std::isfinite(diff) ? std::sqrt(diff / std::max(norm, 1e-30)) : INFINITY;
-}
-
 void apply_relu(std::vector<float> &data, bool relu, float slope) {
     if (!relu) return;
     for (float &v : data) v = v > 0 ? v : v * slope;
@@ -144,7 +135,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
         } else {
             continue;
         }
-        const double error = relative_error(capture.values[layer.outputs[0]], theirs);
+        const double error = relative_l2_error(capture.values[layer.outputs[0]], theirs);
         if (!(error <= row.error)) row.error = error;  // NaN-safe: a NaN error is always the worst
         row.theirs.median_ms += peer.median_ms;
         row.theirs.min_ms += peer.min_ms;

@@ -1,6 +1,7 @@
 #include "tools/bench_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -25,6 +26,16 @@ std::string json_timing(const Timing &t) {
 }
 
 }  // namespace
+
+double relative_l2_error(const std::vector<float> &ours, const std::vector<float> &theirs) {
+    if (ours.size() != theirs.size()) return INFINITY;
+    double diff = 0, norm = 0;
+    for (size_t i = 0; i < ours.size(); i++) {
+        diff += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
+        norm += double(theirs[i]) * theirs[i];
+    }
+    return std::isfinite(diff) ? std::sqrt(diff / std::max(norm, 1e-30)) : INFINITY;
+}
 
 double roofline_gflops(const BenchRow &row, const TargetDescription &target) {
     if (target.peak_gflops <= 0) return 0;

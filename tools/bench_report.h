@@ -24,6 +24,9 @@ struct BenchRow {
     double error = 0;  // relative L2 error of cortado's output against the peer's
 };
 
+// ||ours - theirs|| / ||theirs||; +inf when the sizes differ or a value is not finite.
+double relative_l2_error(const std::vector<float> &ours, const std::vector<float> &theirs);
+
 // Attainable GFLOP/s for a row on the target: min(peak, intensity x bandwidth); the peak alone
 // when the row's traffic is unknown; 0 when the description gives no peak.
 double roofline_gflops(const BenchRow &row, const TargetDescription &target);

@@ -28,9 +28,9 @@ if [ ! -x .venv/bin/python ]; then
   echo "cortado: creating .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import halide, cmake, ninja" 2>/dev/null; then
-  echo "cortado: installing halide==21.0.0, cmake, ninja into .venv"
-  .venv/bin/pip install -q --disable-pip-version-check halide==21.0.0 "cmake>=3.28" ninja
+if ! .venv/bin/python -c "import halide, cmake, ninja, matplotlib" 2>/dev/null; then
+  echo "cortado: installing halide==21.0.0, cmake, ninja, matplotlib (bench plots) into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check halide==21.0.0 "cmake>=3.28" ninja matplotlib
 fi
 
 export PATH="$root/.venv/bin:$PATH"

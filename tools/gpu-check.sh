@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Prepares the GPU run: compiles AlexNet, GoogLeNet, the op cases and the benchmark convolutions
-# here for CUDA and for OpenCL (Halide emits PTX/OpenCL C without a GPU), and gathers what the
-# lent GPU machine needs into .device/ (ignored by git): the libraries, the prototxts, the
-# libHalide-free checker and its libraries, an OpenCL ICD file for NVIDIA's driver, and
-# .device/run.sh. Then run, through the device tool, with carry [".device"]:
+# Prepares the GPU run: compiles AlexNet, GoogLeNet, the op cases, the benchmark suites and the
+# schedule-knob sweep here for CUDA and for OpenCL (Halide emits PTX/OpenCL C without a GPU),
+# and gathers what the lent GPU machine needs into .device/ (ignored by git): the libraries
+# (the benchmark ones xz-compressed to fit the 64 MiB carry), the prototxts, the libHalide-free
+# checker and its libraries, an OpenCL ICD file for NVIDIA's driver, and .device/run.sh. Then
+# run, through the device tool, with carry [".device"]:
 #     bash .device/run.sh
-# It checks every blob of every network against the reference on CUDA and on NVIDIA OpenCL, and
-# times the convolutions against cuDNN in the same process (tools/gpu_conv_bench.py).
+# It checks every blob of every network against the reference on CUDA and on NVIDIA OpenCL,
+# runs the conv and sgemm suites, AlexNet's five convolutions (issue 4's floor) and the knob sweep
+# against cuDNN/cuBLAS (tools/gpu_bench.py), and writes JSON and markdown into $OUT. Plot here with tools/bench_plots.py.
+#     tools/gpu-check.sh [--quick]   (--quick: the CI-sized conv subset)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
@@ -24,7 +27,8 @@ cp "$opencl_loader" .device/lib/libOpenCL.so.1
 cp "$opencl_loader" .device/lib/libOpenCL.so
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
 cp "$shared"/{alexnet,googlenet}.prototxt models/bench/overfeat_l6.prototxt .device/models/
-cp tools/gpu_conv_bench.py .device/
+cp tools/gpu_bench.py .device/
+quick=""; [ "${1:-}" = "--quick" ] && quick="--quick"
 
 # Op cases: small nets covering the ops the two networks do not use.
 cat > .device/models/ops_mix.prototxt <<'NET'
@@ -49,7 +53,7 @@ cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1"
 {
   echo 'set -u; cd "$(dirname "$0")"; export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}'
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
-  echo 'nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; status=0'
+  echo 'nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; status=0'
 } > .device/run.sh
 for api in cuda opencl; do
   for case in $cases; do
@@ -61,14 +65,44 @@ for api in cuda opencl; do
     echo "bin/prebuilt_network_check models/$net.prototxt ${dir#.device/}/libnet.so ${targets[$api]} $batch_option --iterations 20 || status=1" >> .device/run.sh
   done
 done
+# The benchmark suites for CUDA, and the knob sweep of Overfeat L6 for each API: every variant
+# is a separate library, timed and checked against cuDNN like a benchmark case.
+mkdir -p .device/stage
+build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/bench $quick
+build/tools/cortado bench sgemm --target cuda-h100 --prepare .device/stage/bench $quick
+build/tools/cortado bench conv --target cuda-h100 --set models/bench/alexnet-convs.csv --prepare .device/stage/alexnet-cuda
+build/tools/cortado bench conv --target opencl-nvidia --set models/bench/alexnet-convs.csv --prepare .device/stage/alexnet-opencl
+l6='"conv": [1, 1024, 15, 15, 1024, 3, 3, 1, 1, 1, 1, 15, 15, 1]'
+variants="default: cols2:gpu_cols=2 rows4_cols2:gpu_rows=4,gpu_cols=2 rows4_cols4:gpu_rows=4,gpu_cols=4
+  cols2_ch2:gpu_cols=2,gpu_channels=2 cols3:gpu_cols=3 ch8_rows4:gpu_channels=8,gpu_rows=4
+  k4:gpu_split_k=4 k16:gpu_split_k=16 tc4:gpu_threads_c=4 tc16:gpu_threads_c=16"
+echo "cortado: knob sweep for ${targets[cuda]} and ${targets[opencl]}"
+for api in cuda opencl; do
+  target_name=$([ $api = cuda ] && echo cuda-h100 || echo opencl-nvidia)
+  entries=""
+  for variant in $variants; do
+    label=${variant%%:*}; knobs=$(echo "${variant#*:}" | sed 's/\([a-z_]*=\)/cortado_conv2d.\1/g')
+    CORTADO_KNOBS="$knobs" build/tools/cortado compile .device/models/overfeat_l6.prototxt --target "${targets[$api]}" \
+      --name net --shared -o .device/stage/tune-$api/$label >/dev/null
+    rm -f .device/stage/tune-$api/$label/*.a .device/stage/tune-$api/$label/*_glue.cc .device/stage/tune-$api/$label/*.h
+    entries="$entries${entries:+,}{\"name\": \"L6 $api $label\", \"library\": \"$label/libnet.so\", \"gflop\": 4.247, \"megabytes\": 39.6, $l6}"
+  done
+  echo "{\"suite\": \"conv\", \"target\": \"$target_name\", \"halide_target\": \"${targets[$api]}\", \"peak_gflops\": 64400, \"bandwidth_gbs\": 3350, \"cases\": [$entries]}" \
+    > .device/stage/tune-$api/conv.json
+done
+tar -C .device/stage -cf - . | xz -9 -T2 > .device/stage.tar.xz
+rm -rf .device/stage
+
 cat >> .device/run.sh <<'RUN'
-python3 gpu_conv_bench.py ${OUT:-/tmp}/gpu_conv_bench.json '[
- ["cuda/overfeat_l6-b1/libnet.so", "conv", 1, 1024, 15, 15, 1024, 3, 1, 1, 1, 15, 15],
- ["cuda/alexnet-b1/libnet.so", "conv1+relu1", 1, 3, 227, 227, 96, 11, 4, 0, 1, 55, 55],
- ["cuda/alexnet-b1/libnet.so", "conv2+relu2", 1, 96, 27, 27, 256, 5, 1, 2, 2, 27, 27],
- ["cuda/alexnet-b1/libnet.so", "conv3+relu3", 1, 256, 13, 13, 384, 3, 1, 1, 1, 13, 13],
- ["cuda/alexnet-b1/libnet.so", "conv4+relu4", 1, 384, 13, 13, 384, 3, 1, 1, 2, 13, 13],
- ["cuda/alexnet-b1/libnet.so", "conv5+relu5", 1, 384, 13, 13, 256, 3, 1, 1, 2, 13, 13]]' || status=1
+mkdir -p stage && xz -dc stage.tar.xz | tar -C stage -xf -
+for api in cuda opencl; do
+  python3 gpu_bench.py stage/tune-$api conv ${OUT:-/tmp}/tune-$api.json 20 || status=1
+done
+python3 gpu_bench.py stage/bench conv ${OUT:-/tmp}/gpu-conv.json 20 || status=1
+python3 gpu_bench.py stage/bench sgemm ${OUT:-/tmp}/gpu-sgemm.json 20 || status=1
+for api in cuda opencl; do
+  python3 gpu_bench.py stage/alexnet-$api conv ${OUT:-/tmp}/alexnet-$api.json 50 || status=1
+done
 exit $status
 RUN
 du -sh .device

@@ -35,10 +35,14 @@ double positive_number(const std::map<std::string, std::string> &keys, const std
 
 TargetDescription resolve_target(const std::string &name) {
     TargetDescription target{name, name};
-    const fs::path file = fs::path(CORTADO_SOURCE_DIR) / "targets" / (name + ".target");
+    // A path to a description of one's own (bringing up a device without editing targets/), or
+    // a name from targets/.
+    const bool is_path = name.size() > 7 && name.compare(name.size() - 7, 7, ".target") == 0;
+    const fs::path file = is_path ? fs::path(name) : fs::path(CORTADO_SOURCE_DIR) / "targets" / (name + ".target");
+    if (is_path && !fs::exists(file)) throw CompileError(name + ": no such target description");
     if (name == "host") {
         target.halide_target = Halide::get_host_target().to_string();
-    } else if (name.find('/') == std::string::npos && fs::exists(file)) {
+    } else if (is_path || (name.find('/') == std::string::npos && fs::exists(file))) {
         std::ifstream in(file);
         std::map<std::string, std::string> keys;
         int line_number = 0;

@@ -15,7 +15,9 @@ struct TargetDescription {
     double bandwidth_gbs = 0;   // main-memory bandwidth; 0 when the description gives none
 };
 
-// Throws CompileError for unknown names, invalid Halide strings and malformed descriptions.
+// `name`: "host", a file name in targets/ without ".target", a path ending in ".target", or a
+// Halide target string. Throws CompileError for unknown names, invalid Halide strings and
+// malformed descriptions (naming file:line).
 TargetDescription resolve_target(const std::string &name);
 
 }  // namespace cortado

@@ -1,5 +1,5 @@
 // GPU schedule for conv2d (CUDA, OpenCL): each thread owns a register tile of `channels` output
-// channels x `rows` output rows at one x; a block is `threads_x` x-positions by `threads_c`
+// channels x `rows` output rows x `cols` adjacent x positions; a block is `threads_x` x-positions by `threads_c`
 // channel groups. The reduction over (kx, ky, ci) runs in registers; inputs and weights come
 // through the L1 cache. Layers with few outputs and a long reduction (13x13 or 15x15 maps with
 // hundreds of input channels) split the input channels `split_k` ways (rfactor) so enough
@@ -16,6 +16,7 @@ namespace cortado::schedules::gpu {
 struct Conv2dKnobs {
     int rows = 0;  // 0: chosen from the shape
     int channels = 4, threads_x = 32, threads_c = 8;
+    int cols = 1;  // x positions per thread: neighbours share input loads across kx
     int split_k = 0;  // 0: chosen from the shape
 };
 
@@ -32,17 +33,19 @@ inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y
                              const std::vector<Halide::Var> &extra_blocks) {
     using namespace Halide;
     const int rows = fitting(k.rows, s.out_h), channels = fitting(k.channels, s.out_channels);
-    const int threads_x = fitting(k.threads_x, s.out_w);
+    const int cols = fitting(k.cols, s.out_w);
+    const int threads_x = fitting(k.threads_x, s.out_w / cols);  // the x tile must fit the map
     const int threads_c = fitting(k.threads_c, (s.out_channels + channels - 1) / channels);
-    Var xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"}, co{"co"}, ci{"ci"}, cb{"cb"}, ct{"ct"}, block{"block"};
-    f.split(x, xo, xi, threads_x, TailStrategy::ShiftInwards)
+    Var xo{"xo"}, xi{"xi"}, xr{"xr"}, yo{"yo"}, yi{"yi"}, co{"co"}, ci{"ci"}, cb{"cb"}, ct{"ct"}, block{"block"};
+    f.split(x, xo, xi, threads_x * cols, TailStrategy::ShiftInwards)
+        .split(xi, xi, xr, cols, TailStrategy::ShiftInwards)
         .split(y, yo, yi, rows, TailStrategy::ShiftInwards)
         .split(c, co, ci, channels, TailStrategy::ShiftInwards)
         .split(co, cb, ct, threads_c, TailStrategy::ShiftInwards)
-        .reorder(yi, ci, xi, ct, xo, yo, cb, n)
+        .reorder(xr, yi, ci, xi, ct, xo, yo, cb, n)
         .fuse(cb, n, block);
     for (const Var &extra : extra_blocks) f.fuse(block, extra, block);
-    f.gpu_blocks(xo, yo, block).gpu_threads(xi, ct).unroll(yi).unroll(ci);
+    f.gpu_blocks(xo, yo, block).gpu_threads(xi, ct).unroll(xr).unroll(yi).unroll(ci);
     return xi;
 }
 
@@ -52,7 +55,7 @@ inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Targe
     if (k.rows == 0) k.rows = rows_per_thread(s.out_h);
     if (k.split_k == 0) {
         // Aim for about 64k threads (132 SMs x 512) before splitting the reduction.
-        const long threads = long(s.batch) * s.out_w * ((s.out_h + k.rows - 1) / k.rows) *
+        const long threads = long(s.batch) * ((s.out_w + k.cols - 1) / k.cols) * ((s.out_h + k.rows - 1) / k.rows) *
                              ((s.out_channels + k.channels - 1) / k.channels);
         k.split_k = 1;
         while (threads * k.split_k * 2 <= 65536 && in_per_group / (k.split_k * 2) >= 16) k.split_k *= 2;

@@ -1,0 +1,82 @@
+#include "tools/bench_gpu_prepare.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "frontend/compile_error.h"
+#include "frontend/import_caffe.h"
+#include "frontend/shape_inference.h"
+#include "frontend/target_features.h"
+#include "tools/bench_cases.h"
+#include "tools/network_builder.h"
+
+namespace cortado {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Builds the one-layer network into DIR/CASE/libnet.so, keeping only the shared library.
+std::string build_case(const std::string &prototxt, const TargetDescription &target, const fs::path &dir,
+                       const std::string &case_name) {
+    Graph graph = import_caffe_prototxt_text(prototxt, case_name + ".prototxt", ImportOptions{});
+    infer_shapes(graph);
+    const fs::path out = dir / case_name;
+    fs::remove_all(out);
+    const BuiltNetwork built = build_network(graph, "net", target, out.string(), false);
+    link_shared_library(built, out.string());
+    for (const auto &entry : fs::directory_iterator(out))
+        if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
+    return case_name + "/libnet.so";
+}
+
+}  // namespace
+
+void prepare_gpu_bench(const std::string &suite, const std::string &csv, int64_t batch, bool quick,
+                       bool with_overfeat, const TargetDescription &target, const std::string &dir) {
+    if (gpu_api(target.halide_target).empty())
+        throw CompileError("--prepare is for GPU targets (CUDA, OpenCL); " + target.halide_target + " runs here");
+    fs::create_directories(dir);
+    std::ostringstream cases;
+    size_t count = 0;
+    auto add = [&](const std::string &name, const std::string &library, double gflop, double megabytes,
+                   const std::string &shape) {
+        cases << (count++ ? ",\n" : "\n") << "  {\"name\": \"" << name << "\", \"library\": \"" << library
+              << "\", \"gflop\": " << gflop << ", \"megabytes\": " << megabytes << ", " << shape << "}";
+        std::cerr << "\rcortado: prepared " << count << " " << name << "          " << std::flush;
+    };
+    if (suite == "conv") {
+        for (const ConvShape &s : conv_set(csv, batch, quick, with_overfeat)) {
+            const std::string library = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count));
+            const double gflop =
+                2e-9 * s.batch * s.out_channels * s.out_h * s.out_w * (s.in_channels / s.group) * s.kernel_h * s.kernel_w;
+            const double megabytes = 4e-6 * (double(s.batch) * s.in_channels * s.in_h * s.in_w +
+                                             double(s.out_channels) * (s.in_channels / s.group) * s.kernel_h * s.kernel_w +
+                                             s.out_channels + double(s.batch) * s.out_channels * s.out_h * s.out_w);
+            std::ostringstream shape;
+            shape << "\"conv\": [" << s.batch << ", " << s.in_channels << ", " << s.in_h << ", " << s.in_w << ", "
+                  << s.out_channels << ", " << s.kernel_h << ", " << s.kernel_w << ", " << s.stride_h << ", "
+                  << s.stride_w << ", " << s.pad_h << ", " << s.pad_w << ", " << s.out_h << ", " << s.out_w << ", "
+                  << s.group << "]";
+            add(conv_name(s), library, gflop, megabytes, shape.str());
+        }
+    } else if (suite == "sgemm") {
+        for (int n : sgemm_sizes(quick)) {
+            const std::string library = build_case(sgemm_prototxt(n), target, dir, "sgemm-" + std::to_string(n));
+            add("sgemm " + std::to_string(n), library, 2e-9 * n * double(n) * n, 4e-6 * 3 * double(n) * n,
+                "\"n\": " + std::to_string(n));
+        }
+    } else {
+        throw CompileError("--prepare supports the conv and sgemm suites, not '" + suite + "'");
+    }
+    std::cerr << "\n";
+    std::ofstream json(fs::path(dir) / (suite + ".json"));
+    json << "{\"suite\": \"" << suite << "\", \"target\": \"" << target.name << "\", \"halide_target\": \""
+         << target.halide_target << "\", \"peak_gflops\": " << target.peak_gflops
+         << ", \"bandwidth_gbs\": " << target.bandwidth_gbs << ", \"cases\": [" << cases.str() << "\n]}\n";
+    if (!json.flush()) throw CompileError(dir + "/" + suite + ".json: cannot write");
+    std::cout << "cortado: " << count << " " << suite << " cases for " << target.halide_target << " in " << dir << "\n";
+}
+
+}  // namespace cortado

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Plots `cortado bench --json` results (and tools/gpu_bench.py's JSON, same format).
+
+    tools/bench_plots.py RESULTS.json OUT_PREFIX
+
+writes OUT_PREFIX-roofline.png (each case as a point at its arithmetic intensity, cortado and
+the peer, under the target's roofline) and OUT_PREFIX-speedup.png (per-case speed-up of
+cortado over the peer, sorted). Uses the .venv's matplotlib (installed by tools/bootstrap.sh).
+"""
+import json
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def main(results_path, prefix):
+    with open(results_path) as f:
+        results = json.load(f)
+    rows = [r for r in results["rows"] if r["cortado"]["median_ms"] > 0 and r["peer_timing"]["median_ms"] > 0]
+    if not rows:
+        sys.exit(f"{results_path}: no rows to plot")
+    title = f'{results["suite"]} on {results["target"]}'
+    peer_names = sorted({r["peer"].split(" ")[0] for r in rows})
+
+    # Roofline: attainable GFLOP/s = min(peak, intensity x bandwidth).
+    with_traffic = [r for r in rows if r.get("megabytes", 0) > 0]
+    if with_traffic and results.get("peak_gflops", 0) > 0:
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        intensity = [r["gflop"] * 1e3 / r["megabytes"] for r in with_traffic]
+        ours = [r["gflop"] / r["cortado"]["median_ms"] * 1e3 for r in with_traffic]
+        theirs = [r["gflop"] / r["peer_timing"]["median_ms"] * 1e3 for r in with_traffic]
+        peak, bandwidth = results["peak_gflops"], results["bandwidth_gbs"]
+        lo, hi = min(intensity) / 2, max(intensity) * 2
+        ridge = peak / bandwidth
+        xs = [lo, ridge, hi] if lo < ridge < hi else [lo, hi]
+        ax.plot(xs, [min(peak, x * bandwidth) for x in xs], "k-", lw=1.5,
+                label=f"roofline: {peak:g} GFLOP/s, {bandwidth:g} GB/s")
+        ax.scatter(intensity, theirs, s=14, marker="x", color="tab:gray", label="/".join(peer_names))
+        ax.scatter(intensity, ours, s=14, color="tab:red", label="cortado")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("arithmetic intensity (flop per byte of compulsory traffic)")
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title(f"{title}: roofline")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(loc="lower right")
+        fig.tight_layout()
+        fig.savefig(f"{prefix}-roofline.png", dpi=110)
+        plt.close(fig)
+
+    speedups = sorted(r["peer_timing"]["median_ms"] / r["cortado"]["median_ms"] for r in rows)
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    ax.bar(range(len(speedups)), speedups, width=1.0, color=["tab:red" if s >= 1 else "tab:blue" for s in speedups])
+    ax.axhline(1.0, color="k", lw=1)
+    ax.set_yscale("log")
+    ax.set_xlabel(f"case (sorted), {len(speedups)} in all")
+    ax.set_ylabel("speed-up of cortado over " + "/".join(peer_names))
+    ax.set_title(f"{title}: median {speedups[len(speedups) // 2]:.2f}, "
+                 f"min {speedups[0]:.2f}, max {speedups[-1]:.2f}")
+    ax.grid(True, axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(f"{prefix}-speedup.png", dpi=110)
+    plt.close(fig)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    main(sys.argv[1], sys.argv[2])
