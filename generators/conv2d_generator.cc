@@ -22,7 +22,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     // GPU schedule knobs (schedules/gpu/conv2d.h); tuning sets them per layer.
     GeneratorParam<int> gpu_rows{"gpu_rows", 0}, gpu_channels{"gpu_channels", 4},
         gpu_threads_x{"gpu_threads_x", 32}, gpu_threads_c{"gpu_threads_c", 8}, gpu_split_k{"gpu_split_k", 0},
-        gpu_cols{"gpu_cols", 1};
+        gpu_cols{"gpu_cols", 1}, gpu_target_threads{"gpu_target_threads", 65536};
 
     Input<Buffer<float, 4>> input{"input"};
     Input<Buffer<float, 4>> weights{"weights"};
@@ -53,6 +53,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
                 knobs.threads_x = gpu_threads_x;
                 knobs.threads_c = gpu_threads_c;
                 knobs.split_k = gpu_split_k;
+                knobs.target_threads = gpu_target_threads;
                 schedules::gpu::schedule_conv2d(conv, s, get_target(), knobs);
                 break;
             }

@@ -17,7 +17,8 @@ struct Conv2dKnobs {
     int rows = 0;  // 0: chosen from the shape
     int channels = 4, threads_x = 32, threads_c = 8;
     int cols = 1;  // x positions per thread: neighbours share input loads across kx
-    int split_k = 0;  // 0: chosen from the shape
+    int split_k = 0;  // 0: chosen from the shape, aiming for `target_threads` threads
+    int target_threads = 65536;
 };
 
 // Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
@@ -54,11 +55,12 @@ inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Targe
     const int in_per_group = s.in_channels / s.group;
     if (k.rows == 0) k.rows = rows_per_thread(s.out_h);
     if (k.split_k == 0) {
-        // Aim for about 64k threads (132 SMs x 512) before splitting the reduction.
+        // Split the reduction until about `target_threads` threads run (default 64k: 132 SMs x
+        // 512), keeping at least 16 input channels per share.
         const long threads = long(s.batch) * ((s.out_w + k.cols - 1) / k.cols) * ((s.out_h + k.rows - 1) / k.rows) *
                              ((s.out_channels + k.channels - 1) / k.channels);
         k.split_k = 1;
-        while (threads * k.split_k * 2 <= 65536 && in_per_group / (k.split_k * 2) >= 16) k.split_k *= 2;
+        while (threads * k.split_k * 2 <= k.target_threads && in_per_group / (k.split_k * 2) >= 16) k.split_k *= 2;
     }
     if (s.pad_h > 0 || s.pad_w > 0) {
         a.padded.compute_root();
