@@ -186,6 +186,29 @@ TEST_F(Cli, BenchChecksEveryConvolutionAgainstOneDnnBeforeTimingIt) {
     EXPECT_NE(r.output.find("oneDNN"), std::string::npos) << r.output;
 }
 
+TEST_F(Cli, BenchGroupedConvolutionsRooflineAndNetworks) {
+    // A 14th column gives the group; a description with a roofline adds "% of roofline".
+    const std::string csv = write("grouped.csv", "header\n1,8,9,9,12,3,3,1,1,1,1,9,9,4\n");
+    const std::string target = write("roof.target", "halide_target = host\npeak_gflops = 100\nbandwidth_gbs = 10\n");
+    Result r = cortado("bench conv --set " + csv + " --iterations 1 --target " + target);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("g4 on 9x9"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Roofline of "), std::string::npos) << r.output;
+    EXPECT_NE(cortado("bench conv --set " + write("bad.csv", "header\n1,8,9,9,12,3,3,1,1,1,1,9,9,3\n")).output.find("malformed row"),
+              std::string::npos);  // 8 channels do not split into 3 groups
+
+    const std::string models = shared_models_dir();
+    if (models.empty()) GTEST_SKIP() << "../shared/models is absent; the nets suite reads it";
+    r = cortado("bench nets --quick --iterations 1 --batch 1 --models " + models + " --json " + path("nets.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("oneDNN conv+IP sum"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("| alexnet b1 |"), std::string::npos) << r.output;
+    std::ifstream json(path("nets.json"));
+    std::stringstream text;
+    text << json.rdbuf();
+    EXPECT_NE(text.str().find("\"peer_timing\""), std::string::npos);
+}
+
 TEST_F(Cli, InputOfTheWrongShapeIsRefused) {
     std::vector<float> input(10, 1.0f);
     std::string error;

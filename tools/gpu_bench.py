@@ -161,8 +161,9 @@ def markdown(results):
         theirs_total += p["median_ms"]
         achieved = r["gflop"] / o["median_ms"]
         roof = min(results["peak_gflops"], r["gflop"] * 1e3 / r["megabytes"] * results["bandwidth_gbs"])
+        roof_text = f"{100 * achieved * 1e3 / roof:.1f}%" if roof > 0 else "-"  # no roofline: a raw Halide target
         lines.append(f"| {r['name']} | {r['gflop']:.3f} | {o['median_ms']:.4f} ({o['min_ms']:.4f}-{o['max_ms']:.4f}) "
-                     f"| {achieved:.2f} | {100 * achieved * 1e3 / roof:.1f}% | {r['peer']} "
+                     f"| {achieved:.2f} | {roof_text} | {r['peer']} "
                      f"| {p['median_ms']:.4f} ({p['min_ms']:.4f}-{p['max_ms']:.4f}) | {p['median_ms'] / o['median_ms']:.2f} "
                      f"| {t['median_ms']:.4f} | {r['relative_error']:.1e} |")
     ratios = sorted(r["peer_timing"]["median_ms"] / r["cortado"]["median_ms"] for r in results["rows"]

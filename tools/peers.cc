@@ -9,6 +9,18 @@
 namespace cortado {
 namespace {
 
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+// `user` as oneDNN's chosen layout: reordered once, outside any timing, when they differ.
+dnnl::memory in_layout(dnnl::memory &user, const dnnl::memory::desc &wanted, const dnnl::engine &cpu,
+                       dnnl::stream &strm) {
+    if (user.get_desc() == wanted) return user;
+    dnnl::memory converted(wanted, cpu);
+    dnnl::reorder(user, converted).execute(strm, user, converted);
+    return converted;
+}
+
 template <typename Run>
 PeerTiming time_runs(int iterations, Run run) {
     run();  // warm-up
@@ -28,8 +40,6 @@ PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &inpu
                               const std::vector<float> &weights, const std::vector<float> &bias,
                               std::vector<float> *output, int iterations) {
     using namespace dnnl;
-    using tag = memory::format_tag;
-    using dt = memory::data_type;
     engine cpu(engine::kind::cpu, 0);
     stream strm(cpu);
     const memory::dims src_dims{s.batch, s.in_channels, s.in_h, s.in_w};
@@ -58,14 +68,8 @@ PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &inpu
     memory bias_memory({bias_dims, dt::f32, tag::x}, cpu, const_cast<float *>(bias.data()));
     output->assign(size_t(s.batch) * s.out_channels * s.out_h * s.out_w, 0.0f);
     memory user_dst({dst_dims, dt::f32, tag::nchw}, cpu, output->data());
-    auto in_layout = [&](memory &user, const memory::desc &wanted) {
-        if (user.get_desc() == wanted) return user;
-        memory converted(wanted, cpu);
-        reorder(user, converted).execute(strm, user, converted);
-        return converted;
-    };
-    memory src = in_layout(user_src, pd.src_desc());
-    memory wei = in_layout(user_weights, pd.weights_desc());
+    memory src = in_layout(user_src, pd.src_desc(), cpu, strm);
+    memory wei = in_layout(user_weights, pd.weights_desc(), cpu, strm);
     memory dst = pd.dst_desc() == user_dst.get_desc() ? user_dst : memory(pd.dst_desc(), cpu);
     convolution_forward conv(pd);
     PeerTiming timing = time_runs(iterations, [&] {
@@ -82,8 +86,6 @@ PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &i
                                 const std::vector<float> &weights, const std::vector<float> &bias,
                                 std::vector<float> *output, int iterations) {
     using namespace dnnl;
-    using tag = memory::format_tag;
-    using dt = memory::data_type;
     engine cpu(engine::kind::cpu, 0);
     stream strm(cpu);
     const memory::dims src_dims{m, k}, weight_dims{n, k}, bias_dims{n}, dst_dims{m, n};
@@ -96,11 +98,7 @@ PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &i
     memory bias_memory({bias_dims, dt::f32, tag::x}, cpu, const_cast<float *>(bias.data()));
     output->assign(size_t(m) * n, 0.0f);
     memory dst({dst_dims, dt::f32, tag::nc}, cpu, output->data());
-    memory wei = user_weights;
-    if (pd.weights_desc() != user_weights.get_desc()) {  // reordered once, outside the timing
-        wei = memory(pd.weights_desc(), cpu);
-        reorder(user_weights, wei).execute(strm, user_weights, wei);
-    }
+    memory wei = in_layout(user_weights, pd.weights_desc(), cpu, strm);
     inner_product_forward ip(pd);
     PeerTiming timing = time_runs(iterations, [&] {
         ip.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_memory}, {DNNL_ARG_DST, dst}});
