@@ -6,10 +6,15 @@
 #include <sstream>
 
 #include "frontend/compile_error.h"
+#include "frontend/fusion.h"
+#include "frontend/layer_cost.h"
+#include "frontend/untrained_fillers.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
 #include "frontend/target_features.h"
 #include "tools/bench_cases.h"
+#include "tools/bench_networks.h"
+#include "tools/graph_json.h"
 #include "tools/network_builder.h"
 
 namespace cortado {
@@ -33,8 +38,8 @@ std::string build_case(const std::string &prototxt, const TargetDescription &tar
 
 }  // namespace
 
-void prepare_gpu_bench(const std::string &suite, const std::string &csv, int64_t batch, bool quick,
-                       bool with_overfeat, const TargetDescription &target, const std::string &dir) {
+void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir, int64_t batch,
+                       bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir) {
     if (gpu_api(target.halide_target).empty())
         throw CompileError("--prepare is for GPU targets (CUDA, OpenCL); " + target.halide_target + " runs here");
     fs::create_directories(dir);
@@ -67,8 +72,34 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, int64_t
             add("sgemm " + std::to_string(n), library, 2e-9 * n * double(n) * n, 4e-6 * 3 * double(n) * n,
                 "\"n\": " + std::to_string(n));
         }
+    } else if (suite == "nets") {
+        // Each network with its graph as JSON, for tools/gpu_bench.py to rebuild it in PyTorch.
+        for (const NetworkBenchCase &c : shipped_network_cases(models_dir, quick)) {
+            if (batch != 0 && c.batch != batch) continue;
+            ImportOptions options;
+            options.input_shape = c.input_shape;
+            options.batch = c.batch;
+            Graph graph = import_caffe_prototxt(c.file, options);
+            infer_shapes(graph);
+            fill_untrained_weights(graph);
+            const std::string case_name = "nets-" + std::to_string(count);
+            const fs::path out = fs::path(dir) / case_name;
+            fs::remove_all(out);
+            fs::create_directories(out);
+            std::ofstream(out / "graph.json") << graph_json(graph);
+            Graph fused = graph;
+            fuse_activations(fused);
+            const BuiltNetwork built = build_network(fused, "net", target, out.string(), false);
+            link_shared_library(built, out.string());
+            for (const auto &entry : fs::directory_iterator(out))
+                if (entry.path().filename() != "libnet.so" && entry.path().filename() != "graph.json") fs::remove(entry.path());
+            double gflop = 0;
+            for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;
+            add(fs::path(c.file).stem().string() + " b" + std::to_string(c.batch), case_name + "/libnet.so", gflop, 0,
+                "\"graph\": \"" + case_name + "/graph.json\"");
+        }
     } else {
-        throw CompileError("--prepare supports the conv and sgemm suites, not '" + suite + "'");
+        throw CompileError("--prepare supports the conv, sgemm and nets suites, not '" + suite + "'");
     }
     std::cerr << "\n";
     std::ofstream json(fs::path(dir) / (suite + ".json"));

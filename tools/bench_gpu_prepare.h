@@ -1,7 +1,8 @@
-// `cortado bench conv|sgemm --target GPU --prepare DIR`: the GPU half of the benchmarks for a GPU
-// this machine lacks. Compiles every case for the target into DIR/SUITE-I/libnet.so and writes
-// DIR/SUITE.json listing each library with its shape, GFLOP and compulsory traffic, and the
-// target's roofline; tools/gpu_bench.py runs them on the GPU machine against cuDNN and cuBLAS.
+// `cortado bench conv|sgemm|nets --target GPU --prepare DIR`: the GPU half of the benchmarks for
+// a GPU this machine lacks. Compiles every case for the target into DIR/SUITE-I/libnet.so and
+// writes DIR/SUITE.json listing each library with its shape (or, for nets, its graph as JSON),
+// GFLOP and compulsory traffic, and the target's roofline; tools/gpu_bench.py runs them on the
+// GPU machine against cuDNN, cuBLAS, and PyTorch eager and torch.compile.
 #pragma once
 
 #include <string>
@@ -10,7 +11,7 @@
 
 namespace cortado {
 
-void prepare_gpu_bench(const std::string &suite, const std::string &csv, int64_t batch, bool quick,
-                       bool with_overfeat, const TargetDescription &target, const std::string &dir);
+void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir, int64_t batch,
+                       bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir);
 
 }  // namespace cortado

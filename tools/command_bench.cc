@@ -71,9 +71,10 @@ int command_bench(const std::vector<std::string> &args) {
     const int iterations = int(cli.get_int("iterations", 10));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string csv = cli.get("set", std::string(CORTADO_SOURCE_DIR) + "/../shared/bench/boda-convs.csv");
+    const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
     if (cli.has("prepare")) {
-        prepare_gpu_bench(suite, csv, cli.get_int("batch", 0), cli.flags.count("quick"), !cli.has("set"), target,
-                          cli.get("prepare"));
+        prepare_gpu_bench(suite, csv, models, cli.get_int("batch", 0), cli.flags.count("quick"), !cli.has("set"),
+                          target, cli.get("prepare"));
         return 0;
     }
     require_runs_here(target.halide_target, "bench");
@@ -113,7 +114,6 @@ int command_bench(const std::vector<std::string> &args) {
                    peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs)});
         }
     } else if (suite == "nets") {
-        const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
         for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick")))
             if (!cli.has("batch") || c.batch == cli.get_int("batch", 0)) check(bench_network(c, target, iterations, scratch));
     } else {

@@ -57,6 +57,8 @@ cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1"
   echo 'set -u; cd "$(dirname "$0")"; export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}'
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
   echo 'nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; status=0'
+  echo 'mkdir -p stage && xz -dc stage.tar.xz | tar -C stage -xf -'
+  echo 'if [ "${1:-}" = nets ]; then python3 gpu_bench.py stage/bench nets ${OUT:-/tmp}/gpu-nets-b$2.json 20 $2; exit $?; fi'
 } > .device/run.sh
 for api in cuda opencl; do
   for case in $cases; do
@@ -73,6 +75,7 @@ done
 mkdir -p .device/stage
 build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/bench $quick
 build/tools/cortado bench sgemm --target cuda-h100 --prepare .device/stage/bench $quick
+build/tools/cortado bench nets --target cuda-h100 --prepare .device/stage/bench $quick
 # Issue 4's floors (AlexNet's five convolutions and Overfeat L6, batch 1) with each target's knob
 # table, and on OpenCL also without it (the plain Halide target string has no table).
 for floors in cuda:cuda-h100 opencl:opencl-nvidia opencl-untuned:${targets[opencl]}; do
@@ -102,7 +105,6 @@ tar -C .device/stage -cf - . | xz -9 -T2 > .device/stage.tar.xz
 rm -rf .device/stage
 
 cat >> .device/run.sh <<'RUN'
-mkdir -p stage && xz -dc stage.tar.xz | tar -C stage -xf -
 for api in cuda opencl; do
   python3 gpu_bench.py stage/tune-$api conv ${OUT:-/tmp}/tune-$api.json 20 || status=1
 done

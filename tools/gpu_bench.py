@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The GPU half of `cortado bench`, run on the GPU machine: cortado's libraries against cuDNN and
-cuBLAS (through PyTorch) in the same process, on the same inputs.
+cuBLAS (through PyTorch), and whole networks against PyTorch eager and torch.compile, in the same
+process, on the same inputs.
 
-    python3 gpu_bench.py BENCH_DIR SUITE OUT.json [ITERATIONS]
+    python3 gpu_bench.py BENCH_DIR SUITE OUT.json [ITERATIONS [BATCH]]
 
 BENCH_DIR holds SUITE.json and the libraries written by
 `cortado bench SUITE --target cuda-h100 --prepare BENCH_DIR` (tools/gpu-check.sh does this).
@@ -10,16 +11,22 @@ For every case: random input, weights and bias are written as a .caffemodel and 
 cortado's library; its output is checked against the peer's fp32 output before either is timed;
 then cortado's step (per-layer profiling, synchronised) and the peer (CUDA events) are timed,
 medians and spread over ITERATIONS runs. Peers: cuDNN with cudnn.benchmark (cudnnFind picks the
-fastest algorithm) and cuBLAS, fp32 with TF32 off; a second column with TF32 allowed. Writes the
-same JSON as `cortado bench --json` (tools/bench_plots.py plots it) plus a markdown table.
+fastest algorithm) and cuBLAS, fp32 with TF32 off; a second column with TF32 allowed. Suite
+`nets`: each network is rebuilt in PyTorch from the graph JSON cortado wrote (`cortado info
+--json` form) with the same weights; the whole forward pass is timed on both sides including the
+input's copy to the GPU and the output's copy back; peers are PyTorch eager and torch.compile.
+Writes the same JSON as `cortado bench --json` (tools/bench_plots.py plots it) plus a markdown
+table.
 """
 import ctypes
 import json
+import math
 import os
 import statistics
 import struct
 import sys
 import tempfile
+import time
 
 import torch
 import torch.nn.functional as F
@@ -80,13 +87,17 @@ class Library:
             return host_out, timing(times)
         finally:
             lib.net_destroy(ctx)
-            # Each library carries its own Halide GPU runtime and context: release it, or 200
-            # libraries would hold 200 contexts.
-            for interface in ("halide_cuda_device_interface", "halide_opencl_device_interface"):
-                if hasattr(lib, interface):
-                    getattr(lib, interface).restype = ctypes.c_void_p
-                    lib.halide_device_release.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
-                    lib.halide_device_release(None, getattr(lib, interface)())
+            self.release()
+
+    def release(self):
+        # Each library carries its own Halide GPU runtime and context: release it, or 200
+        # libraries would hold 200 contexts.
+        lib = self.lib
+        for interface in ("halide_cuda_device_interface", "halide_opencl_device_interface"):
+            if hasattr(lib, interface):
+                getattr(lib, interface).restype = ctypes.c_void_p
+                lib.halide_device_release.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+                lib.halide_device_release(None, getattr(lib, interface)())
 
 
 def timing(times):
@@ -149,9 +160,177 @@ def bench_case(case, suite, bench_dir, scratch, iterations, generator):
     return row
 
 
+class TorchNetwork:
+    """The graph JSON interpreted with torch.nn.functional, following Caffe's definitions."""
+
+    def __init__(self, graph, weights):
+        self.graph, self.weights = graph, weights
+
+    def __call__(self, x):
+        values = {self.graph["inputs"][0]["value"]: x}
+        for layer in self.graph["layers"]:
+            ins = [values[v] for v in layer["bottoms"]]
+            outs = self.layer(layer, ins, self.weights.get(layer["name"], []))
+            for top, out in zip(layer["tops"], outs):
+                values[top["value"]] = out.reshape(top["shape"])
+        return values[self.graph["outputs"][0]["value"]]
+
+    @staticmethod
+    def layer(layer, ins, blobs):
+        p, kind, x = layer["params"], layer["type"], ins[0] if ins else None
+        if kind == "Convolution":
+            y = F.conv2d(x, blobs[0], blobs[1] if p["bias_term"] else None, p["stride"], p["pad"], p["dilation"], p["group"])
+            return [F.leaky_relu(y, p["relu_negative_slope"]) if p.get("fused_relu") else y]
+        if kind == "InnerProduct":
+            weight = blobs[0].t() if p["transpose"] else blobs[0]
+            y = F.linear(x.reshape(math.prod(x.shape[:p["axis"]]), -1), weight,
+                         blobs[1] if p["bias_term"] else None)
+            return [F.leaky_relu(y, p["relu_negative_slope"]) if p.get("fused_relu") else y]
+        if kind == "ReLU":
+            return [F.leaky_relu(x, p["negative_slope"])]
+        if kind == "Pooling":
+            kernel = list(x.shape[2:]) if p["global_pooling"] else p["kernel"]
+            pad = [0, 0] if p["global_pooling"] else p["pad"]
+            stride = [1, 1] if p["global_pooling"] else p["stride"]
+            if p["pool"] == "MAX":
+                return [F.max_pool2d(x, kernel, stride, pad, ceil_mode=bool(p["round_up"]))]
+            return [F.avg_pool2d(x, kernel, stride, pad, ceil_mode=bool(p["round_up"]), count_include_pad=True)]
+        if kind == "LRN":
+            if p["norm_region"] == "ACROSS_CHANNELS":
+                return [F.local_response_norm(x, p["local_size"], p["alpha"], p["beta"], p["k"])]
+            half = (p["local_size"] - 1) // 2
+            mean = F.avg_pool2d(x * x, p["local_size"], 1, half, count_include_pad=True)
+            return [x * (1 + p["alpha"] * mean) ** -p["beta"]]
+        if kind == "Softmax":
+            return [F.softmax(x, dim=p["axis"])]
+        if kind == "Concat":
+            return [torch.cat(ins, dim=p["axis"])]
+        if kind == "Eltwise":
+            if p["operation"] == "SUM":
+                coeff = p["coeff"] or [1.0] * len(ins)
+                return [sum(c * t for c, t in zip(coeff, ins))]
+            out = ins[0]
+            for t in ins[1:]:
+                out = out * t if p["operation"] == "PROD" else torch.maximum(out, t)
+            return [out]
+        if kind == "BatchNorm":
+            factor = 0 if float(blobs[2][0]) == 0 else 1 / float(blobs[2][0])
+            shape = (1, -1) + (1,) * (x.dim() - 2)
+            return [(x - (blobs[0] * factor).reshape(shape)) / torch.sqrt((blobs[1] * factor).reshape(shape) + p["eps"])]
+        if kind == "Scale":
+            shape = (1, -1) + (1,) * (x.dim() - 2)
+            y = x * blobs[0].reshape(shape)
+            return [y + blobs[1].reshape(shape) if p["bias_term"] else y]
+        if kind in ("Dropout", "Split", "Flatten", "Reshape"):
+            return [x] * len(layer["tops"])
+        raise ValueError(f"layer {layer['name']}: type {kind} is not rebuilt in PyTorch")
+
+
+def random_weights(graph, generator):
+    weights = {}
+    for layer in graph["layers"]:
+        blobs = []
+        for i, shape in enumerate(layer["weight_shapes"]):
+            if layer["type"] in ("Convolution", "InnerProduct") and i == 0:
+                fan_in = math.prod(shape[1:]) if layer["type"] == "Convolution" else \
+                    (shape[0] if layer["params"]["transpose"] else shape[1])
+                blobs.append(torch.randn(shape, generator=generator) * (1.0 / fan_in) ** 0.5)
+            elif layer["type"] == "BatchNorm":
+                blobs.append([torch.randn(shape, generator=generator) * 0.1, torch.rand(shape, generator=generator) + 0.5,
+                              torch.ones(shape)][i])
+            else:
+                blobs.append(torch.rand(shape, generator=generator) * 0.2 - 0.1)
+        if blobs:
+            weights[layer["name"]] = blobs
+    return weights
+
+
+def write_network_caffemodel(path, weights):
+    encoded = b""
+    for name, blobs in weights.items():
+        layer = field(1, name.encode())
+        for blob in blobs:
+            dims = b"".join(varint(d) for d in blob.shape)
+            layer += field(7, field(7, field(1, dims)) + field(5, blob.contiguous().numpy().astype("<f4").tobytes()))
+        encoded += field(100, layer)
+    with open(path, "wb") as f:
+        f.write(encoded)
+
+
+def wall_times(run, iterations):
+    for _ in range(3):
+        run()
+    times = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1e3)
+    return timing(times)
+
+
+def bench_network(case, bench_dir, scratch, iterations, generator):
+    with open(os.path.join(bench_dir, case["graph"])) as f:
+        graph = json.load(f)
+    weights = random_weights(graph, generator)
+    model = os.path.join(scratch, "weights.caffemodel")
+    write_network_caffemodel(model, weights)
+    x = torch.rand(graph["inputs"][0]["shape"], generator=generator) * 2 - 1
+    out_shape = graph["outputs"][0]["shape"]
+
+    lib = Library(os.path.join(bench_dir, case["library"]))
+    ctx = lib.lib.net_create(model.encode(), 0)
+    if not ctx:
+        raise RuntimeError(lib.lib.net_last_error().decode())
+    host_in, ours = x.contiguous(), torch.full(out_shape, float("nan"))
+    forward = lambda: lib.lib.net_forward(ctx, host_in.data_ptr(), ours.data_ptr())  # noqa: E731
+    if forward() != 0:
+        raise RuntimeError(lib.lib.net_last_error().decode())
+    set_tf32(False)
+    network = TorchNetwork(graph, {k: [b.cuda() for b in v] for k, v in weights.items()})
+    eager = lambda: network(host_in.cuda()).cpu()  # noqa: E731  (both sides copy in and out)
+    with torch.no_grad():
+        expected = eager()
+        error = float((ours - expected).norm() / expected.norm())
+        row = {"name": case["name"], "gflop": case["gflop"], "megabytes": 0, "peer": "PyTorch eager fp32",
+               "relative_error": error}
+        row["cortado"] = wall_times(forward, iterations)
+        lib.lib.net_destroy(ctx)
+        lib.release()
+        if not error <= 1e-4:
+            print(f"{case['name']}: cortado differs from PyTorch (relative L2 {error:.2e}); not timed", flush=True)
+            row["peer_timing"] = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
+            return row
+        row["peer_timing"] = wall_times(eager, iterations)
+        start = time.perf_counter()
+        torch._dynamo.reset()  # a fresh compile per network: no recompile limit, no dynamic shapes
+        compiled_network = torch.compile(network, dynamic=False)
+        compiled = lambda: compiled_network(host_in.cuda()).cpu()  # noqa: E731
+        compiled_error = float((compiled() - expected).norm() / expected.norm())
+        row["compile_seconds"] = time.perf_counter() - start
+        row["peer_compiled_timing"] = wall_times(compiled, iterations)
+        row["compiled_relative_error"] = compiled_error
+    return row
+
+
+def nets_markdown(results):
+    lines = ["| network | GFLOP | cortado ms (min-max) | PyTorch eager ms (min-max) | speed-up over eager "
+             "| torch.compile ms (min-max) | speed-up over torch.compile | rel. error |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results["rows"]:
+        o, e = r["cortado"], r["peer_timing"]
+        c = r.get("peer_compiled_timing", {"median_ms": 0, "min_ms": 0, "max_ms": 0})
+        if e["median_ms"] <= 0:
+            continue
+        span = lambda t: f"{t['median_ms']:.3f} ({t['min_ms']:.3f}-{t['max_ms']:.3f})"  # noqa: E731
+        lines.append(f"| {r['name']} | {r['gflop']:.3f} | {span(o)} | {span(e)} | {e['median_ms'] / o['median_ms']:.2f} "
+                     f"| {span(c)} | {c['median_ms'] / o['median_ms']:.2f} | {r['relative_error']:.1e} |")
+    return "\n".join(lines) + "\n"
+
+
 def markdown(results):
     lines = [f"| {results['suite']} | GFLOP | cortado ms (min-max) | TFLOP/s | % of roofline | peer | peer ms (min-max) "
-             "| speed-up over peer | peer TF32 ms | rel. error |", "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"]
+             "| speed-up over peer | peer TF32 ms | speed-up over TF32 | rel. error |",
+             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
     ours_total = theirs_total = 0.0
     for r in results["rows"]:
         o, p, t = r["cortado"], r["peer_timing"], r.get("peer_tf32_timing", {"median_ms": 0})
@@ -165,7 +344,7 @@ def markdown(results):
         lines.append(f"| {r['name']} | {r['gflop']:.3f} | {o['median_ms']:.4f} ({o['min_ms']:.4f}-{o['max_ms']:.4f}) "
                      f"| {achieved:.2f} | {roof_text} | {r['peer']} "
                      f"| {p['median_ms']:.4f} ({p['min_ms']:.4f}-{p['max_ms']:.4f}) | {p['median_ms'] / o['median_ms']:.2f} "
-                     f"| {t['median_ms']:.4f} | {r['relative_error']:.1e} |")
+                     f"| {t['median_ms']:.4f} | {t['median_ms'] / o['median_ms']:.2f} | {r['relative_error']:.1e} |")
     ratios = sorted(r["peer_timing"]["median_ms"] / r["cortado"]["median_ms"] for r in results["rows"]
                     if r["peer_timing"]["median_ms"] > 0)
     lines.append("")
@@ -179,21 +358,26 @@ def markdown(results):
 def main():
     bench_dir, suite, out_path = sys.argv[1], sys.argv[2], sys.argv[3]
     iterations = int(sys.argv[4]) if len(sys.argv) > 4 else 20
+    batch = sys.argv[5] if len(sys.argv) > 5 else None  # only the cases named "... bBATCH"
     with open(os.path.join(bench_dir, suite + ".json")) as f:
         spec = json.load(f)
     torch.backends.cudnn.benchmark = True
     generator = torch.Generator().manual_seed(1)
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
-        for i, case in enumerate(spec["cases"]):
-            rows.append(bench_case(case, suite, bench_dir, scratch, iterations, generator))
-            print(f"{i + 1}/{len(spec['cases'])} {case['name']}", file=sys.stderr, flush=True)
+        cases = [c for c in spec["cases"] if batch is None or c["name"].endswith(" b" + batch)]
+        for i, case in enumerate(cases):
+            if suite == "nets":
+                rows.append(bench_network(case, bench_dir, scratch, iterations, generator))
+            else:
+                rows.append(bench_case(case, suite, bench_dir, scratch, iterations, generator))
+            print(f"{i + 1}/{len(cases)} {case['name']}", file=sys.stderr, flush=True)
     results = {key: spec[key] for key in ("suite", "target", "halide_target", "peak_gflops", "bandwidth_gbs")}
     results.update(device=torch.cuda.get_device_name(), torch=torch.__version__,
                    cudnn=torch.backends.cudnn.version(), rows=rows)
     with open(out_path, "w") as f:
         json.dump(results, f, indent=1)
-    table = markdown(results)
+    table = nets_markdown(results) if suite == "nets" else markdown(results)
     with open(out_path.replace(".json", ".md"), "w") as f:
         f.write(table)
     print(table)
