@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <map>
 #include <random>
-#include <thread>
 
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
@@ -103,7 +102,6 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     }
     std::sort(ms.begin(), ms.end());
 
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
     const std::string name = std::filesystem::path(c.file).stem().string() + " b" + std::to_string(c.batch);
     BenchRow row{name, 0, 0, {ms[ms.size() / 2], ms.front(), ms.back()}, "oneDNN conv+IP sum", {}, 0};
     for (const Layer &layer : graph.layers) {
