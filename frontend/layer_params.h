@@ -16,6 +16,7 @@ struct Filler {
     float min = 0.0f, max = 1.0f;
     float mean = 0.0f, std = 1.0f;
     enum class VarianceNorm { FanIn, FanOut, Average } variance_norm = VarianceNorm::FanIn;
+    bool given = false;  // written in the prototxt (an absent filler is Caffe's constant 0)
 };
 
 struct InputParams {};

@@ -67,8 +67,8 @@ class Converter {
         c.group = checked(p.group(), "group", 1);
         if (c.num_output % c.group) fail("num_output is not a multiple of group");
         if (p.axis() != 1) fail("only axis 1 (channels) is supported");
-        c.weight_filler = convert_filler(p.weight_filler());
-        c.bias_filler = convert_filler(p.bias_filler());
+        c.weight_filler = convert_filler(p.weight_filler(), p.has_weight_filler());
+        c.bias_filler = convert_filler(p.bias_filler(), p.has_bias_filler());
         return c;
     }
 
@@ -128,8 +128,8 @@ class Converter {
         c.bias_term = p.bias_term();
         c.axis = p.axis();
         c.transpose = p.transpose();
-        c.weight_filler = convert_filler(p.weight_filler());
-        c.bias_filler = convert_filler(p.bias_filler());
+        c.weight_filler = convert_filler(p.weight_filler(), p.has_weight_filler());
+        c.bias_filler = convert_filler(p.bias_filler(), p.has_bias_filler());
         return c;
     }
 
@@ -168,8 +168,8 @@ class Converter {
         // Caffe's Scale layer fills its scale with 1 unless told otherwise.
         c.filler.type = "constant";
         c.filler.value = 1.0f;
-        if (p.has_filler()) c.filler = convert_filler(p.filler());
-        c.bias_filler = convert_filler(p.bias_filler());
+        if (p.has_filler()) c.filler = convert_filler(p.filler(), true);
+        c.bias_filler = convert_filler(p.bias_filler(), p.has_bias_filler());
         if (proto_.bottom_size() != 1)
             fail("only the one-bottom form (learned scale) is supported");
         return c;
@@ -231,8 +231,9 @@ class Converter {
 
 }  // namespace
 
-Filler convert_filler(const caffe::FillerParameter &proto) {
+Filler convert_filler(const caffe::FillerParameter &proto, bool given) {
     Filler f;
+    f.given = given;
     f.type = proto.type();
     f.value = proto.value();
     f.min = proto.min();

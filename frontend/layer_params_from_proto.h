@@ -10,6 +10,7 @@ namespace cortado {
 // Throws CompileError naming `where` and the layer.
 LayerParams convert_layer_params(const caffe::LayerParameter &proto, const SourceLocation &where);
 
-Filler convert_filler(const caffe::FillerParameter &proto);
+// `given`: the prototxt wrote this filler (absent ones are Caffe's constant 0).
+Filler convert_filler(const caffe::FillerParameter &proto, bool given);
 
 }  // namespace cortado

@@ -5,8 +5,8 @@
 namespace cortado {
 namespace {
 
-// What an absent FillerParameter becomes: Caffe's default, constant 0.
-bool unset(const Filler &filler) { return filler.type == "constant" && filler.value == 0.0f; }
+// Absent from the prototxt, so Caffe's default: constant 0.
+bool unset(const Filler &filler) { return !filler.given; }
 
 template <typename Params>
 bool replace_unset(Params &p) {
@@ -14,6 +14,7 @@ bool replace_unset(Params &p) {
     if (unset(p.weight_filler)) {
         p.weight_filler = Filler{};
         p.weight_filler.type = "xavier";
+        p.weight_filler.given = true;
         replaced = true;
     }
     if (p.bias_term && unset(p.bias_filler)) {
@@ -21,6 +22,7 @@ bool replace_unset(Params &p) {
         p.bias_filler.type = "uniform";
         p.bias_filler.min = -0.1f;
         p.bias_filler.max = 0.1f;
+        p.bias_filler.given = true;
         replaced = true;
     }
     return replaced;

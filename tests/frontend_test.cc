@@ -8,6 +8,7 @@
 #include "frontend/load_network.h"
 #include "frontend/kernel_plan.h"
 #include "frontend/memory_plan.h"
+#include "frontend/untrained_fillers.h"
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
 #include "tools/target_description.h"
@@ -252,6 +253,22 @@ std::string write_target(const std::string &name, const std::string &text) {
     return path;
 }
 
+TEST(Caffe, DeployLayersWithoutFillersGetRandomStandInsAndExplicitOnesStay) {
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
+        "layer { name: \"deploy\" type: \"Convolution\" bottom: \"data\" top: \"a\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
+        "layer { name: \"explicit\" type: \"Convolution\" bottom: \"a\" top: \"b\" convolution_param { num_output: 4 kernel_size: 3"
+        " weight_filler { type: \"constant\" } bias_filler { type: \"constant\" } } }\n",
+        "fillers.prototxt", ImportOptions{});
+    EXPECT_EQ(fill_untrained_weights(graph), std::vector<std::string>{"deploy"});
+    const auto &deploy = std::get<ConvolutionParams>(graph.layers[0].params);
+    EXPECT_EQ(deploy.weight_filler.type, "xavier");
+    EXPECT_EQ(deploy.bias_filler.type, "uniform");
+    const auto &explicit_zero = std::get<ConvolutionParams>(graph.layers[1].params);
+    EXPECT_EQ(explicit_zero.weight_filler.type, "constant");  // written in the prototxt: kept
+    EXPECT_EQ(explicit_zero.bias_filler.type, "constant");
+}
+
 TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
     const std::string path = write_target("gpu", "# a device\nhalide_target = x86-64-linux-cuda\n"
         "knob = cortado_conv2d.gpu_rows=4  # tuned\nknob = cortado_conv2d.gpu_cols=2\npeak_gflops = 1000\nbandwidth_gbs = 50.5\n");
@@ -304,6 +321,13 @@ TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
     const std::string bad_peak = write_target("peak", "halide_target = x86-64-linux\npeak_gflops = fast\n");
     EXPECT_NE(message(bad_peak).find("peak_gflops must be a positive number"), std::string::npos) << message(bad_peak);
     EXPECT_NE(message("/nowhere/missing.target").find("no such target description"), std::string::npos);
+    const std::string typo = write_target("typo", "halide_target = x86-64-linux\npeak_gflop = 5\n");
+    EXPECT_NE(message(typo).find(typo + ":2: unknown key 'peak_gflop'"), std::string::npos) << message(typo);
+    const std::string twice = write_target("twice", "halide_target = x86-64-linux\nhalide_target = arm-64-linux\n");
+    EXPECT_NE(message(twice).find("halide_target given twice"), std::string::npos) << message(twice);
+    const std::string invalid = write_target("invalid", "halide_target = z80-8-cpm\n");
+    EXPECT_NE(message(invalid).find(invalid + ": invalid halide_target 'z80-8-cpm'"), std::string::npos) << message(invalid);
+    for (const std::string &path : {typo, twice, invalid}) std::filesystem::remove(path);
     EXPECT_NE(message("sparc-32-solaris").find("unknown target"), std::string::npos);
     for (const std::string &path : {no_target, bad_line, bad_peak}) std::filesystem::remove(path);
 }

@@ -31,10 +31,11 @@ std::vector<ConvShape> conv_set(const std::string &csv, int64_t batch, bool quic
         for (auto [in, out] : {std::pair{256, 512}, {512, 512}, {512, 1024}, {1024, 1024}})
             shapes.push_back({1, in, 15, 15, out, 3, 3, 1, 1, 1, 1, 15, 15});
     }
+    if (shapes.empty()) throw CompileError(csv + ": no convolution matches (check --batch)");
     if (quick) {
         std::vector<ConvShape> few;
         for (size_t i = 0; i < shapes.size(); i += 16) few.push_back(shapes[i]);
-        few.push_back(shapes.back());
+        if ((shapes.size() - 1) % 16 != 0) few.push_back(shapes.back());
         return few;
     }
     return shapes;

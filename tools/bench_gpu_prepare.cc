@@ -41,7 +41,7 @@ std::string build_case(const std::string &prototxt, const TargetDescription &tar
 void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir, int64_t batch,
                        bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir) {
     if (gpu_api(target.halide_target).empty())
-        throw CompileError("--prepare is for GPU targets (CUDA, OpenCL); " + target.halide_target + " runs here");
+        throw CompileError("--prepare needs a CUDA or OpenCL target, not " + target.halide_target);
     fs::create_directories(dir);
     std::ostringstream cases;
     size_t count = 0;

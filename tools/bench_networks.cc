@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -121,7 +120,8 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
             peer = onednn_convolution(s, capture.values[layer.inputs[0]], found->blobs[0], bias, &theirs, iterations);
             apply_relu(theirs, p->fused_relu, p->relu_negative_slope);
         } else if (const auto *p = std::get_if<InnerProductParams>(&layer.params)) {
-            const int m = int(product(in, 0, size_t(p->axis))), k = int(product(in, size_t(p->axis), in.size()));
+            const size_t axis = size_t(canonical_axis(p->axis, in.size(), layer.name));
+            const int m = int(product(in, 0, axis)), k = int(product(in, axis, in.size()));
             const int n = p->num_output;
             std::vector<float> w = found->blobs[0];
             if (p->transpose)  // stored K x N; the peer takes N x K

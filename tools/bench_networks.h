@@ -3,7 +3,6 @@
 // layer saw and checked against cortado's output for that layer before it is timed.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 

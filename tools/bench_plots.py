@@ -27,7 +27,7 @@ def main(results_path, prefix):
 
     # Roofline: attainable GFLOP/s = min(peak, intensity x bandwidth).
     with_traffic = [r for r in rows if r.get("megabytes", 0) > 0]
-    if with_traffic and results.get("peak_gflops", 0) > 0:
+    if with_traffic and results.get("peak_gflops", 0) > 0 and results.get("bandwidth_gbs", 0) > 0:
         fig, ax = plt.subplots(figsize=(8, 5.5))
         intensity = [r["gflop"] * 1e3 / r["megabytes"] for r in with_traffic]
         ours = [r["gflop"] / r["cortado"]["median_ms"] * 1e3 for r in with_traffic]

@@ -82,7 +82,7 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
     md << line;
     if (target.peak_gflops > 0)
         md << "Roofline of " << target.name << ": " << target.peak_gflops << " GFLOP/s peak, "
-           << target.bandwidth_gbs << " GB/s (targets/" << target.name << ".target).\n";
+           << target.bandwidth_gbs << " GB/s (" << target.file << ").\n";
     std::cout << md.str();
     if (!markdown_path.empty()) std::ofstream(markdown_path) << md.str();
     if (json_path.empty()) return;

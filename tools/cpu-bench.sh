@@ -13,9 +13,14 @@ cortado="$root/build/tools/cortado"
 status=0
 for suite in conv sgemm nets; do
   iterations=5; [ $suite = sgemm ] && iterations=3
-  "$cortado" bench $suite --target "$target" --iterations $iterations \
-    --json "$out/$suite.json" --markdown "$out/$suite.md" > /dev/null || status=1
-  "$root/.venv/bin/python" "$root/tools/bench_plots.py" "$out/$suite.json" "$out/cpu-$suite"
-  tail -3 "$out/$suite.md"
+  rm -f "$out/$suite.json" "$out/$suite.md"
+  if "$cortado" bench $suite --target "$target" --iterations $iterations \
+       --json "$out/$suite.json" --markdown "$out/$suite.md" > /dev/null; then
+    "$root/.venv/bin/python" "$root/tools/bench_plots.py" "$out/$suite.json" "$out/cpu-$suite" || status=1
+    tail -3 "$out/$suite.md"
+  else
+    echo "cpu-bench: the $suite suite failed" >&2
+    status=1
+  fi
 done
 exit $status

@@ -9,7 +9,8 @@
 # It checks every blob of every network against the reference on CUDA and on NVIDIA OpenCL,
 # runs the conv and sgemm suites, AlexNet's five convolutions (issue 4's floor) and the knob sweep
 # against cuDNN/cuBLAS (tools/gpu_bench.py), and writes JSON and markdown into $OUT. Plot here with tools/bench_plots.py.
-#     tools/gpu-check.sh [--quick]   (--quick: the CI-sized conv subset)
+#     tools/gpu-check.sh [--quick]   (--quick: the CI-sized subsets of the conv, sgemm and nets
+#                                     suites)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
@@ -58,7 +59,7 @@ cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1"
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
   echo 'nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; status=0'
   echo 'mkdir -p stage && xz -dc stage.tar.xz | tar -C stage -xf -'
-  echo 'if [ "${1:-}" = nets ]; then python3 gpu_bench.py stage/bench nets ${OUT:-/tmp}/gpu-nets-b$2.json 20 $2; exit $?; fi'
+  echo 'if [ "${1:-}" = nets ]; then python3 gpu_bench.py stage/bench nets ${OUT:-/tmp}/gpu-nets-b${2:?usage: run.sh nets BATCH}.json 20 $2; exit $?; fi'
 } > .device/run.sh
 for api in cuda opencl; do
   for case in $cases; do

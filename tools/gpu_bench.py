@@ -23,7 +23,6 @@ import json
 import math
 import os
 import statistics
-import struct
 import sys
 import tempfile
 import time
@@ -82,7 +81,8 @@ class Library:
             lib.net_set_profiling(ctx, 1)
             times = []
             for _ in range(iterations):
-                lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr())
+                if lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr()) != 0:
+                    raise RuntimeError(lib.net_last_error().decode())
                 times.append(lib.net_layer_time_ms(ctx, 0))
             return host_out, timing(times)
         finally:
@@ -282,9 +282,24 @@ def bench_network(case, bench_dir, scratch, iterations, generator):
     if not ctx:
         raise RuntimeError(lib.lib.net_last_error().decode())
     host_in, ours = x.contiguous(), torch.full(out_shape, float("nan"))
-    forward = lambda: lib.lib.net_forward(ctx, host_in.data_ptr(), ours.data_ptr())  # noqa: E731
-    if forward() != 0:
-        raise RuntimeError(lib.lib.net_last_error().decode())
+
+    def forward():
+        if lib.lib.net_forward(ctx, host_in.data_ptr(), ours.data_ptr()) != 0:
+            raise RuntimeError(lib.lib.net_last_error().decode())
+
+    try:
+        forward()
+        row = bench_network_forward(case, graph, weights, x, ours, forward, iterations)
+    finally:
+        lib.lib.net_destroy(ctx)
+        lib.release()
+    return row
+
+
+def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
+    """Checks cortado's output (`ours`, from `forward`) against PyTorch eager, then times both and
+    torch.compile."""
+    host_in = x.contiguous()
     set_tf32(False)
     network = TorchNetwork(graph, {k: [b.cuda() for b in v] for k, v in weights.items()})
     eager = lambda: network(host_in.cuda()).cpu()  # noqa: E731  (both sides copy in and out)
@@ -294,8 +309,6 @@ def bench_network(case, bench_dir, scratch, iterations, generator):
         row = {"name": case["name"], "gflop": case["gflop"], "megabytes": 0, "peer": "PyTorch eager fp32",
                "relative_error": error}
         row["cortado"] = wall_times(forward, iterations)
-        lib.lib.net_destroy(ctx)
-        lib.release()
         if not error <= 1e-4:
             print(f"{case['name']}: cortado differs from PyTorch (relative L2 {error:.2e}); not timed", flush=True)
             row["peer_timing"] = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
@@ -366,11 +379,20 @@ def main():
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         cases = [c for c in spec["cases"] if batch is None or c["name"].endswith(" b" + batch)]
+        if not cases:
+            sys.exit(f"{suite}: no case matches batch {batch} (the batch filter is for nets)")
         for i, case in enumerate(cases):
-            if suite == "nets":
-                rows.append(bench_network(case, bench_dir, scratch, iterations, generator))
-            else:
-                rows.append(bench_case(case, suite, bench_dir, scratch, iterations, generator))
+            try:
+                if suite == "nets":
+                    rows.append(bench_network(case, bench_dir, scratch, iterations, generator))
+                else:
+                    rows.append(bench_case(case, suite, bench_dir, scratch, iterations, generator))
+            except RuntimeError as error:  # a failing library fails its row, not the whole run
+                print(f"{case['name']}: {error}", flush=True)
+                rows.append({"name": case["name"], "gflop": case["gflop"], "megabytes": case["megabytes"],
+                             "peer": "-", "relative_error": float("inf"), "error": str(error),
+                             "cortado": {"median_ms": 0, "min_ms": 0, "max_ms": 0},
+                             "peer_timing": {"median_ms": 0, "min_ms": 0, "max_ms": 0}})
             print(f"{i + 1}/{len(cases)} {case['name']}", file=sys.stderr, flush=True)
     results = {key: spec[key] for key in ("suite", "target", "halide_target", "peak_gflops", "bandwidth_gbs")}
     results.update(device=torch.cuda.get_device_name(), torch=torch.__version__,
@@ -378,7 +400,7 @@ def main():
     with open(out_path, "w") as f:
         json.dump(results, f, indent=1)
     table = nets_markdown(results) if suite == "nets" else markdown(results)
-    with open(out_path.replace(".json", ".md"), "w") as f:
+    with open(os.path.splitext(out_path)[0] + ".md", "w") as f:
         f.write(table)
     print(table)
     sys.exit(0 if all(r["relative_error"] <= 1e-4 for r in rows) else 1)

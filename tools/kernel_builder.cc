@@ -95,10 +95,6 @@ std::string build_halide_runtime(const std::string &target) {
     });
 }
 
-}  // namespace cortado
-
-namespace cortado {
-
 std::string build_cortado_runtime(const std::string &target) {
     const Toolchain toolchain = toolchain_for(target);
     if (!toolchain.cross) return CORTADO_RUNTIME_LIBRARY;

@@ -1,6 +1,8 @@
 #include "tools/target_description.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <iterator>
 #include <fstream>
 #include <map>
 
@@ -34,7 +36,9 @@ double positive_number(const std::map<std::string, std::string> &keys, const std
 }  // namespace
 
 TargetDescription resolve_target(const std::string &name) {
-    TargetDescription target{name, name};
+    TargetDescription target;
+    target.name = name;
+    target.halide_target = name;  // unless a description says otherwise
     // A path to a description of one's own (bringing up a device without editing targets/), or
     // a name from targets/.
     const bool is_path = name.size() > 7 && name.compare(name.size() - 7, 7, ".target") == 0;
@@ -54,12 +58,20 @@ TargetDescription resolve_target(const std::string &name) {
             if (eq == std::string::npos)
                 throw CompileError(file.string() + ":" + std::to_string(line_number) + ": expected key = value");
             const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+            const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
+            static const char *known[] = {"halide_target", "schedule_family", "vector_bits", "knob", "peak_gflops",
+                                          "bandwidth_gbs"};
+            if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+                throw CompileError(where + "unknown key '" + key + "' (see targets/README.md)");
             // `knob` lines accumulate into the table; other keys appear once.
             if (key == "knob") keys[key] += (keys[key].empty() ? "" : ",") + value;
-            else keys[key] = value;
+            else if (!keys.emplace(key, value).second) throw CompileError(where + key + " given twice");
         }
         if (keys["halide_target"].empty()) throw CompileError(file.string() + ": no halide_target line");
         target.halide_target = keys["halide_target"];
+        target.file = file.string();
+        if (!Halide::Target::validate_target_string(target.halide_target))
+            throw CompileError(file.string() + ": invalid halide_target '" + target.halide_target + "'");
         target.knobs = keys["knob"];
         target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
         target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());

@@ -9,6 +9,7 @@ namespace cortado {
 
 struct TargetDescription {
     std::string name;           // as given on the command line
+    std::string file;           // the description file read; empty for host and Halide strings
     std::string halide_target;  // canonical Halide target string
     std::string knobs;          // "generator.param=value,..." (empty: the schedules' defaults)
     double peak_gflops = 0;     // fp32 arithmetic peak; 0 when the description gives none

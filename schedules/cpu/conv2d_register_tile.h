@@ -15,8 +15,8 @@ inline void schedule_conv2d_register_tile(Conv2d &a, const Conv2dShape &s, const
     using namespace Halide;
     const int vec = target.natural_vector_size<float>();
     channel_block = std::min(s.out_channels, channel_block);
-    // Narrow outputs (7x7, 13x13 ...) take one whole row as the tile: a wider tile would make the
-    // convolution read past the right edge of an unpadded input.
+    // Narrow outputs (7x7, 13x13 ...) take a tile of at most one vector, never wider than the row:
+    // a wider tile would make the convolution read past the right edge of an unpadded input.
     const int x_tile = s.out_w >= vectors_x * vec ? vectors_x * vec : std::min(vec, s.out_w);
     const int x_vector = std::min(vec, x_tile);
     Var xo{"xo"}, xi{"xi"}, co{"co"}, ci{"ci"}, block{"block"};

@@ -53,7 +53,10 @@ inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y
 inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Target &, Conv2dKnobs k = {}) {
     using namespace Halide;
     const int in_per_group = s.in_channels / s.group;
-    if (k.rows == 0) k.rows = rows_per_thread(s.out_h);
+    // Knobs come from users (target tables, CORTADO_KNOBS): sizes below 1 mean 1.
+    k.cols = std::max(1, k.cols), k.channels = std::max(1, k.channels);
+    k.threads_x = std::max(1, k.threads_x), k.threads_c = std::max(1, k.threads_c);
+    if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
     if (k.split_k == 0) {
         // Split the reduction until about `target_threads` threads run (default 64k: 132 SMs x
         // 512), keeping at least 16 input channels per share.
