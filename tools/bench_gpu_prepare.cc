@@ -8,7 +8,6 @@
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/layer_cost.h"
-#include "frontend/untrained_fillers.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
 #include "frontend/target_features.h"
@@ -76,12 +75,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
         // Each network with its graph as JSON, for tools/gpu_bench.py to rebuild it in PyTorch.
         for (const NetworkBenchCase &c : shipped_network_cases(models_dir, quick)) {
             if (batch != 0 && c.batch != batch) continue;
-            ImportOptions options;
-            options.input_shape = c.input_shape;
-            options.batch = c.batch;
-            Graph graph = import_caffe_prototxt(c.file, options);
-            infer_shapes(graph);
-            fill_untrained_weights(graph);
+            const Graph graph = load_bench_network(c);
             const std::string case_name = "nets-" + std::to_string(count);
             const fs::path out = fs::path(dir) / case_name;
             fs::remove_all(out);
@@ -95,7 +89,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
                 if (entry.path().filename() != "libnet.so" && entry.path().filename() != "graph.json") fs::remove(entry.path());
             double gflop = 0;
             for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;
-            add(fs::path(c.file).stem().string() + " b" + std::to_string(c.batch), case_name + "/libnet.so", gflop, 0,
+            add(bench_network_name(c), case_name + "/libnet.so", gflop, 0,
                 "\"graph\": \"" + case_name + "/graph.json\"");
         }
     } else {

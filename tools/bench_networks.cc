@@ -69,14 +69,23 @@ std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_di
     return cases;
 }
 
-BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
-                       const std::string &scratch) {
+Graph load_bench_network(const NetworkBenchCase &c) {
     ImportOptions options;
     options.input_shape = c.input_shape;
     options.batch = c.batch;
     Graph graph = import_caffe_prototxt(c.file, options);
     infer_shapes(graph);
     fill_untrained_weights(graph);
+    return graph;
+}
+
+std::string bench_network_name(const NetworkBenchCase &c) {
+    return std::filesystem::path(c.file).stem().string() + " b" + std::to_string(c.batch);
+}
+
+BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
+                       const std::string &scratch) {
+    Graph graph = load_bench_network(c);
     fuse_activations(graph);
     const BuiltNetwork built = build_network(graph, "net", target, scratch, false);
     LoadedNetwork net(link_shared_library(built, scratch), "net");
@@ -101,8 +110,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     }
     std::sort(ms.begin(), ms.end());
 
-    const std::string name = std::filesystem::path(c.file).stem().string() + " b" + std::to_string(c.batch);
-    BenchRow row{name, 0, 0, {ms[ms.size() / 2], ms.front(), ms.back()}, "oneDNN conv+IP sum", {}, 0};
+    BenchRow row{bench_network_name(c), 0, 0, {ms[ms.size() / 2], ms.front(), ms.back()}, "oneDNN conv+IP sum", {}, 0};
     for (const Layer &layer : graph.layers) {
         row.gflop += layer_cost(graph, layer).flops * 1e-9;
         const auto found = std::find_if(weights.begin(), weights.end(), [&](const LayerWeights &w) { return w.layer == layer.name; });

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/graph.h"
 #include "tools/bench_report.h"
 #include "tools/target_description.h"
 
@@ -19,6 +20,11 @@ struct NetworkBenchCase {
 
 // The shipped networks (../shared/models) at batch 1, 5 and 20; `quick` keeps a CI-sized few.
 std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_dir, bool quick);
+
+// The case's network, unfused, with shapes, and random stand-ins where the prototxt has no
+// fillers; and its display name ("alexnet b5").
+Graph load_bench_network(const NetworkBenchCase &c);
+std::string bench_network_name(const NetworkBenchCase &c);
 
 BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
                        const std::string &scratch);
