@@ -13,18 +13,13 @@
 #include "frontend/untrained_fillers.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
+#include "tools/shell_quote.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string shell_quote(const std::string &text) {
-    std::string out = "'";
-    for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    return out + "'";
-}
 
 // Cross targets: the library cannot be loaded here, so the libHalide-free checker built for
 // the target runs it under $CORTADO_TEST_CHECKER (e.g. "qemu-aarch64 .../prebuilt_network_check")

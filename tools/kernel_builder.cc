@@ -11,6 +11,7 @@
 #include "Halide.h"
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
+#include "tools/shell_quote.h"
 #include "tools/toolchain.h"
 
 namespace cortado {
@@ -111,12 +112,13 @@ std::string build_cortado_runtime(const std::string &target) {
         for (const fs::path &file : files) {
             if (file.extension() != ".cc") continue;
             const std::string object = dir + "/" + file.stem().string() + ".o";
-            run_or_throw(toolchain.cxx + " -std=c++17 -O2 -fPIC -I'" CORTADO_SOURCE_DIR "' -I'" CORTADO_HALIDE_INCLUDE_DIR
-                             "' -c '" + file.string() + "' -o '" + object + "'",
+            run_or_throw(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
+                             shell_quote(CORTADO_HALIDE_INCLUDE_DIR) + " -c " + shell_quote(file.string()) + " -o " +
+                             shell_quote(object),
                          "compiling the cortado runtime for " + target);
-            objects += " '" + object + "'";
+            objects += " " + shell_quote(object);
         }
-        run_or_throw(toolchain.ar + " rcs '" + dir + "/" + library + "'" + objects, "archiving the cortado runtime");
+        run_or_throw(toolchain.ar + " rcs " + shell_quote(dir + "/" + library) + objects, "archiving the cortado runtime");
     }, library);
 }
 

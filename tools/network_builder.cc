@@ -11,18 +11,13 @@
 #include "frontend/compile_error.h"
 #include "frontend/emit_network.h"
 #include "tools/kernel_builder.h"
+#include "tools/shell_quote.h"
 #include "tools/toolchain.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string shell_quote(const std::string &text) {
-    std::string out = "'";
-    for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    return out + "'";
-}
 
 // Runs a command; on failure throws with its output, which is what a user needs to see.
 void run_command(const std::string &command, const std::string &what) {
