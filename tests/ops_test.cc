@@ -114,6 +114,8 @@ TEST(InnerProduct, AxisTransposeBiasAndFusedRelu) {
                              {1, 70}, "transposed weights, no bias");
     expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 33)) + layer("r", "ReLU", "f", "f"),
                              {5, 19}, "fused ReLU, K not a multiple of the vector width");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 9)), {37, 70},
+                             "37 rows: GPU schedules group rows 16 per block, the last group shifted inwards");
 }
 
 TEST(Softmax, Axes) {
