@@ -14,6 +14,7 @@
 #include "tools/bench_cases.h"
 #include "tools/bench_networks.h"
 #include "tools/graph_json.h"
+#include "tools/json_text.h"
 #include "tools/network_builder.h"
 
 namespace cortado {
@@ -46,8 +47,8 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
     size_t count = 0;
     auto add = [&](const std::string &name, const std::string &library, double gflop, double megabytes,
                    const std::string &shape) {
-        cases << (count++ ? ",\n" : "\n") << "  {\"name\": \"" << name << "\", \"library\": \"" << library
-              << "\", \"gflop\": " << gflop << ", \"megabytes\": " << megabytes << ", " << shape << "}";
+        cases << (count++ ? ",\n" : "\n") << "  {\"name\": " << json_string(name) << ", \"library\": "
+              << json_string(library) << ", \"gflop\": " << gflop << ", \"megabytes\": " << megabytes << ", " << shape << "}";
         std::cerr << "\rcortado: prepared " << count << " " << name << "          " << std::flush;
     };
     if (suite == "conv") {
@@ -90,15 +91,15 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             double gflop = 0;
             for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;
             add(bench_network_name(c), case_name + "/libnet.so", gflop, 0,
-                "\"graph\": \"" + case_name + "/graph.json\"");
+                "\"graph\": " + json_string(case_name + "/graph.json"));
         }
     } else {
         throw CompileError("--prepare supports the conv, sgemm and nets suites, not '" + suite + "'");
     }
     std::cerr << "\n";
     std::ofstream json(fs::path(dir) / (suite + ".json"));
-    json << "{\"suite\": \"" << suite << "\", \"target\": \"" << target.name << "\", \"halide_target\": \""
-         << target.halide_target << "\", \"peak_gflops\": " << target.peak_gflops
+    json << "{\"suite\": " << json_string(suite) << ", \"target\": " << json_string(target.name)
+         << ", \"halide_target\": " << json_string(target.halide_target) << ", \"peak_gflops\": " << target.peak_gflops
          << ", \"bandwidth_gbs\": " << target.bandwidth_gbs << ", \"cases\": [" << cases.str() << "\n]}\n";
     if (!json.flush()) throw CompileError(dir + "/" + suite + ".json: cannot write");
     std::cout << "cortado: " << count << " " << suite << " cases for " << target.halide_target << " in " << dir << "\n";

@@ -7,17 +7,10 @@
 #include <iostream>
 #include <sstream>
 
+#include "tools/json_text.h"
+
 namespace cortado {
 namespace {
-
-std::string json_string(const std::string &text) {
-    std::string out = "\"";
-    for (char ch : text) {
-        if (ch == '"' || ch == '\\') out += '\\';
-        out += ch;
-    }
-    return out + "\"";
-}
 
 std::string json_timing(const Timing &t) {
     std::ostringstream out;

@@ -45,15 +45,19 @@ def field(number, payload):  # length-delimited protobuf field
     return varint(number << 3 | 2) + varint(len(payload)) + payload
 
 
-def write_caffemodel(path, layer, blobs):
-    """NetParameter{layer(100): LayerParameter{name(1), blobs(7): BlobProto{shape(7){dim(1)}, data(5)}}}"""
-    encoded = field(1, layer.encode())
-    for blob in blobs:
-        dims = b"".join(varint(d) for d in blob.shape)
-        data = blob.detach().cpu().contiguous().numpy().astype("<f4").tobytes()
-        encoded += field(7, field(7, field(1, dims)) + field(5, data))
+def write_caffemodel(path, weights):
+    """weights: {layer name: [tensor, ...]} as NetParameter{layer(100): LayerParameter{name(1),
+    blobs(7): BlobProto{shape(7){dim(1)}, data(5)}}}, the subset cortado's reader needs."""
+    encoded = b""
+    for name, blobs in weights.items():
+        layer = field(1, name.encode())
+        for blob in blobs:
+            dims = b"".join(varint(d) for d in blob.shape)
+            data = blob.detach().cpu().contiguous().numpy().astype("<f4").tobytes()
+            layer += field(7, field(7, field(1, dims)) + field(5, data))
+        encoded += field(100, layer)
     with open(path, "wb") as f:
-        f.write(field(100, encoded))
+        f.write(encoded)
 
 
 class Library:
@@ -142,7 +146,7 @@ def bench_case(case, suite, bench_dir, scratch, iterations, generator):
         peer = lambda: torch.mm(xg, wg.t())  # noqa: E731
         peer_name = "cuBLAS sgemm"
     model = os.path.join(scratch, "weights.caffemodel")
-    write_caffemodel(model, layer, blobs)
+    write_caffemodel(model, {layer: blobs})
     ours, ours_timing = Library(os.path.join(bench_dir, case["library"])).run(model, x, out_shape, iterations)
     set_tf32(False)
     expected = peer().float().cpu()
@@ -245,18 +249,6 @@ def random_weights(graph, generator):
     return weights
 
 
-def write_network_caffemodel(path, weights):
-    encoded = b""
-    for name, blobs in weights.items():
-        layer = field(1, name.encode())
-        for blob in blobs:
-            dims = b"".join(varint(d) for d in blob.shape)
-            layer += field(7, field(7, field(1, dims)) + field(5, blob.contiguous().numpy().astype("<f4").tobytes()))
-        encoded += field(100, layer)
-    with open(path, "wb") as f:
-        f.write(encoded)
-
-
 def wall_times(run, iterations):
     for _ in range(3):
         run()
@@ -273,7 +265,7 @@ def bench_network(case, bench_dir, scratch, iterations, generator):
         graph = json.load(f)
     weights = random_weights(graph, generator)
     model = os.path.join(scratch, "weights.caffemodel")
-    write_network_caffemodel(model, weights)
+    write_caffemodel(model, weights)
     x = torch.rand(graph["inputs"][0]["shape"], generator=generator) * 2 - 1
     out_shape = graph["outputs"][0]["shape"]
 

@@ -5,22 +5,10 @@
 #include <variant>
 
 #include "frontend/layer_cost.h"
+#include "tools/json_text.h"
 
 namespace cortado {
 namespace {
-
-std::string json_string(const std::string &text) {
-    std::string out = "\"";
-    for (unsigned char ch : text) {
-        if (ch == '"' || ch == '\\') out += '\\', out += char(ch);
-        else if (ch < 32) {
-            char escaped[8];
-            std::snprintf(escaped, sizeof escaped, "\\u%04x", ch);
-            out += escaped;
-        } else out += char(ch);
-    }
-    return out + "\"";
-}
 
 template <typename T>
 std::string json_list(const std::vector<T> &items) {

@@ -96,8 +96,7 @@ std::string build_halide_runtime(const std::string &target) {
     });
 }
 
-std::string build_cortado_runtime(const std::string &target) {
-    const Toolchain toolchain = toolchain_for(target);
+std::string build_cortado_runtime(const Toolchain &toolchain) {
     if (!toolchain.cross) return CORTADO_RUNTIME_LIBRARY;
     // Cross targets: compile runtime/*.cc with the target's compiler, keyed on the sources.
     const fs::path sources = fs::path(CORTADO_SOURCE_DIR) / "runtime";
@@ -115,7 +114,7 @@ std::string build_cortado_runtime(const std::string &target) {
             run_or_throw(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
                              shell_quote(CORTADO_HALIDE_INCLUDE_DIR) + " -c " + shell_quote(file.string()) + " -o " +
                              shell_quote(object),
-                         "compiling the cortado runtime for " + target);
+                         "compiling the cortado runtime with " + toolchain.cxx);
             objects += " " + shell_quote(object);
         }
         run_or_throw(toolchain.ar + " rcs " + shell_quote(dir + "/" + library) + objects, "archiving the cortado runtime");

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "frontend/kernel_plan.h"
+#include "tools/toolchain.h"
 
 namespace cortado {
 
@@ -15,9 +16,9 @@ std::string kernel_cache_dir();
 // Returns the path of the compiled object for `kernel` (builds it on a cache miss).
 std::string build_kernel(const KernelInstance &kernel);
 
-// The cortado runtime library networks for `target` link: the one built with the compiler for
-// host targets, else runtime/*.cc compiled with the target's cross compiler (cached).
-std::string build_cortado_runtime(const std::string &target);
+// The cortado runtime library a network built with `toolchain` links: the one built with this
+// compiler for the host toolchain, else runtime/*.cc compiled with the cross compiler (cached).
+std::string build_cortado_runtime(const Toolchain &toolchain);
 
 // The Halide runtime for `target` as one object (cached).
 std::string build_halide_runtime(const std::string &target);

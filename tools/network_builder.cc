@@ -12,7 +12,6 @@
 #include "frontend/emit_network.h"
 #include "tools/kernel_builder.h"
 #include "tools/shell_quote.h"
-#include "tools/toolchain.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -42,8 +41,9 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     if (!is_valid_network_name(name))
         throw CompileError("network name '" + name +
                            "' must be a C identifier (letters, digits, underscores)");
-    toolchain_for(target.halide_target);  // a missing cross compiler fails before any kernel builds
-    BuiltNetwork built{plan_network(graph, name, target.halide_target, target.knobs), "", ""};
+    // Looked up first: a missing cross compiler fails before any kernel builds.
+    const Toolchain toolchain = toolchain_for(target.halide_target);
+    BuiltNetwork built{plan_network(graph, name, target.halide_target, target.knobs), "", "", toolchain};
     const NetworkPlan &plan = built.plan;
     fs::create_directories(out_dir);
 
@@ -63,7 +63,6 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     const fs::path glue = dir / (name + "_glue.cc");
     write_file(glue, emit_glue(plan));
     const fs::path glue_object = dir / (name + "_glue.o");
-    const Toolchain toolchain = toolchain_for(plan.target);
     run_command(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
                     shell_quote(out_dir) + " -c " + shell_quote(glue.string()) + " -o " +
                     shell_quote(glue_object.string()),
@@ -74,7 +73,7 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     fs::remove(built.library);
     std::string script = "create " + built.library + "\n";
     for (const std::string &object : objects) script += "addmod " + object + "\n";
-    script += "addlib " + build_cortado_runtime(plan.target) + "\nsave\nend\n";
+    script += "addlib " + build_cortado_runtime(toolchain) + "\nsave\nend\n";
     const fs::path script_path = dir / (name + ".mri");
     write_file(script_path, script);
     run_command(toolchain.ar + " -M < " + shell_quote(script_path.string()), "archiving " + built.library);
@@ -85,7 +84,7 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
 
 std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir) {
     const std::string so = (fs::path(out_dir) / ("lib" + network.plan.name + ".so")).string();
-    run_command(toolchain_for(network.plan.target).cxx + " -shared -o " + shell_quote(so) + " -Wl,--whole-archive " +
+    run_command(network.toolchain.cxx + " -shared -o " + shell_quote(so) + " -Wl,--whole-archive " +
                     shell_quote(network.library) + " -Wl,--no-whole-archive -lpthread -ldl",
                 "linking " + so);
     return so;

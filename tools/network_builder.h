@@ -7,6 +7,7 @@
 #include "frontend/graph.h"
 #include "frontend/kernel_plan.h"
 #include "tools/target_description.h"
+#include "tools/toolchain.h"
 
 namespace cortado {
 
@@ -14,6 +15,7 @@ struct BuiltNetwork {
     NetworkPlan plan;
     std::string header;   // DIR/NAME.h
     std::string library;  // DIR/libNAME.a
+    Toolchain toolchain;  // what built it; links the shared library too
 };
 
 // Compiles with the target's Halide string and knob table. Prints progress to stderr when
