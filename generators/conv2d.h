@@ -21,11 +21,13 @@ struct Conv2dShape {
 struct Conv2d {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::RDom r;            // (kx, ky, ci within the group)
+    Halide::Func weights;           // the weights input, for schedules that stage it
     Halide::Func padded{"padded"};  // the input with zeros outside; the input itself when pad is 0
     Halide::Func conv{"conv"};      // bias + sum over r
     Halide::Func output{"conv2d"};  // conv with the activation applied
 
-    Conv2d(Halide::Func input, Halide::Func weights, Halide::Func bias, const Conv2dShape &s) {
+    Conv2d(Halide::Func input, Halide::Func weights_input, Halide::Func bias, const Conv2dShape &s)
+        : weights(weights_input) {
         using namespace Halide;
         const bool has_pad = s.pad_h > 0 || s.pad_w > 0;
         if (has_pad) {

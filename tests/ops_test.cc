@@ -2,6 +2,7 @@
 // double-precision reference, on fixed edge cases and on fresh random shapes each run.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <random>
 #include <sstream>
 
@@ -78,6 +79,37 @@ TEST(Convolution, RandomShapes) {
               << " group: " << group << (pick(0, 3) == 0 ? " bias_term: false" : "");
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(out_c, extra.str())),
                                  {pick(1, 2), in_c, h, w}, "random conv " + extra.str());
+    }
+}
+
+// The GPU schedules' shared-memory staging (schedules/gpu/conv2d_staged.h), forced by its knob
+// on shapes its default leaves to the register variant: split input channels, strides, dilation,
+// odd maps, batch 2, channel counts with few divisors; grouped layers must fall back to the
+// register variant. Other targets ignore the knob.
+TEST(Convolution, SharedMemoryStagedShapes) {
+    struct ForceStaging {
+        ForceStaging() { ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_stage_channels=4", 1); }
+        ~ForceStaging() { ::unsetenv("CORTADO_KNOBS"); }
+    } force_staging;
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
+                                 layer("r", "ReLU", "c", "c"),
+                             {1, 64, 15, 15}, "staged, input channels split");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1 group: 2")),
+                             {2, 64, 13, 11}, "staged, group 2, batch 2");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1")),
+                             {1, 37, 9, 13}, "staged 1x1, channel counts with few divisors");
+    std::mt19937 random(static_cast<uint32_t>(test_seed()));
+    auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
+    for (int trial = 0; trial < 3; trial++) {
+        const int group = pick(1, 2), in_c = group * 8 * pick(2, 5), out_c = group * 8 * pick(4, 9);
+        const int k = pick(1, 5), stride = pick(1, 2), pad = pick(0, 2), dilation = pick(1, 2);
+        const int extent = dilation * (k - 1) + 1;
+        const int h = pick(std::max(1, extent - 2 * pad), 19), w = pick(std::max(1, extent - 2 * pad), 21);
+        std::ostringstream extra;
+        extra << "kernel_size: " << k << " stride: " << stride << " pad: " << pad << " dilation: " << dilation
+              << " group: " << group;
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(out_c, extra.str())),
+                                 {pick(1, 2), in_c, h, w}, "random staged conv " + extra.str());
     }
 }
 

@@ -1,25 +1,39 @@
-// GPU schedule for conv2d (CUDA, OpenCL): each thread owns a register tile of `channels` output
-// channels x `rows` output rows x `cols` adjacent x positions; a block is `threads_x` x-positions by `threads_c`
-// channel groups. The reduction over (kx, ky, ci) runs in registers; inputs and weights come
-// through the L1 cache. Layers with few outputs and a long reduction (13x13 or 15x15 maps with
-// hundreds of input channels) split the input channels `split_k` ways (rfactor) so enough
-// threads run, then add the partial sums. The padded input is materialised by its own kernel.
+// GPU schedule for conv2d (CUDA, OpenCL). Two variants:
+// - shared-memory staging (conv2d_staged.h): blocks stage input windows and weights chunk by
+//   chunk; taken for layers with enough input and output channels to fill a block's tile;
+// - register tiling (below): each thread owns a register tile of `channels` output channels x
+//   `rows` output rows x `cols` adjacent x positions; a block is `threads_x` x-positions by
+//   `threads_c` channel groups; inputs and weights come through the L1 cache. Layers with few
+//   outputs and a long reduction split the input channels `split_k` ways (rfactor) so enough
+//   threads run, then add the partial sums. The padded input is materialised by its own kernel.
 #pragma once
 
 #include <vector>
 
 #include "generators/conv2d.h"
+#include "schedules/gpu/conv2d_staged.h"
 #include "schedules/gpu/tiling.h"
 
 namespace cortado::schedules::gpu {
 
+// Tuning knobs (generator parameters); 0 means "chosen from the shape by the variant".
 struct Conv2dKnobs {
-    int rows = 0;  // 0: chosen from the shape
-    int channels = 4, threads_x = 32, threads_c = 8;
-    int cols = 1;  // x positions per thread: neighbours share input loads across kx
-    int split_k = 0;  // 0: chosen from the shape, aiming for `target_threads` threads
+    int rows = 0, channels = 0, threads_x = 0, threads_c = 0;
+    int cols = 0;     // x positions per thread: neighbours share input loads across kx
+    int threads_y = 0;  // row groups per block (staged variant only)
+    int split_k = 0;  // aiming for `target_threads` threads
     int target_threads = 65536;
+    int stage_channels = -1;  // input channels per staged chunk; 0: register variant; -1: by shape
 };
+
+// Where staging is the default: the H100 conv suite (docs/PERFORMANCE.md) ran both variants
+// on all 210 cases; staging won on wide layers over small maps (Overfeat's 512/1024-channel
+// 3x3 layers on 15x15, 3-8% faster) and lost on most others, by up to 5x on large maps, where
+// the block's shared running sums limit occupancy. gpu_stage_channels=N forces it anywhere.
+inline bool stages_well(const Conv2dShape &s) {
+    return s.group == 1 && s.in_channels >= 512 && s.out_channels >= 512 && s.kernel_h * s.kernel_w > 1 &&
+           s.out_h * s.out_w <= 15 * 15;
+}
 
 // Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
 // rows: take 8 rows when that wastes at most 10% (15, 55, 56 ... rows), else 4.
@@ -50,13 +64,20 @@ inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y
     return xi;
 }
 
-inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Target &, Conv2dKnobs k = {}) {
+// The register tile's sizes, each knob left at 0 filled in from the shape.
+inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
+    if (k.cols <= 0) k.cols = 1;
+    if (k.channels <= 0) k.channels = 4;
+    if (k.threads_x <= 0) k.threads_x = 32;
+    if (k.threads_c <= 0) k.threads_c = 8;
+    if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
+    return k;
+}
+
+inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKnobs k) {
     using namespace Halide;
     const int in_per_group = s.in_channels / s.group;
-    // Knobs come from users (target tables, CORTADO_KNOBS): sizes below 1 mean 1.
-    k.cols = std::max(1, k.cols), k.channels = std::max(1, k.channels);
-    k.threads_x = std::max(1, k.threads_x), k.threads_c = std::max(1, k.threads_c);
-    if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
+    k = register_tile(s, k);
     if (k.split_k == 0) {
         // Split the reduction until about `target_threads` threads run (default 64k: 132 SMs x
         // 512), keeping at least 16 input channels per share.
@@ -90,6 +111,49 @@ inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Targe
     }
     a.conv.update().reorder(a.x, a.y, a.c, a.r.x, a.r.y, a.r.z, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
     if (s.kernel_w <= 5) a.conv.update().unroll(a.r.x);
+}
+
+// The staged variant with the shape's tile, each knob the user set (> 0) taking precedence.
+inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const Conv2dKnobs &k) {
+    StagedConvTile t = staged_tile_for(s, k.target_threads);
+    const auto set = [](int &field, int knob, int extent) {
+        if (knob > 0) field = fitting(knob, extent);
+    };
+    set(t.cols, k.cols, s.out_w);
+    set(t.threads_x, k.threads_x, s.out_w / t.cols);
+    set(t.rows, k.rows, s.out_h);
+    set(t.threads_y, k.threads_y, s.out_h / t.rows);
+    set(t.channels, k.channels, s.out_channels);
+    set(t.threads_c, k.threads_c, s.out_channels / t.channels);
+    const int in_per_group = s.in_channels;
+    set(t.split_k, k.split_k, in_per_group);
+    if (in_per_group % t.split_k != 0)
+        throw Halide::CompileError("conv2d: gpu_split_k (" + std::to_string(t.split_k) + ") must divide the " +
+                                   std::to_string(in_per_group) + " input channels");
+    // A chunk must divide the share exactly; the largest such chunk up to the knob.
+    if (k.stage_channels > 0) t.stage_channels = k.stage_channels;
+    t.stage_channels = largest_divisor_up_to(in_per_group / t.split_k, t.stage_channels);
+    // Whole block tiles inside the map and the output channels (ShiftInwards).
+    while (t.block_w() > s.out_w) t.threads_x > 1 ? t.threads_x-- : t.cols--;
+    while (t.block_h() > s.out_h) t.threads_y > 1 ? t.threads_y-- : t.rows--;
+    while (t.block_c() > s.out_channels) t.threads_c > 1 ? t.threads_c-- : t.channels--;
+    if (shared_floats(s, t) > kSharedFloats)
+        throw Halide::CompileError("conv2d: the staged tile needs " + std::to_string(shared_floats(s, t) * 4) +
+                                   " bytes of shared memory, more than 48 KiB; lower the gpu_ knobs");
+    const Conv2dKnobs sum_tile = register_tile(s, {});
+    schedule_conv2d_staged(a, s, t, [&](Halide::Func f) { return tile_conv_output(f, a.x, a.y, a.c, a.n, s, sum_tile, {}); });
+}
+
+inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Target &, Conv2dKnobs k = {}) {
+    // Knobs come from users (target tables, CORTADO_KNOBS): a size below 1 means "by shape".
+    // Grouped layers never stage: bounds inference cannot tell that a block's output channels
+    // share one group, so the staged window would span the next group and read past the input.
+    const bool staged = s.group == 1 && (k.stage_channels > 0 || (k.stage_channels < 0 && stages_well(s)));
+    if (staged) {
+        schedule_conv2d_with_staging(a, s, k);
+    } else {
+        schedule_conv2d_registers(a, s, k);
+    }
 }
 
 }  // namespace cortado::schedules::gpu
