@@ -9,7 +9,7 @@
 // both through L1 as in conv2d.h's register schedule. Layers with few outputs and a long
 // reduction split the input channels `split_k` ways (rfactor); a small kernel adds the shares.
 // Ungrouped layers only (conv2d.h says why).
-// docs/PERFORMANCE.md has the fraction of the FFMA peak this reaches on the H100.
+// Reached: Overfeat L6 at 22.6% of the H100 FFMA peak (cuDNN fp32: 19.3%); docs/PERFORMANCE.md.
 #pragma once
 
 #include <algorithm>
