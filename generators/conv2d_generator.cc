@@ -20,12 +20,12 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     GeneratorParam<bool> relu{"relu", false};
     GeneratorParam<float> relu_slope{"relu_slope", 0.0f};
     // GPU schedule knobs (schedules/gpu/conv2d.h); tuning sets them per layer.
-    // 0: chosen from the shape; gpu_stage_channels -1: variant chosen from the shape, 0: register
-    // variant, N: shared-memory staging in chunks of N input channels.
+    // 0: chosen from the shape; gpu_stage_channels 0: register variant, N: shared-memory staging
+    // in chunks of N input channels.
     GeneratorParam<int> gpu_rows{"gpu_rows", 0}, gpu_channels{"gpu_channels", 0},
         gpu_threads_x{"gpu_threads_x", 0}, gpu_threads_c{"gpu_threads_c", 0}, gpu_split_k{"gpu_split_k", 0},
         gpu_cols{"gpu_cols", 0}, gpu_target_threads{"gpu_target_threads", 65536},
-        gpu_threads_y{"gpu_threads_y", 0}, gpu_stage_channels{"gpu_stage_channels", -1};
+        gpu_threads_y{"gpu_threads_y", 0}, gpu_stage_channels{"gpu_stage_channels", 0};
 
     Input<Buffer<float, 4>> input{"input"};
     Input<Buffer<float, 4>> weights{"weights"};

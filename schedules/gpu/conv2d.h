@@ -1,6 +1,6 @@
 // GPU schedule for conv2d (CUDA, OpenCL). Two variants:
 // - shared-memory staging (conv2d_staged.h): blocks stage input windows and weights chunk by
-//   chunk; taken for layers with enough input and output channels to fill a block's tile;
+//   chunk; opt-in through the gpu_stage_channels knob (Conv2dKnobs says why);
 // - register tiling (below): each thread owns a register tile of `channels` output channels x
 //   `rows` output rows x `cols` adjacent x positions; a block is `threads_x` x-positions by
 //   `threads_c` channel groups; inputs and weights come through the L1 cache. Layers with few
@@ -23,17 +23,14 @@ struct Conv2dKnobs {
     int threads_y = 0;  // row groups per block (staged variant only)
     int split_k = 0;  // aiming for `target_threads` threads
     int target_threads = 65536;
-    int stage_channels = -1;  // input channels per staged chunk; 0: register variant; -1: by shape
+    // Input channels per staged chunk: N > 0 takes the shared-memory variant, 0 (default) the
+    // register variant. Staging is opt-in: on the H100 it lost on most of the conv suite (up to
+    // 5x on large maps, where the block's shared running sums limit occupancy), and once the
+    // register variant ran channels-innermost it lost on Overfeat L6 too, its last win (0.292
+    // against 0.274 ms; docs/PERFORMANCE.md, session 4). It stays for devices where shared
+    // memory pays, and to be tuned.
+    int stage_channels = 0;
 };
-
-// Where staging is the default: the H100 conv suite (docs/PERFORMANCE.md) ran both variants
-// on all 210 cases; staging won on wide layers over small maps (Overfeat's 512/1024-channel
-// 3x3 layers on 15x15, 3-8% faster) and lost on most others, by up to 5x on large maps, where
-// the block's shared running sums limit occupancy. gpu_stage_channels=N forces it anywhere.
-inline bool stages_well(const Conv2dShape &s) {
-    return s.group == 1 && s.in_channels >= 512 && s.out_channels >= 512 && s.kernel_h * s.kernel_w > 1 &&
-           s.out_h * s.out_w <= 15 * 15;
-}
 
 // Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
 // rows: take 8 rows when that wastes at most 10% (15, 55, 56 ... rows), else 4.
@@ -92,6 +89,9 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
     }
     const Var thread = tile_conv_output(a.output, a.x, a.y, a.c, a.n, s, k, {});
     a.conv.compute_at(a.output, thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
+    // In the reductions the output channels are the innermost loop: the multiply-adds that share
+    // one input value run back to back. Overfeat L6 ran 0.274 ms this way, 0.320 ms with x
+    // innermost (docs/PERFORMANCE.md, session 4).
     if (k.split_k > 1) {
         // partial(x, y, c, n, u): the sum over the u-th share of the input channels.
         RVar rzo{"rzo"}, rzi{"rzi"};
@@ -104,12 +104,12 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
         partial_tile.compute_root();
         const Var partial_thread = tile_conv_output(partial_tile, a.x, a.y, a.c, a.n, s, k, {u});
         partial.compute_at(partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
-        partial.update().reorder(a.x, a.y, a.c, a.r.x, a.r.y, rzi, a.n, u).unroll(a.x).unroll(a.y).unroll(a.c);
+        partial.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, rzi, a.n, u).unroll(a.x).unroll(a.y).unroll(a.c);
         if (s.kernel_w <= 5) partial.update().unroll(a.r.x);
-        a.conv.update().unroll(a.x).unroll(a.y).unroll(a.c);
+        a.conv.update().reorder(a.c, a.x, a.y, rzo, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
         return;
     }
-    a.conv.update().reorder(a.x, a.y, a.c, a.r.x, a.r.y, a.r.z, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
+    a.conv.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, a.r.z, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
     if (s.kernel_w <= 5) a.conv.update().unroll(a.r.x);
 }
 
@@ -148,7 +148,7 @@ inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Targe
     // Knobs come from users (target tables, CORTADO_KNOBS): a size below 1 means "by shape".
     // Grouped layers never stage: bounds inference cannot tell that a block's output channels
     // share one group, so the staged window would span the next group and read past the input.
-    const bool staged = s.group == 1 && (k.stage_channels > 0 || (k.stage_channels < 0 && stages_well(s)));
+    const bool staged = s.group == 1 && k.stage_channels > 0;
     if (staged) {
         schedule_conv2d_with_staging(a, s, k);
     } else {

@@ -9,7 +9,8 @@
 // both through L1 as in conv2d.h's register schedule. Layers with few outputs and a long
 // reduction split the input channels `split_k` ways (rfactor); a small kernel adds the shares.
 // Ungrouped layers only (conv2d.h says why).
-// Reached: Overfeat L6 at 22.6% of the H100 FFMA peak (cuDNN fp32: 19.3%); docs/PERFORMANCE.md.
+// Reached: Overfeat L6 at 22.6% of the H100 FFMA peak (cuDNN fp32: 19.3%); the register variant
+// now reaches 24.1%, so staging is opt-in (gpu_stage_channels); docs/PERFORMANCE.md.
 #pragma once
 
 #include <algorithm>
