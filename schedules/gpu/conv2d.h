@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "generators/conv2d.h"
+#include "schedules/gpu/conv2d_split_k.h"
 #include "schedules/gpu/conv2d_staged.h"
 #include "schedules/gpu/tiling.h"
 
@@ -93,20 +94,13 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
     // one input value run back to back. Overfeat L6 ran 0.274 ms this way, 0.320 ms with x
     // innermost (docs/PERFORMANCE.md, session 4).
     if (k.split_k > 1) {
-        // partial(x, y, c, n, u): the sum over the u-th share of the input channels.
-        RVar rzo{"rzo"}, rzi{"rzi"};
-        Var u{"u"};
-        Func partial = a.conv.update()
-                           .split(a.r.z, rzo, rzi, (in_per_group + k.split_k - 1) / k.split_k,
-                                  TailStrategy::GuardWithIf)
-                           .rfactor(rzo, u);
-        Func partial_tile = partial.in();
-        partial_tile.compute_root();
-        const Var partial_thread = tile_conv_output(partial_tile, a.x, a.y, a.c, a.n, s, k, {u});
-        partial.compute_at(partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
-        partial.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, rzi, a.n, u).unroll(a.x).unroll(a.y).unroll(a.c);
+        const SplitK split = split_input_channels(a, s, k.split_k);
+        const Var partial_thread = tile_conv_output(split.partial_tile, a.x, a.y, a.c, a.n, s, k, {split.u});
+        Func partial = split.partial;
+        partial.compute_at(split.partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
+        partial.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, split.within, a.n, split.u).unroll(a.x).unroll(a.y).unroll(a.c);
         if (s.kernel_w <= 5) partial.update().unroll(a.r.x);
-        a.conv.update().reorder(a.c, a.x, a.y, rzo, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
+        a.conv.update().reorder(a.c, a.x, a.y, split.share, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
         return;
     }
     a.conv.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, a.r.z, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
@@ -125,14 +119,13 @@ inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const 
     set(t.threads_y, k.threads_y, s.out_h / t.rows);
     set(t.channels, k.channels, s.out_channels);
     set(t.threads_c, k.threads_c, s.out_channels / t.channels);
-    const int in_per_group = s.in_channels;
-    set(t.split_k, k.split_k, in_per_group);
-    if (in_per_group % t.split_k != 0)
+    set(t.split_k, k.split_k, s.in_channels);
+    if (s.in_channels % t.split_k != 0)
         throw Halide::CompileError("conv2d: gpu_split_k (" + std::to_string(t.split_k) + ") must divide the " +
-                                   std::to_string(in_per_group) + " input channels");
+                                   std::to_string(s.in_channels) + " input channels");
     // A chunk must divide the share exactly; the largest such chunk up to the knob.
     if (k.stage_channels > 0) t.stage_channels = k.stage_channels;
-    t.stage_channels = largest_divisor_up_to(in_per_group / t.split_k, t.stage_channels);
+    t.stage_channels = largest_divisor_up_to(s.in_channels / t.split_k, t.stage_channels);
     // Whole block tiles inside the map and the output channels (ShiftInwards).
     while (t.block_w() > s.out_w) t.threads_x > 1 ? t.threads_x-- : t.cols--;
     while (t.block_h() > s.out_h) t.threads_y > 1 ? t.threads_y-- : t.rows--;

@@ -8,7 +8,7 @@
 // multiply-adds and each staged weight the block's whole tile, instead of every thread fetching
 // both through L1 as in conv2d.h's register schedule. Layers with few outputs and a long
 // reduction split the input channels `split_k` ways (rfactor); a small kernel adds the shares.
-// Ungrouped layers only (conv2d.h says why).
+// Ungrouped layers only (conv2d.h says why), so channel counts below are whole-layer counts.
 // Reached: Overfeat L6 at 22.6% of the H100 FFMA peak (cuDNN fp32: 19.3%); the register variant
 // now reaches 24.1%, so staging is opt-in (gpu_stage_channels); docs/PERFORMANCE.md.
 #pragma once
@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "generators/conv2d.h"
+#include "schedules/gpu/conv2d_split_k.h"
 #include "schedules/gpu/tiling.h"
 
 namespace cortado::schedules::gpu {
@@ -75,7 +76,6 @@ inline long shared_floats(const Conv2dShape &s, const StagedConvTile &t) {
 // shared-memory budget; then split the input channels until about `target_threads` run.
 inline StagedConvTile staged_tile_for(const Conv2dShape &s, int target_threads) {
     StagedConvTile t{};
-    const int in_per_group = s.in_channels / s.group;
     t.cols = 1;
     t.threads_x = least_waste_tile(s.out_w, 8, 32);
     t.rows = least_waste_tile(s.out_h, 4, 8);
@@ -83,12 +83,11 @@ inline StagedConvTile staged_tile_for(const Conv2dShape &s, int target_threads) 
     const int row_groups = (s.out_h + t.rows - 1) / t.rows;
     t.threads_y = std::max(1, std::min(row_groups, 64 / t.threads_x));
     while (row_groups % t.threads_y != 0 || t.rows * t.threads_y > s.out_h) t.threads_y--;
-    t.channels = largest_divisor_up_to(s.out_channels / s.group, 8);
+    t.channels = largest_divisor_up_to(s.out_channels, 8);
     // 4 channels per chunk: Overfeat L6 ran 5% faster than with 8 (smaller blocks, more per SM).
-    t.stage_channels = largest_divisor_up_to(in_per_group, 4);
+    t.stage_channels = largest_divisor_up_to(s.in_channels, 4);
     t.threads_c = 1;
-    const int out_per_group = s.out_channels / s.group;
-    while (t.threads() * 2 <= 256 && t.block_c() * 2 <= out_per_group && out_per_group % (t.block_c() * 2) == 0) {
+    while (t.threads() * 2 <= 256 && s.out_channels % (t.block_c() * 2) == 0) {
         StagedConvTile wider = t;
         wider.threads_c *= 2;
         if (shared_floats(s, wider) > kSharedFloats) break;
@@ -98,10 +97,10 @@ inline StagedConvTile staged_tile_for(const Conv2dShape &s, int target_threads) 
     const long blocks = long(s.batch) * ((s.out_w + t.block_w() - 1) / t.block_w()) *
                         ((s.out_h + t.block_h() - 1) / t.block_h()) *
                         ((s.out_channels + t.block_c() - 1) / t.block_c());
-    while (blocks * t.threads() * t.split_k * 2 <= target_threads && in_per_group % (t.split_k * 2) == 0 &&
-           in_per_group / (t.split_k * 2) >= 2 * t.stage_channels)
+    while (blocks * t.threads() * t.split_k * 2 <= target_threads && s.in_channels % (t.split_k * 2) == 0 &&
+           s.in_channels / (t.split_k * 2) >= 2 * t.stage_channels)
         t.split_k *= 2;
-    t.stage_channels = largest_divisor_up_to(in_per_group / t.split_k, t.stage_channels);
+    t.stage_channels = largest_divisor_up_to(s.in_channels / t.split_k, t.stage_channels);
     return t;
 }
 
@@ -187,16 +186,8 @@ void schedule_conv2d_staged(Conv2d &a, const Conv2dShape &s, const StagedConvTil
         stage_conv_reduction(a.output, a.conv, a.r.z, a, s, t, {});
         return;
     }
-    const int in_per_group = s.in_channels / s.group;
-    RVar share{"share"}, within_share{"within_share"};
-    Var u{"u"};
-    Func partial = a.conv.update()
-                       .split(a.r.z, share, within_share, (in_per_group + t.split_k - 1) / t.split_k,
-                              TailStrategy::GuardWithIf)
-                       .rfactor(share, u);
-    Func partial_tile = partial.in();
-    partial_tile.compute_root();
-    stage_conv_reduction(partial_tile, partial, within_share, a, s, t, {u});
+    const SplitK split = split_input_channels(a, s, t.split_k);
+    stage_conv_reduction(split.partial_tile, split.partial, split.within, a, s, t, {split.u});
     const Var thread = sum_tile(a.output);
     a.conv.compute_at(a.output, thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
     a.conv.update().unroll(a.x).unroll(a.y).unroll(a.c);
