@@ -74,4 +74,18 @@ std::string sgemm_prototxt(int n) {
            "inner_product_param { num_output: " + size + " bias_term: false weight_filler { type: \"gaussian\" } } }\n";
 }
 
+double conv_gflop(const ConvShape &s) {
+    return 2e-9 * s.batch * s.out_channels * s.out_h * s.out_w * (s.in_channels / s.group) * s.kernel_h * s.kernel_w;
+}
+
+double conv_megabytes(const ConvShape &s) {
+    return 4e-6 * (double(s.batch) * s.in_channels * s.in_h * s.in_w +
+                   double(s.out_channels) * (s.in_channels / s.group) * s.kernel_h * s.kernel_w + s.out_channels +
+                   double(s.batch) * s.out_channels * s.out_h * s.out_w);
+}
+
+double sgemm_gflop(int n) { return 2e-9 * n * double(n) * n; }
+
+double sgemm_megabytes(int n) { return 4e-6 * 3 * double(n) * n; }
+
 }  // namespace cortado

@@ -15,10 +15,15 @@ namespace cortado {
 std::vector<ConvShape> conv_set(const std::string &csv, int64_t batch, bool quick, bool with_overfeat);
 std::string conv_prototxt(const ConvShape &s);
 std::string conv_name(const ConvShape &s);
+// Multiply-adds x 2, and the compulsory traffic (input, weights, bias and output once), in MB.
+double conv_gflop(const ConvShape &s);
+double conv_megabytes(const ConvShape &s);
 
 // Boda's Table I sizes, 128 ... 2048, and 4096 unless `quick`.
 std::vector<int> sgemm_sizes(bool quick);
 // C = A * B^T as a bias-free InnerProduct on an n x n input.
 std::string sgemm_prototxt(int n);
+double sgemm_gflop(int n);
+double sgemm_megabytes(int n);  // A, B and C once
 
 }  // namespace cortado

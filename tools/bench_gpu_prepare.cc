@@ -13,6 +13,7 @@
 #include "frontend/target_features.h"
 #include "tools/bench_cases.h"
 #include "tools/bench_networks.h"
+#include "tools/bench_report.h"
 #include "tools/graph_json.h"
 #include "tools/json_text.h"
 #include "tools/network_builder.h"
@@ -54,23 +55,17 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
     if (suite == "conv") {
         for (const ConvShape &s : conv_set(csv, batch, quick, with_overfeat)) {
             const std::string library = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count));
-            const double gflop =
-                2e-9 * s.batch * s.out_channels * s.out_h * s.out_w * (s.in_channels / s.group) * s.kernel_h * s.kernel_w;
-            const double megabytes = 4e-6 * (double(s.batch) * s.in_channels * s.in_h * s.in_w +
-                                             double(s.out_channels) * (s.in_channels / s.group) * s.kernel_h * s.kernel_w +
-                                             s.out_channels + double(s.batch) * s.out_channels * s.out_h * s.out_w);
             std::ostringstream shape;
             shape << "\"conv\": [" << s.batch << ", " << s.in_channels << ", " << s.in_h << ", " << s.in_w << ", "
                   << s.out_channels << ", " << s.kernel_h << ", " << s.kernel_w << ", " << s.stride_h << ", "
                   << s.stride_w << ", " << s.pad_h << ", " << s.pad_w << ", " << s.out_h << ", " << s.out_w << ", "
                   << s.group << "]";
-            add(conv_name(s), library, gflop, megabytes, shape.str());
+            add(conv_name(s), library, conv_gflop(s), conv_megabytes(s), shape.str());
         }
     } else if (suite == "sgemm") {
         for (int n : sgemm_sizes(quick)) {
             const std::string library = build_case(sgemm_prototxt(n), target, dir, "sgemm-" + std::to_string(n));
-            add("sgemm " + std::to_string(n), library, 2e-9 * n * double(n) * n, 4e-6 * 3 * double(n) * n,
-                "\"n\": " + std::to_string(n));
+            add("sgemm " + std::to_string(n), library, sgemm_gflop(n), sgemm_megabytes(n), "\"n\": " + std::to_string(n));
         }
     } else if (suite == "nets") {
         // Each network with its graph as JSON, for tools/gpu_bench.py to rebuild it in PyTorch.
@@ -98,9 +93,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
     }
     std::cerr << "\n";
     std::ofstream json(fs::path(dir) / (suite + ".json"));
-    json << "{\"suite\": " << json_string(suite) << ", \"target\": " << json_string(target.name)
-         << ", \"halide_target\": " << json_string(target.halide_target) << ", \"peak_gflops\": " << target.peak_gflops
-         << ", \"bandwidth_gbs\": " << target.bandwidth_gbs << ", \"cases\": [" << cases.str() << "\n]}\n";
+    json << bench_json_header(suite, target) << ", \"cases\": [" << cases.str() << "\n]}\n";
     if (!json.flush()) throw CompileError(dir + "/" + suite + ".json: cannot write");
     std::cout << "cortado: " << count << " " << suite << " cases for " << target.halide_target << " in " << dir << "\n";
 }

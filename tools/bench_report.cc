@@ -37,6 +37,14 @@ double roofline_gflops(const BenchRow &row, const TargetDescription &target) {
     return std::min(target.peak_gflops, flop_per_byte * target.bandwidth_gbs);
 }
 
+std::string bench_json_header(const std::string &suite, const TargetDescription &target) {
+    std::ostringstream json;
+    json << "{\"suite\": " << json_string(suite) << ", \"target\": " << json_string(target.name)
+         << ", \"halide_target\": " << json_string(target.halide_target) << ", \"peak_gflops\": " << target.peak_gflops
+         << ", \"bandwidth_gbs\": " << target.bandwidth_gbs;
+    return json.str();
+}
+
 void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite,
                          const TargetDescription &target, const std::string &markdown_path,
                          const std::string &json_path) {
@@ -80,9 +88,7 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
     if (!markdown_path.empty()) std::ofstream(markdown_path) << md.str();
     if (json_path.empty()) return;
     std::ofstream json(json_path);
-    json << "{\"suite\": " << json_string(suite) << ", \"target\": " << json_string(target.name)
-         << ", \"halide_target\": " << json_string(target.halide_target) << ", \"peak_gflops\": " << target.peak_gflops
-         << ", \"bandwidth_gbs\": " << target.bandwidth_gbs << ", \"rows\": [\n";
+    json << bench_json_header(suite, target) << ", \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); i++) {
         const BenchRow &r = rows[i];
         json << "  {\"name\": " << json_string(r.name) << ", \"gflop\": " << r.gflop << ", \"megabytes\": " << r.megabytes

@@ -99,10 +99,7 @@ int command_bench(const std::vector<std::string> &args) {
             std::vector<float> theirs;
             const PeerTiming peer = onednn_convolution(s, ours.input, ours.weights[0].blobs[0],
                                                        ours.weights[0].blobs[1], &theirs, iterations);
-            const double gflop = 2e-9 * s.batch * s.out_channels * s.out_h * s.out_w * (s.in_channels / s.group) * s.kernel_h * s.kernel_w;
-            const double megabytes = 4e-6 * (double(ours.input.size()) + ours.weights[0].blobs[0].size() +
-                                             ours.weights[0].blobs[1].size() + ours.output.size());
-            check({conv_name(s), gflop, megabytes, ours.timing, peer.implementation,
+            check({conv_name(s), conv_gflop(s), conv_megabytes(s), ours.timing, peer.implementation,
                    {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs)});
         }
     } else if (suite == "sgemm") {
@@ -110,7 +107,7 @@ int command_bench(const std::vector<std::string> &args) {
             SingleLayer ours = run_single_layer(sgemm_prototxt(n), target, iterations, scratch);
             std::vector<float> theirs;
             const PeerTiming peer = openblas_sgemm(n, n, n, ours.input, ours.weights[0].blobs[0], &theirs, iterations);
-            check({"sgemm " + std::to_string(n), 2e-9 * n * double(n) * n, 4e-6 * 3 * double(n) * n, ours.timing,
+            check({"sgemm " + std::to_string(n), sgemm_gflop(n), sgemm_megabytes(n), ours.timing,
                    peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs)});
         }
     } else if (suite == "nets") {

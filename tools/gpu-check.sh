@@ -95,7 +95,8 @@ variants="default: t128k:gpu_target_threads=131072 k4:gpu_split_k=4 k16:gpu_spli
   rows3_ty5:gpu_rows=3,gpu_threads_y=5,gpu_stage_channels=4"
 echo "cortado: knob sweep for ${targets[cuda]} and ${targets[opencl]}"
 for api in cuda opencl; do
-  target_name=$([ $api = cuda ] && echo cuda-h100 || echo opencl-nvidia)
+  description=targets/${names[$api]}.target
+  peak=$(sed -n 's/^peak_gflops = //p' "$description"); bandwidth=$(sed -n 's/^bandwidth_gbs = //p' "$description")
   entries=""
   for variant in $variants; do
     label=${variant%%:*}; knobs=$(echo "${variant#*:}" | sed 's/\([a-z_]*=\)/cortado_conv2d.\1/g')
@@ -104,7 +105,7 @@ for api in cuda opencl; do
     rm -f .device/stage/tune-$api/$label/*.a .device/stage/tune-$api/$label/*_glue.cc .device/stage/tune-$api/$label/*.h
     entries="$entries${entries:+,}{\"name\": \"L6 $api $label\", \"library\": \"$label/libnet.so\", \"gflop\": 4.247, \"megabytes\": 39.6, $l6}"
   done
-  echo "{\"suite\": \"conv\", \"target\": \"$target_name\", \"halide_target\": \"${targets[$api]}\", \"peak_gflops\": 64400, \"bandwidth_gbs\": 3350, \"cases\": [$entries]}" \
+  echo "{\"suite\": \"conv\", \"target\": \"${names[$api]}\", \"halide_target\": \"${targets[$api]}\", \"peak_gflops\": $peak, \"bandwidth_gbs\": $bandwidth, \"cases\": [$entries]}" \
     > .device/stage/tune-$api/conv.json
 done
 tar -C .device/stage -cf - . | xz -9 -T2 > .device/stage.tar.xz
