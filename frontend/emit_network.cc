@@ -156,7 +156,8 @@ std::string emit_glue(const NetworkPlan &plan) {
       << ",\n    kTensors, " << plan.tensors.size() << ", " << plan.input_tensor << ", "
       << plan.output_tensor << ",\n    kBlobs, " << plan.blobs.size() << ",\n    kParams, "
       << plan.params.size() << ",\n    kViews, " << first_view << ",\n    kSteps, "
-      << plan.steps.size() << ",\n    " << (device.empty() ? "nullptr" : device) << ",\n};\n\n"
+      << plan.steps.size() << ",\n    " << (device.empty() ? "nullptr" : device) << ",\n    "
+      << (api == "cuda" ? plan.registers_per_thread : 0) << ",\n};\n\n"
       << "Network *network(" << n << "_context *ctx) { return reinterpret_cast<Network *>(ctx); }\n"
       << "const Network *network(const " << n
       << "_context *ctx) { return reinterpret_cast<const Network *>(ctx); }\n\n"

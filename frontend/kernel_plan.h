@@ -65,6 +65,7 @@ struct NetworkPlan {
     std::vector<PlannedStep> steps;
     int input_tensor = 0, output_tensor = 0;
     int64_t arena_floats = 0;
+    int registers_per_thread = 0;  // the target's GPU register budget (0: the driver's default)
 };
 
 // Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4).

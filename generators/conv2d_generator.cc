@@ -26,6 +26,8 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         gpu_threads_x{"gpu_threads_x", 0}, gpu_threads_c{"gpu_threads_c", 0}, gpu_split_k{"gpu_split_k", 0},
         gpu_cols{"gpu_cols", 0}, gpu_target_threads{"gpu_target_threads", 65536},
         gpu_threads_y{"gpu_threads_y", 0}, gpu_stage_channels{"gpu_stage_channels", 0};
+    // Registers per thread the schedule may plan for: the target's registers_per_thread.
+    GeneratorParam<int> gpu_registers{"gpu_registers", 64};
 
     Input<Buffer<float, 4>> input{"input"};
     Input<Buffer<float, 4>> weights{"weights"};
@@ -59,6 +61,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
                 knobs.target_threads = gpu_target_threads;
                 knobs.threads_y = gpu_threads_y;
                 knobs.stage_channels = gpu_stage_channels;
+                knobs.registers = gpu_registers;
                 schedules::gpu::schedule_conv2d(conv, s, get_target(), knobs);
                 break;
             }

@@ -87,6 +87,9 @@ struct NetworkDescription {
     // GPU targets keep every tensor in one device arena; the host arena mirrors it for the
     // input, the output and blob dumps.
     DeviceInterfaceGetter device_interface;
+    // CUDA only: registers per thread the kernels were scheduled for; the runtime raises Halide's
+    // JIT cap (64) to it before the first kernel loads. 0: leave the cap alone.
+    int cuda_max_registers;
 };
 
 }  // namespace cortado

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "frontend/compile_error.h"
+#include "frontend/emit_network.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
 #include "frontend/kernel_plan.h"
@@ -13,6 +14,7 @@
 #include "tests/network_harness.h"
 #include "tools/target_description.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -305,6 +307,35 @@ TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
     EXPECT_THROW(plan_network(graph, "net", t.halide_target, "gpu_rows=4"), CompileError);
 }
 
+TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
+    // The budget goes ahead of the knob table, so a knob line (and CORTADO_KNOBS) overrides it.
+    const std::string path = write_target("registers", "halide_target = x86-64-linux-cuda\n"
+        "registers_per_thread = 96\nknob = cortado_conv2d.gpu_rows=4\n");
+    const TargetDescription t = resolve_target(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(t.registers_per_thread, 96);
+    EXPECT_EQ(t.knobs, "cortado_conv2d.gpu_registers=96,cortado_conv2d.gpu_rows=4");
+    EXPECT_EQ(resolve_target("cuda-h100").registers_per_thread, 128);  // the shipped description
+    EXPECT_EQ(resolve_target("opencl-pocl").registers_per_thread, 0);
+
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n",
+        "registers.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    NetworkPlan plan = plan_network(graph, "net", t.halide_target, t.knobs);
+    plan.registers_per_thread = t.registers_per_thread;
+    const auto &params = plan.kernels[0].params;
+    EXPECT_NE(std::find(params.begin(), params.end(), std::make_pair(std::string("gpu_registers"), std::string("96"))),
+              params.end());
+    // The CUDA glue hands the budget to the runtime (the last field of the description); other
+    // APIs have no cap to raise.
+    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n};"), std::string::npos) << emit_glue(plan);
+    NetworkPlan opencl = plan_network(graph, "net", resolve_target("x86-64-linux-opencl").halide_target, t.knobs);
+    opencl.registers_per_thread = t.registers_per_thread;
+    EXPECT_NE(emit_glue(opencl).find("halide_opencl_device_interface,\n    0,\n};"), std::string::npos) << emit_glue(opencl);
+}
+
 TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
     auto message = [](const std::string &name) {
         try {
@@ -330,6 +361,11 @@ TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
     for (const std::string &path : {typo, twice, invalid}) std::filesystem::remove(path);
     EXPECT_NE(message("sparc-32-solaris").find("unknown target"), std::string::npos);
     for (const std::string &path : {no_target, bad_line, bad_peak}) std::filesystem::remove(path);
+    for (const std::string value : {"300", "12", "96.5", "many"}) {
+        const std::string bad_registers = write_target("registers", "halide_target = x86-64-linux-cuda\nregisters_per_thread = " + value + "\n");
+        EXPECT_NE(message(bad_registers).find("registers_per_thread must be a"), std::string::npos) << message(bad_registers);
+        std::filesystem::remove(bad_registers);
+    }
 }
 
 }  // namespace

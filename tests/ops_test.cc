@@ -113,6 +113,28 @@ TEST(Convolution, SharedMemoryStagedShapes) {
     }
 }
 
+// The GPU register variant given a 128-register budget (targets' registers_per_thread): tiles
+// of 8 output channels on spatial kernels, and kernel rows unrolled for kernels up to 5 rows.
+// Shapes that exercise it: split input channels, odd channel counts (overlapping tiles), groups,
+// strides, dilation, a 1x1 layer (keeps 4 channels) and an 11x11 one (rows not unrolled).
+TEST(Convolution, LargeRegisterBudgetShapes) {
+    struct Budget {
+        Budget() { ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_registers=128", 1); }
+        ~Budget() { ::unsetenv("CORTADO_KNOBS"); }
+    } budget;
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
+                                 layer("r", "ReLU", "c", "c"),
+                             {1, 128, 15, 15}, "3x3, input channels split");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(36, "kernel_size: 5 pad: 2 group: 2")),
+                             {2, 18, 13, 11}, "5x5, group 2, batch 2, 18 channels per group");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 stride: 2 dilation: 2")),
+                             {1, 20, 17, 19}, "3x3 stride 2 dilation 2");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1")),
+                             {1, 37, 9, 13}, "1x1");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(32, "kernel_size: 11 stride: 4")),
+                             {1, 3, 35, 39}, "11x11 stride 4");
+}
+
 std::string pool(const std::string &params) { return layer("p", "Pooling", "data", "p", "pooling_param { " + params + " }"); }
 
 TEST(Pooling, CaffeRoundingPaddingAndGlobal) {

@@ -9,6 +9,7 @@
 #include "frontend/caffe.pb.h"
 #include "frontend/caffemodel_writer.h"
 #include "runtime/caffemodel_reader.h"
+#include "runtime/cuda_register_cap.h"
 #include "tools/npy.h"
 
 namespace cortado {
@@ -98,6 +99,24 @@ TEST(Npy, RoundTripAndRefusals) {
     EXPECT_FALSE(read_npy(path, &shape, &back, &error));
     EXPECT_NE(error.find("<f8"), std::string::npos) << "error: " << error;
     fs::remove(path);
+}
+
+TEST(CudaRegisterCap, AUsersSettingWinsAndOurOwnOnlyRises) {
+    const char *name = "HL_CUDA_JIT_MAX_REGISTERS";
+    auto cap = [&] { return std::string(std::getenv(name) ? std::getenv(name) : "unset"); };
+    ::setenv(name, "200", 1);  // the user's
+    raise_cuda_register_cap(128);
+    EXPECT_EQ(cap(), "200");
+    ::unsetenv(name);
+    raise_cuda_register_cap(0);  // a network without a budget
+    EXPECT_EQ(cap(), "unset");
+    raise_cuda_register_cap(96);
+    EXPECT_EQ(cap(), "96");
+    raise_cuda_register_cap(64);  // a later network asking for less keeps the higher cap
+    EXPECT_EQ(cap(), "96");
+    raise_cuda_register_cap(128);
+    EXPECT_EQ(cap(), "128");
+    ::unsetenv(name);
 }
 
 }  // namespace

@@ -88,11 +88,11 @@ for floors in cuda:cuda-h100 opencl:opencl-nvidia opencl-untuned:${targets[openc
     --prepare .device/stage/floors-${floors%%:*}
 done
 l6='"conv": [1, 1024, 15, 15, 1024, 3, 3, 1, 1, 1, 1, 15, 15, 1]'
-variants="default: t128k:gpu_target_threads=131072 k4:gpu_split_k=4 k16:gpu_split_k=16 tc4:gpu_threads_c=4
-  tc4_k16:gpu_threads_c=4,gpu_split_k=16 rows4:gpu_rows=4 ch2:gpu_channels=2
-  kc4:gpu_stage_channels=4 kc8:gpu_stage_channels=8 kc8_ty1:gpu_stage_channels=8,gpu_threads_y=1
-  kc4_k16:gpu_stage_channels=4,gpu_split_k=16 kc8_tc2:gpu_stage_channels=8,gpu_threads_c=2
-  rows3_ty5:gpu_rows=3,gpu_threads_y=5,gpu_stage_channels=4"
+# Variants run on top of each target description (its knob table and registers_per_thread).
+variants="default: r96:gpu_registers=96 r64:gpu_registers=64 tc4:gpu_threads_c=4 tc8:gpu_threads_c=8
+  k8:gpu_split_k=8 k32:gpu_split_k=32 rows5:gpu_rows=5 ch4:gpu_channels=4
+  ch4_rows15:gpu_channels=4,gpu_rows=15 ch4_rows15_tc4:gpu_channels=4,gpu_rows=15,gpu_threads_c=4
+  kc4:gpu_stage_channels=4 kc8:gpu_stage_channels=8"
 echo "cortado: knob sweep for ${targets[cuda]} and ${targets[opencl]}"
 for api in cuda opencl; do
   description=targets/${names[$api]}.target
@@ -100,7 +100,7 @@ for api in cuda opencl; do
   entries=""
   for variant in $variants; do
     label=${variant%%:*}; knobs=$(echo "${variant#*:}" | sed 's/\([a-z_]*=\)/cortado_conv2d.\1/g')
-    CORTADO_KNOBS="$knobs" build/tools/cortado compile .device/models/overfeat_l6.prototxt --target "${targets[$api]}" \
+    CORTADO_KNOBS="$knobs" build/tools/cortado compile .device/models/overfeat_l6.prototxt --target "${names[$api]}" \
       --name net --shared -o .device/stage/tune-$api/$label >/dev/null
     rm -f .device/stage/tune-$api/$label/*.a .device/stage/tune-$api/$label/*_glue.cc .device/stage/tune-$api/$label/*.h
     entries="$entries${entries:+,}{\"name\": \"L6 $api $label\", \"library\": \"$label/libnet.so\", \"gflop\": 4.247, \"megabytes\": 39.6, $l6}"

@@ -60,7 +60,7 @@ TargetDescription resolve_target(const std::string &name) {
             const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
             const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
             static const char *known[] = {"halide_target", "schedule_family", "vector_bits", "knob", "peak_gflops",
-                                          "bandwidth_gbs"};
+                                          "bandwidth_gbs", "registers_per_thread"};
             if (std::find(std::begin(known), std::end(known), key) == std::end(known))
                 throw CompileError(where + "unknown key '" + key + "' (see targets/README.md)");
             // `knob` lines accumulate into the table; other keys appear once.
@@ -73,6 +73,17 @@ TargetDescription resolve_target(const std::string &name) {
         if (!Halide::Target::validate_target_string(target.halide_target))
             throw CompileError(file.string() + ": invalid halide_target '" + target.halide_target + "'");
         target.knobs = keys["knob"];
+        if (keys.count("registers_per_thread")) {
+            const double registers = positive_number(keys, "registers_per_thread", file.string());
+            // 255 is the most a CUDA thread can address; 16 the least a kernel compiles with.
+            if (registers != int(registers) || registers < 16 || registers > 255)
+                throw CompileError(file.string() + ": registers_per_thread must be a whole number from 16 to 255, not '" +
+                                   keys["registers_per_thread"] + "'");
+            target.registers_per_thread = int(registers);
+            // First in the table, so that knob lines and CORTADO_KNOBS can still override it.
+            target.knobs = "cortado_conv2d.gpu_registers=" + std::to_string(target.registers_per_thread) +
+                           (target.knobs.empty() ? "" : "," + target.knobs);
+        }
         target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
         target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());
     }

@@ -6,6 +6,8 @@
 //   `threads_c` channel groups; inputs and weights come through the L1 cache. Layers with few
 //   outputs and a long reduction split the input channels `split_k` ways (rfactor) so enough
 //   threads run, then add the partial sums. The padded input is materialised by its own kernel.
+//   The tile grows with the target's register budget (Conv2dKnobs::registers): Overfeat L6 ran
+//   at 35.0% of the H100's FFMA peak with 128 registers, 24.1% with Halide's CUDA default of 64.
 #pragma once
 
 #include <vector>
@@ -31,7 +33,19 @@ struct Conv2dKnobs {
     // against 0.274 ms; docs/PERFORMANCE.md, session 4). It stays for devices where shared
     // memory pays, and to be tuned.
     int stage_channels = 0;
+    // Registers a thread may use (the target's registers_per_thread; on CUDA the runtime
+    // raises the driver's cap to it). Halide 21's CUDA runtime caps every kernel at 64, and a
+    // tile that needs more spills: 8 channels x 8 rows ran 1.7 ms on Overfeat L6 under the cap
+    // and 0.22 ms under a cap of 112 (docs/PERFORMANCE.md, session 5).
+    int registers = 64;
 };
+
+// With 128 registers the kernel rows of a reduction step are unrolled too, so that one input
+// row serves every kernel row that reads it (10 rows of loads for 8 output rows x 3 kernel rows
+// instead of 24); the unrolled body needs about 128 registers.
+inline bool unrolls_kernel_rows(const Conv2dShape &s, const Conv2dKnobs &k) {
+    return k.registers >= 128 && s.kernel_h > 1 && s.kernel_h <= 5;
+}
 
 // Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
 // rows: take 8 rows when that wastes at most 10% (15, 55, 56 ... rows), else 4.
@@ -64,10 +78,15 @@ inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y
 
 // The register tile's sizes, each knob left at 0 filled in from the shape.
 inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
+    // 8 output channels per thread (64 accumulators) need about 96 registers; given them,
+    // spatial kernels take the larger tile, 2 channel groups per block. On the H100's quick
+    // conv suite it won on 3x3 and 5x5 layers (Overfeat L6 0.276 -> 0.217 ms) and lost up to
+    // 10% on 1x1 layers at batch 20, which keep 4 channels (docs/PERFORMANCE.md, session 5).
+    const bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;
     if (k.cols <= 0) k.cols = 1;
-    if (k.channels <= 0) k.channels = 4;
+    if (k.channels <= 0) k.channels = wide ? 8 : 4;
     if (k.threads_x <= 0) k.threads_x = 32;
-    if (k.threads_c <= 0) k.threads_c = 8;
+    if (k.threads_c <= 0) k.threads_c = wide ? 2 : 8;
     if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
     return k;
 }
@@ -100,11 +119,13 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
         partial.compute_at(split.partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
         partial.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, split.within, a.n, split.u).unroll(a.x).unroll(a.y).unroll(a.c);
         if (s.kernel_w <= 5) partial.update().unroll(a.r.x);
+        if (unrolls_kernel_rows(s, k)) partial.update().unroll(a.r.y);
         a.conv.update().reorder(a.c, a.x, a.y, split.share, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
         return;
     }
     a.conv.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, a.r.z, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
     if (s.kernel_w <= 5) a.conv.update().unroll(a.r.x);
+    if (unrolls_kernel_rows(s, k)) a.conv.update().unroll(a.r.y);
 }
 
 // The staged variant with the shape's tile, each knob the user set (> 0) taking precedence.
@@ -133,7 +154,9 @@ inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const 
     if (shared_floats(s, t) > kSharedFloats)
         throw Halide::CompileError("conv2d: the staged tile needs " + std::to_string(shared_floats(s, t) * 4) +
                                    " bytes of shared memory, more than 48 KiB; lower the gpu_ knobs");
-    const Conv2dKnobs sum_tile = register_tile(s, {});
+    Conv2dKnobs sum_knobs;
+    sum_knobs.registers = k.registers;
+    const Conv2dKnobs sum_tile = register_tile(s, sum_knobs);
     schedule_conv2d_staged(a, s, t, [&](Halide::Func f) { return tile_conv_output(f, a.x, a.y, a.c, a.n, s, sum_tile, {}); });
 }
 
