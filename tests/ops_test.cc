@@ -98,6 +98,9 @@ TEST(Convolution, SharedMemoryStagedShapes) {
                              {2, 64, 13, 11}, "staged, group 2, batch 2");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1")),
                              {1, 37, 9, 13}, "staged 1x1, channel counts with few divisors");
+    // Its 63x63 input window with 3-channel chunks would overflow 48 KiB: chunks shrink to fit.
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(32, "kernel_size: 11 stride: 4")),
+                             {1, 3, 63, 63}, "staged 11x11 stride 4, chunks shrunk to fit shared memory");
     std::mt19937 random(static_cast<uint32_t>(test_seed()));
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
     for (int trial = 0; trial < 3; trial++) {

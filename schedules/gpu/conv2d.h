@@ -151,6 +151,11 @@ inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const 
     while (t.block_w() > s.out_w) t.threads_x > 1 ? t.threads_x-- : t.cols--;
     while (t.block_h() > s.out_h) t.threads_y > 1 ? t.threads_y-- : t.rows--;
     while (t.block_c() > s.out_channels) t.threads_c > 1 ? t.threads_c-- : t.channels--;
+    // Chunks are "up to" the knob: large strided kernels have wide windows (AlexNet-style 11x11
+    // stride 4 on 224x224: 59580 bytes with 4-channel chunks), so take smaller chunks until the
+    // tile fits, and fail only when one channel per chunk does not.
+    while (shared_floats(s, t) > kSharedFloats && t.stage_channels > 1)
+        t.stage_channels = largest_divisor_up_to(s.in_channels / t.split_k, t.stage_channels - 1);
     if (shared_floats(s, t) > kSharedFloats)
         throw Halide::CompileError("conv2d: the staged tile needs " + std::to_string(shared_floats(s, t) * 4) +
                                    " bytes of shared memory, more than 48 KiB; lower the gpu_ knobs");
