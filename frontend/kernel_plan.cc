@@ -71,6 +71,11 @@ class Planner {
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
         place_tensors();
+        // The budget the kernels were scheduled for, after the knob table and CORTADO_KNOBS:
+        // the runtime must grant at least that much (runtime/cuda_register_cap.h).
+        for (const KernelInstance &k : plan_.kernels)
+            for (const auto &[key, value] : k.params)
+                if (key == "gpu_registers") plan_.registers_per_thread = std::max(plan_.registers_per_thread, std::stoi(value));
         return std::move(plan_);
     }
 

@@ -65,7 +65,9 @@ struct NetworkPlan {
     std::vector<PlannedStep> steps;
     int input_tensor = 0, output_tensor = 0;
     int64_t arena_floats = 0;
-    int registers_per_thread = 0;  // the target's GPU register budget (0: the driver's default)
+    // The largest GPU register budget its kernels were scheduled for (the gpu_registers knob,
+    // from the target's registers_per_thread); 0: none asked, the driver's default.
+    int registers_per_thread = 0;
 };
 
 // Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4).

@@ -88,8 +88,8 @@ struct NetworkDescription {
     // input, the output and blob dumps.
     DeviceInterfaceGetter device_interface;
     // CUDA only: registers per thread the kernels were scheduled for; the runtime raises Halide's
-    // JIT cap (64) to it before the first kernel loads. 0: leave the cap alone.
-    int cuda_max_registers;
+    // JIT cap (64) to it when the network is created (runtime/cuda_register_cap.h). 0: leave it.
+    int cuda_registers_per_thread;
 };
 
 }  // namespace cortado

@@ -203,7 +203,7 @@ bool crop_device_arena(Network &network, int64_t offset, int64_t count, halide_b
 
 bool attach_device(Network &network) {
     const NetworkDescription &d = *network.description;
-    raise_cuda_register_cap(d.cuda_max_registers);
+    raise_cuda_register_cap(d.cuda_registers_per_thread);
     network.device = d.device_interface();
     network.arena_dimension = halide_dimension_t(0, int32_t(std::max<int64_t>(d.arena_floats, 1)), 1);
     network.device_arena.host = reinterpret_cast<uint8_t *>(network.arena.get());

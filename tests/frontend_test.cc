@@ -323,17 +323,23 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
         "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n",
         "registers.prototxt", ImportOptions{});
     infer_shapes(graph);
-    NetworkPlan plan = plan_network(graph, "net", t.halide_target, t.knobs);
-    plan.registers_per_thread = t.registers_per_thread;
+    const NetworkPlan plan = plan_network(graph, "net", t.halide_target, t.knobs);
+    EXPECT_EQ(plan.registers_per_thread, 96);
     const auto &params = plan.kernels[0].params;
     EXPECT_NE(std::find(params.begin(), params.end(), std::make_pair(std::string("gpu_registers"), std::string("96"))),
               params.end());
     // The CUDA glue hands the budget to the runtime (the last field of the description); other
     // APIs have no cap to raise.
     EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n};"), std::string::npos) << emit_glue(plan);
-    NetworkPlan opencl = plan_network(graph, "net", resolve_target("x86-64-linux-opencl").halide_target, t.knobs);
-    opencl.registers_per_thread = t.registers_per_thread;
+    const NetworkPlan opencl = plan_network(graph, "net", resolve_target("x86-64-linux-opencl").halide_target, t.knobs);
     EXPECT_NE(emit_glue(opencl).find("halide_opencl_device_interface,\n    0,\n};"), std::string::npos) << emit_glue(opencl);
+    // The runtime must grant what the kernels were finally scheduled for: a knob that overrides
+    // the description's budget sets the cap too, and without any budget there is none.
+    ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_registers=160", 1);
+    const NetworkPlan overridden = plan_network(graph, "net", t.halide_target, t.knobs);
+    ::unsetenv("CORTADO_KNOBS");
+    EXPECT_EQ(overridden.registers_per_thread, 160);
+    EXPECT_EQ(plan_network(graph, "net", t.halide_target).registers_per_thread, 0);
 }
 
 TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
@@ -361,9 +367,11 @@ TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
     for (const std::string &path : {typo, twice, invalid}) std::filesystem::remove(path);
     EXPECT_NE(message("sparc-32-solaris").find("unknown target"), std::string::npos);
     for (const std::string &path : {no_target, bad_line, bad_peak}) std::filesystem::remove(path);
-    for (const std::string value : {"300", "12", "96.5", "many"}) {
+    for (const std::string value : {"300", "12", "96.5", "1e10", "many"}) {
         const std::string bad_registers = write_target("registers", "halide_target = x86-64-linux-cuda\nregisters_per_thread = " + value + "\n");
-        EXPECT_NE(message(bad_registers).find("registers_per_thread must be a"), std::string::npos) << message(bad_registers);
+        const std::string expected = value == "many" ? "registers_per_thread must be a positive number"
+                                                     : "registers_per_thread must be a whole number from 16 to 255";
+        EXPECT_NE(message(bad_registers).find(expected), std::string::npos) << value << ": " << message(bad_registers);
         std::filesystem::remove(bad_registers);
     }
 }

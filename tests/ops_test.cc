@@ -6,7 +6,9 @@
 #include <random>
 #include <sstream>
 
+#include "Halide.h"
 #include "tests/network_harness.h"
+#include "tools/target_description.h"
 
 namespace cortado::testing {
 namespace {
@@ -121,6 +123,8 @@ TEST(Convolution, SharedMemoryStagedShapes) {
 // Shapes that exercise it: split input channels, odd channel counts (overlapping tiles), groups,
 // strides, dilation, a 1x1 layer (keeps 4 channels) and an 11x11 one (rows not unrolled).
 TEST(Convolution, LargeRegisterBudgetShapes) {
+    if (!Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature())
+        GTEST_SKIP() << "the register budget only steers GPU schedules; " << test_target() << " has none";
     struct Budget {
         Budget() { ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_registers=128", 1); }
         ~Budget() { ::unsetenv("CORTADO_KNOBS"); }

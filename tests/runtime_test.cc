@@ -104,10 +104,15 @@ TEST(Npy, RoundTripAndRefusals) {
 TEST(CudaRegisterCap, AUsersSettingWinsAndOurOwnOnlyRises) {
     const char *name = "HL_CUDA_JIT_MAX_REGISTERS";
     auto cap = [&] { return std::string(std::getenv(name) ? std::getenv(name) : "unset"); };
-    ::setenv(name, "200", 1);  // the user's
+    auto reset = [&] {
+        ::unsetenv(name);
+        ::unsetenv("CORTADO_CUDA_JIT_MAX_REGISTERS");
+    };
+    reset();
+    ::setenv(name, "100", 1);  // the user's
     raise_cuda_register_cap(128);
-    EXPECT_EQ(cap(), "200");
-    ::unsetenv(name);
+    EXPECT_EQ(cap(), "100");
+    reset();
     raise_cuda_register_cap(0);  // a network without a budget
     EXPECT_EQ(cap(), "unset");
     raise_cuda_register_cap(96);
@@ -116,7 +121,10 @@ TEST(CudaRegisterCap, AUsersSettingWinsAndOurOwnOnlyRises) {
     EXPECT_EQ(cap(), "96");
     raise_cuda_register_cap(128);
     EXPECT_EQ(cap(), "128");
-    ::unsetenv(name);
+    ::setenv(name, "112", 1);  // changed by the user after us: theirs from now on
+    raise_cuda_register_cap(160);
+    EXPECT_EQ(cap(), "112");
+    reset();
 }
 
 }  // namespace

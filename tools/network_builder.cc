@@ -44,7 +44,6 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     // Looked up first: a missing cross compiler fails before any kernel builds.
     const Toolchain toolchain = toolchain_for(target.halide_target);
     BuiltNetwork built{plan_network(graph, name, target.halide_target, target.knobs), "", "", toolchain};
-    built.plan.registers_per_thread = target.registers_per_thread;
     const NetworkPlan &plan = built.plan;
     fs::create_directories(out_dir);
 

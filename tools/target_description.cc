@@ -76,7 +76,7 @@ TargetDescription resolve_target(const std::string &name) {
         if (keys.count("registers_per_thread")) {
             const double registers = positive_number(keys, "registers_per_thread", file.string());
             // 255 is the most a CUDA thread can address; 16 the least a kernel compiles with.
-            if (registers != int(registers) || registers < 16 || registers > 255)
+            if (registers < 16 || registers > 255 || registers != int(registers))
                 throw CompileError(file.string() + ": registers_per_thread must be a whole number from 16 to 255, not '" +
                                    keys["registers_per_thread"] + "'");
             target.registers_per_thread = int(registers);

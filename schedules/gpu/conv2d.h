@@ -7,7 +7,7 @@
 //   outputs and a long reduction split the input channels `split_k` ways (rfactor) so enough
 //   threads run, then add the partial sums. The padded input is materialised by its own kernel.
 //   The tile grows with the target's register budget (Conv2dKnobs::registers): Overfeat L6 ran
-//   at 35.0% of the H100's FFMA peak with 128 registers, 24.1% with Halide's CUDA default of 64.
+//   at 35.9% of the H100's FFMA peak with 128 registers, 24.1% with Halide's CUDA default of 64.
 #pragma once
 
 #include <vector>
@@ -35,8 +35,8 @@ struct Conv2dKnobs {
     int stage_channels = 0;
     // Registers a thread may use (the target's registers_per_thread; on CUDA the runtime
     // raises the driver's cap to it). Halide 21's CUDA runtime caps every kernel at 64, and a
-    // tile that needs more spills: 8 channels x 8 rows ran 1.7 ms on Overfeat L6 under the cap
-    // and 0.22 ms under a cap of 112 (docs/PERFORMANCE.md, session 5).
+    // tile that needs more spills: 8 channels x 8 rows ran 1.71 ms on Overfeat L6 under the cap
+    // and 0.235 ms under a cap of 112 (docs/PERFORMANCE.md, session 5).
     int registers = 64;
 };
 
@@ -44,7 +44,7 @@ struct Conv2dKnobs {
 // row serves every kernel row that reads it (10 rows of loads for 8 output rows x 3 kernel rows
 // instead of 24); the unrolled body needs about 128 registers.
 inline bool unrolls_kernel_rows(const Conv2dShape &s, const Conv2dKnobs &k) {
-    return k.registers >= 128 && s.kernel_h > 1 && s.kernel_h <= 5;
+    return k.registers >= 128 && s.kernel_h > 1 && s.kernel_h <= 5 && s.kernel_w <= 5;  // kx unrolled too
 }
 
 // Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
@@ -79,14 +79,14 @@ inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y
 // The register tile's sizes, each knob left at 0 filled in from the shape.
 inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
     // 8 output channels per thread (64 accumulators) need about 96 registers; given them,
-    // spatial kernels take the larger tile, 2 channel groups per block. On the H100's quick
+    // spatial kernels take the larger tile, with 2 channel groups per block (8 with 4 channels). On the H100's quick
     // conv suite it won on 3x3 and 5x5 layers (Overfeat L6 0.276 -> 0.217 ms) and lost up to
     // 10% on 1x1 layers at batch 20, which keep 4 channels (docs/PERFORMANCE.md, session 5).
     const bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;
     if (k.cols <= 0) k.cols = 1;
     if (k.channels <= 0) k.channels = wide ? 8 : 4;
     if (k.threads_x <= 0) k.threads_x = 32;
-    if (k.threads_c <= 0) k.threads_c = wide ? 2 : 8;
+    if (k.threads_c <= 0) k.threads_c = k.channels >= 8 ? 2 : 8;
     if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
     return k;
 }
@@ -152,7 +152,7 @@ inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const 
     while (t.block_h() > s.out_h) t.threads_y > 1 ? t.threads_y-- : t.rows--;
     while (t.block_c() > s.out_channels) t.threads_c > 1 ? t.threads_c-- : t.channels--;
     // Chunks are "up to" the knob: large strided kernels have wide windows (AlexNet-style 11x11
-    // stride 4 on 224x224: 59580 bytes with 4-channel chunks), so take smaller chunks until the
+    // stride 4 on 224x224: 59580 bytes with 3-channel chunks), so take smaller chunks until the
     // tile fits, and fail only when one channel per chunk does not.
     while (shared_floats(s, t) > kSharedFloats && t.stage_channels > 1)
         t.stage_channels = largest_divisor_up_to(s.in_channels / t.split_k, t.stage_channels - 1);
