@@ -10,6 +10,7 @@
 //   at 35.9% of the H100's FFMA peak with 128 registers, 24.1% with Halide's CUDA default of 64.
 #pragma once
 
+#include <algorithm>
 #include <vector>
 
 #include "generators/conv2d.h"
@@ -54,6 +55,21 @@ inline int rows_per_thread(int out_h) {
     return computed(8) * 10 <= out_h * 11 ? 8 : 4;
 }
 
+// Threads a register tile of cols x rows x channels gives, one per tile.
+inline long tile_threads(const Conv2dShape &s, int cols, int rows, int channels) {
+    return long(s.batch) * ((s.out_w + cols - 1) / cols) * ((s.out_h + rows - 1) / rows) *
+           ((s.out_channels + channels - 1) / channels);
+}
+
+// Split the reduction until about `target_threads` threads run (default 64k: 132 SMs x 512),
+// keeping at least 16 input channels per share.
+inline int split_for(const Conv2dShape &s, long threads, int target_threads) {
+    const int in_per_group = s.in_channels / s.group;
+    int split = 1;
+    while (threads * split * 2 <= target_threads && in_per_group / (split * 2) >= 16) split *= 2;
+    return split;
+}
+
 // Tiles `f` (x, y, c, n[, u]) into register tiles per thread and returns the thread's x var.
 inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y, Halide::Var c,
                              Halide::Var n, const Conv2dShape &s, const Conv2dKnobs &k,
@@ -79,10 +95,18 @@ inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y
 // The register tile's sizes, each knob left at 0 filled in from the shape.
 inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
     // 8 output channels per thread (64 accumulators) need about 96 registers; given them,
-    // spatial kernels take the larger tile, with 2 channel groups per block (8 with 4 channels). On the H100's quick
-    // conv suite it won on 3x3 and 5x5 layers (Overfeat L6 0.276 -> 0.217 ms) and lost up to
-    // 10% on 1x1 layers at batch 20, which keep 4 channels (docs/PERFORMANCE.md, session 5).
-    const bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;
+    // spatial kernels take the larger tile, with 2 channel groups per block (8 with 4
+    // channels). On the H100's quick conv suite it won on 3x3 and 5x5 layers (Overfeat L6
+    // 0.276 -> 0.217 ms) and lost up to 10% on 1x1 layers at batch 20, which keep 4 channels
+    // (docs/PERFORMANCE.md, session 5).
+    bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;
+    // The larger tile halves the threads; layers whose reduction cannot be split far enough to
+    // make up for it keep the smaller one: LeNet's convolutions at batch 5 and 20 (at most 4320
+    // threads with 8 channels) ran twice as long with it.
+    if (wide && k.channels <= 0 && k.split_k <= 0) {
+        const long threads = tile_threads(s, std::max(k.cols, 1), k.rows > 0 ? k.rows : rows_per_thread(s.out_h), 8);
+        wide = threads * split_for(s, threads, k.target_threads) >= k.target_threads / 8;
+    }
     if (k.cols <= 0) k.cols = 1;
     if (k.channels <= 0) k.channels = wide ? 8 : 4;
     if (k.threads_x <= 0) k.threads_x = 32;
@@ -95,14 +119,7 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
     using namespace Halide;
     const int in_per_group = s.in_channels / s.group;
     k = register_tile(s, k);
-    if (k.split_k == 0) {
-        // Split the reduction until about `target_threads` threads run (default 64k: 132 SMs x
-        // 512), keeping at least 16 input channels per share.
-        const long threads = long(s.batch) * ((s.out_w + k.cols - 1) / k.cols) * ((s.out_h + k.rows - 1) / k.rows) *
-                             ((s.out_channels + k.channels - 1) / k.channels);
-        k.split_k = 1;
-        while (threads * k.split_k * 2 <= k.target_threads && in_per_group / (k.split_k * 2) >= 16) k.split_k *= 2;
-    }
+    if (k.split_k == 0) k.split_k = split_for(s, tile_threads(s, k.cols, k.rows, k.channels), k.target_threads);
     if (s.pad_h > 0 || s.pad_w > 0) {
         a.padded.compute_root();
         tile_2d(a.padded, a.x, a.y, s.in_w + 2 * s.pad_w, s.in_h + 2 * s.pad_h, a.c, a.n);
