@@ -120,13 +120,14 @@ TEST(Convolution, SharedMemoryStagedShapes) {
 
 // The GPU register variant given a 128-register budget (targets' registers_per_thread): tiles
 // of 8 output channels on spatial kernels, and kernel rows unrolled for kernels up to 5 rows.
-// Shapes that exercise it: split input channels, odd channel counts (overlapping tiles), groups,
-// strides, dilation, a 1x1 layer (keeps 4 channels) and an 11x11 one (rows not unrolled).
+// A low thread target lets these small shapes take the 8-channel tile (it needs target/8
+// threads): split input channels, odd channel counts (overlapping tiles) and groups do; the
+// strided 3x3, the 1x1 layer and the 11x11 one (rows not unrolled) keep 4 channels.
 TEST(Convolution, LargeRegisterBudgetShapes) {
     if (!Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature())
         GTEST_SKIP() << "the register budget only steers GPU schedules; " << test_target() << " has none";
     struct Budget {
-        Budget() { ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_registers=128", 1); }
+        Budget() { ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_registers=128,cortado_conv2d.gpu_target_threads=2048", 1); }
         ~Budget() { ::unsetenv("CORTADO_KNOBS"); }
     } budget;
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
