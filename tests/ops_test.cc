@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 #include <random>
 #include <sstream>
+#include <string>
 
 #include "Halide.h"
 #include "tests/network_harness.h"
@@ -84,15 +86,28 @@ TEST(Convolution, RandomShapes) {
     }
 }
 
+// Sets $CORTADO_KNOBS for one test and puts back what was there.
+class ScopedKnobs {
+  public:
+    explicit ScopedKnobs(const char *knobs) {
+        if (const char *before = std::getenv("CORTADO_KNOBS")) before_ = before;
+        ::setenv("CORTADO_KNOBS", knobs, 1);
+    }
+    ~ScopedKnobs() {
+        if (before_) ::setenv("CORTADO_KNOBS", before_->c_str(), 1);
+        else ::unsetenv("CORTADO_KNOBS");
+    }
+
+  private:
+    std::optional<std::string> before_;
+};
+
 // The GPU schedules' shared-memory staging (schedules/gpu/conv2d_staged.h), forced by its knob
 // on shapes its default leaves to the register variant: split input channels, strides, dilation,
 // odd maps, batch 2, channel counts with few divisors; grouped layers must fall back to the
 // register variant. Other targets ignore the knob.
 TEST(Convolution, SharedMemoryStagedShapes) {
-    struct ForceStaging {
-        ForceStaging() { ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_stage_channels=4", 1); }
-        ~ForceStaging() { ::unsetenv("CORTADO_KNOBS"); }
-    } force_staging;
+    const ScopedKnobs force_staging("cortado_conv2d.gpu_stage_channels=4");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
                                  layer("r", "ReLU", "c", "c"),
                              {1, 64, 15, 15}, "staged, input channels split");
@@ -126,10 +141,7 @@ TEST(Convolution, SharedMemoryStagedShapes) {
 TEST(Convolution, LargeRegisterBudgetShapes) {
     if (!Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature())
         GTEST_SKIP() << "the register budget only steers GPU schedules; " << test_target() << " has none";
-    struct Budget {
-        Budget() { ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_registers=128,cortado_conv2d.gpu_target_threads=2048", 1); }
-        ~Budget() { ::unsetenv("CORTADO_KNOBS"); }
-    } budget;
+    const ScopedKnobs budget("cortado_conv2d.gpu_registers=128,cortado_conv2d.gpu_target_threads=2048");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
                                  layer("r", "ReLU", "c", "c"),
                              {1, 128, 15, 15}, "3x3, input channels split");
