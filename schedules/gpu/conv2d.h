@@ -41,11 +41,13 @@ struct Conv2dKnobs {
     int registers = 64;
 };
 
-// With 128 registers the kernel rows of a reduction step are unrolled too, so that one input
-// row serves every kernel row that reads it (10 rows of loads for 8 output rows x 3 kernel rows
-// instead of 24); the unrolled body needs about 128 registers.
-inline bool unrolls_kernel_rows(const Conv2dShape &s, const Conv2dKnobs &k) {
-    return k.registers >= 128 && s.kernel_h > 1 && s.kernel_h <= 5 && s.kernel_w <= 5;  // kx unrolled too
+// Unrolls the kernel loops of a register reduction: kx when the kernel is at most 5 wide; with
+// 128 registers ky too, so that one input row serves every kernel row that reads it (10 rows
+// of loads for 8 output rows x 3 kernel rows instead of 24; the body needs about 128 registers).
+inline void unroll_kernel_window(Halide::Stage reduction, const Conv2d &a, const Conv2dShape &s, const Conv2dKnobs &k) {
+    if (s.kernel_w > 5) return;
+    reduction.unroll(a.r.x);
+    if (k.registers >= 128 && s.kernel_h > 1 && s.kernel_h <= 5) reduction.unroll(a.r.y);
 }
 
 // Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
@@ -99,25 +101,24 @@ inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
     // channels). On the H100's quick conv suite it won on 3x3 and 5x5 layers (Overfeat L6
     // 0.276 -> 0.217 ms) and lost up to 10% on 1x1 layers at batch 20, which keep 4 channels
     // (docs/PERFORMANCE.md, session 5).
+    if (k.cols <= 0) k.cols = 1;
+    if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
     bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;
     // The larger tile halves the threads; layers whose reduction cannot be split far enough to
     // make up for it keep the smaller one: LeNet's convolutions at batch 5 and 20 (at most 4320
     // threads with 8 channels) ran twice as long with it.
     if (wide && k.channels <= 0 && k.split_k <= 0) {
-        const long threads = tile_threads(s, std::max(k.cols, 1), k.rows > 0 ? k.rows : rows_per_thread(s.out_h), 8);
+        const long threads = tile_threads(s, k.cols, k.rows, 8);
         wide = threads * split_for(s, threads, k.target_threads) >= k.target_threads / 8;
     }
-    if (k.cols <= 0) k.cols = 1;
     if (k.channels <= 0) k.channels = wide ? 8 : 4;
     if (k.threads_x <= 0) k.threads_x = 32;
     if (k.threads_c <= 0) k.threads_c = k.channels >= 8 ? 2 : 8;
-    if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
     return k;
 }
 
 inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKnobs k) {
     using namespace Halide;
-    const int in_per_group = s.in_channels / s.group;
     k = register_tile(s, k);
     if (k.split_k == 0) k.split_k = split_for(s, tile_threads(s, k.cols, k.rows, k.channels), k.target_threads);
     if (s.pad_h > 0 || s.pad_w > 0) {
@@ -135,14 +136,12 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
         Func partial = split.partial;
         partial.compute_at(split.partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
         partial.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, split.within, a.n, split.u).unroll(a.x).unroll(a.y).unroll(a.c);
-        if (s.kernel_w <= 5) partial.update().unroll(a.r.x);
-        if (unrolls_kernel_rows(s, k)) partial.update().unroll(a.r.y);
+        unroll_kernel_window(partial.update(), a, s, k);
         a.conv.update().reorder(a.c, a.x, a.y, split.share, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
         return;
     }
     a.conv.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, a.r.z, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
-    if (s.kernel_w <= 5) a.conv.update().unroll(a.r.x);
-    if (unrolls_kernel_rows(s, k)) a.conv.update().unroll(a.r.y);
+    unroll_kernel_window(a.conv.update(), a, s, k);
 }
 
 // The staged variant with the shape's tile, each knob the user set (> 0) taking precedence.
