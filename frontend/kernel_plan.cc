@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <sstream>
+#include <string>
 #include <limits>
 #include <map>
 #include <type_traits>
@@ -75,11 +77,25 @@ class Planner {
         // the runtime must grant at least that much (runtime/cuda_register_cap.h).
         for (const KernelInstance &k : plan_.kernels)
             for (const auto &[key, value] : k.params)
-                if (key == "gpu_registers") plan_.registers_per_thread = std::max(plan_.registers_per_thread, std::stoi(value));
+                if (key == "gpu_registers") plan_.registers_per_thread = std::max(plan_.registers_per_thread, register_budget(value));
         return std::move(plan_);
     }
 
   private:
+    // A gpu_registers knob's value: 16-255, as in a target's registers_per_thread.
+    static int register_budget(const std::string &value) {
+        size_t used = 0;
+        int registers = 0;
+        try {
+            registers = std::stoi(value, &used);
+        } catch (const std::exception &) {
+            used = 0;
+        }
+        if (used == 0 || used != value.size() || registers < 16 || registers > 255)
+            throw CompileError("cortado_conv2d.gpu_registers must be a whole number from 16 to 255, not '" + value + "'");
+        return registers;
+    }
+
     [[noreturn]] void fail(const Layer &layer, const std::string &message) const {
         throw CompileError(layer.location.to_string() + ": layer '" + layer.name + "' (" +
                            layer.type + "): " + message);

@@ -339,6 +339,16 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
     const NetworkPlan overridden = plan_network(graph, "net", t.halide_target, t.knobs);
     ::unsetenv("CORTADO_KNOBS");
     EXPECT_EQ(overridden.registers_per_thread, 160);
+    for (const char *bad : {"cortado_conv2d.gpu_registers=many", "cortado_conv2d.gpu_registers=300"}) {
+        ::setenv("CORTADO_KNOBS", bad, 1);
+        try {
+            plan_network(graph, "net", t.halide_target, t.knobs);
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const CompileError &e) {
+            EXPECT_NE(std::string(e.what()).find("gpu_registers must be a whole number from 16 to 255"), std::string::npos) << e.what();
+        }
+        ::unsetenv("CORTADO_KNOBS");
+    }
     EXPECT_EQ(plan_network(graph, "net", t.halide_target).registers_per_thread, 0);
 }
 
