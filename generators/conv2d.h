@@ -6,7 +6,7 @@
 #pragma once
 
 #include "Halide.h"
-#include "generators/elementwise.h"
+#include "generators/non_finite.h"
 
 namespace cortado {
 

@@ -6,21 +6,9 @@
 #include <vector>
 
 #include "Halide.h"
+#include "generators/non_finite.h"
 
 namespace cortado {
-
-// NaN passes through (Caffe's max(x, 0) keeps it too) and -inf maps to 0, not to
-// -inf * 0 = NaN. The explicit is_nan test matters: Halide turns select(v < 0, 0, v) into a
-// hardware max, which drops a NaN operand.
-inline Halide::Expr leaky_relu(Halide::Expr v, float slope) {
-    if (slope == 0.0f) return Halide::select(Halide::is_nan(v), v, Halide::max(v, 0.0f));
-    return Halide::select(v < 0.0f, v * slope, v);
-}
-
-// max(a, b) that is NaN when either is: a hardware max silently drops a NaN operand.
-inline Halide::Expr max_keeping_nan(Halide::Expr a, Halide::Expr b) {
-    return Halide::select(a > b || Halide::is_nan(a), a, b);
-}
 
 struct Relu {
     Halide::Var i{"i"};
@@ -37,7 +25,7 @@ struct Eltwise {
         Halide::Expr acc;
         for (size_t k = 0; k < inputs.size(); k++) {
             Halide::Expr v = inputs[k](i);
-            if (op == EltwiseOp::Sum && coeff[k] != 1.0f) v = v * coeff[k];
+            if (op == EltwiseOp::Sum && coeff[k] != 1.0f) v = times_constant(v, coeff[k]);
             if (k == 0) acc = v;
             else if (op == EltwiseOp::Sum) acc = acc + v;
             else if (op == EltwiseOp::Product) acc = acc * v;

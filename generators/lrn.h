@@ -6,6 +6,7 @@
 #pragma once
 
 #include "Halide.h"
+#include "generators/non_finite.h"
 
 namespace cortado {
 
@@ -36,7 +37,8 @@ struct LRN {
             window_sum(x, y, c, n) = sum(square(x + r.x, y + r.y, c, n));
             scale = 1.0f + (s.alpha / (s.local_size * s.local_size)) * window_sum(x, y, c, n);
         }
-        output(x, y, c, n) = input(x, y, c, n) * pow(scale, -s.beta);
+        // scale is NaN or +inf exactly when a value in the window is.
+        output(x, y, c, n) = times_power(input(x, y, c, n), scale, -s.beta);
     }
 };
 

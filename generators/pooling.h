@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "Halide.h"
-#include "generators/elementwise.h"
+#include "generators/non_finite.h"
 
 namespace cortado {
 

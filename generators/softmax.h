@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "Halide.h"
-#include "generators/elementwise.h"
+#include "generators/non_finite.h"
 
 namespace cortado {
 
@@ -23,7 +23,9 @@ struct Softmax {
         RDom r(0, s.channels, "r");
         max_value(x, o) = -std::numeric_limits<float>::infinity();
         max_value(x, o) = max_keeping_nan(input(x, r, o), max_value(x, o));
-        exponent(x, c, o) = exp(input(x, c, o) - max_value(x, o));
+        // exp(-inf) is 0, which fast math does not promise; a +inf input makes the maximum +inf,
+        // and the slice NaN below.
+        exponent(x, c, o) = select(is_inf(input(x, c, o)), 0.0f, exp(input(x, c, o) - max_value(x, o)));
         total(x, o) = sum(exponent(x, r, o));
         Expr m = max_value(x, o);
         output(x, c, o) = select(is_nan(m) || is_inf(m), std::numeric_limits<float>::quiet_NaN(),

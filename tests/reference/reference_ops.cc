@@ -22,6 +22,10 @@ int64_t count(const Shape &shape, size_t begin, size_t end) {
 
 int64_t count(const Shape &shape) { return count(shape, 0, shape.size()); }
 
+// cortado's MAX (pooling, Eltwise): a NaN operand wins wherever it stands, where Caffe's
+// std::max keeps or drops it depending on the order it meets it in.
+double max_keeping_nan(double a, double b) { return std::isnan(a) || a > b ? a : b; }
+
 // Caffe's Blob::CanonicalAxisIndex: negative axes count from the end.
 size_t canonical_axis(int axis, size_t rank) {
     const int64_t r = static_cast<int64_t>(rank);
@@ -54,7 +58,12 @@ void require_rank4(const Tensor &in, const char *op) {
     require(in.shape.size() == 4, std::string(op) + " needs a 4-D NCHW input");
 }
 
-double apply_relu(double x, double negative_slope) { return x > 0 ? x : negative_slope * x; }
+// cortado's ReLU: -inf gives 0 without a slope (Caffe's max(x, 0) + 0 * min(x, 0) gives NaN);
+// a NaN stays NaN.
+double apply_relu(double x, double negative_slope) {
+    if (x > 0 || std::isnan(x)) return x;
+    return negative_slope == 0 ? 0.0 : negative_slope * x;
+}
 
 }  // namespace
 
@@ -150,7 +159,7 @@ Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape)
                         result = plane[h0 * W + w0];
                         for (int64_t h = h0; h < h1; ++h)
                             for (int64_t w = w0; w < w1; ++w)
-                                result = std::max(result, plane[h * W + w]);
+                                result = max_keeping_nan(result, plane[h * W + w]);
                     } else {
                         // The divisor is taken before clipping to the image, so it counts the
                         // padding but not whatever the last window sticks out past it.
@@ -328,7 +337,7 @@ Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p) {
                 break;
             case EltwiseParams::Operation::Max:
                 r = ins[0]->data[i];
-                for (const Tensor *t : ins) r = std::max(r, t->data[i]);
+                for (const Tensor *t : ins) r = max_keeping_nan(r, t->data[i]);
                 break;
         }
         out.data[i] = r;

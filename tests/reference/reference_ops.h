@@ -26,11 +26,13 @@ struct Tensor {
 Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights,
                    const Tensor *bias);
 
-// x > 0 ? x : negative_slope * x
+// x > 0 ? x : negative_slope * x, except that -inf gives 0 when the slope is 0 (cortado keeps
+// Caffe's value for finite x but not its NaN for -inf) and NaN stays NaN.
 Tensor relu(const Tensor &in, float negative_slope);
 
 // out_shape comes from shape inference, so this does not redo Caffe's output-size rounding.
-// MAX takes the maximum over the window clipped to the image (padding never wins); AVE divides
+// MAX takes the maximum over the window clipped to the image (padding never wins; a NaN in the
+// window wins, unlike Caffe's MAX); AVE divides
 // by Caffe's window size, which counts padding but not the part past the padded border.
 // global_pooling makes the kernel the whole plane.
 Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape);
@@ -48,7 +50,7 @@ Tensor softmax(const Tensor &in, int axis);
 
 Tensor concat(const std::vector<const Tensor *> &ins, int axis);
 
-// SUM weighted by p.coeff (empty means all 1), PROD or MAX of same-shaped inputs.
+// SUM weighted by p.coeff (empty means all 1), PROD or MAX (a NaN wins) of same-shaped inputs.
 Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p);
 
 // Caffe's use_global_stats form: the stored mean and variance are divided by scale_factor[0]
