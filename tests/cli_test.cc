@@ -8,11 +8,16 @@
 #include <limits>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <stdexcept>
 #include <sstream>
 #include <vector>
 
+#include "Halide.h"
+#include "frontend/compile_error.h"
 #include "tests/network_harness.h"
 #include "tools/npy.h"
+#include "tools/report_errors.h"
 
 namespace cortado::testing {
 namespace {
@@ -276,6 +281,36 @@ TEST_F(Cli, CrossTargetsBuildForTheirMachineAndRefuseToRunHere) {
     r = cortado("compile " + net + " --target arm-64-linux-hvx -o " + path("old-hvx"));
     EXPECT_NE(r.exit_code, 0);
     EXPECT_NE(r.output.find("need hvx_v68"), std::string::npos) << r.output;
+}
+
+// Halide's errors are not std::exceptions: uncaught, they ended cortado with an abort (134).
+TEST(TopLevelErrors, EveryExceptionBecomesAMessageAndAnExitCode) {
+    struct Case {
+        std::function<int()> command;
+        int exit_code;
+        std::string message;
+    };
+    const Case cases[] = {
+        {[] { return 4; }, 4, ""},
+        {[]() -> int { throw CompileError("net.prototxt:3: bad"); }, 1, "cortado: error: net.prototxt:3: bad\n"},
+        {[]() -> int { throw std::runtime_error("disk full"); }, 3, "cortado: internal error: disk full\n"},
+        {[]() -> int { throw Halide::InternalError("lowering failed"); }, 3, "cortado: internal error in Halide: lowering failed\n"},
+        {[]() -> int { throw Halide::CompileError("bad schedule"); }, 3, "cortado: internal error in Halide: bad schedule\n"},
+        {[]() -> int { throw 7; }, 3, "cortado: internal error: an exception of unknown type\n"},
+    };
+    for (const Case &c : cases) {
+        ::testing::internal::CaptureStderr();
+        const int exit_code = run_reporting_errors(c.command);
+        EXPECT_EQ(::testing::internal::GetCapturedStderr(), c.message);
+        EXPECT_EQ(exit_code, c.exit_code) << c.message;
+    }
+}
+
+TEST_F(Cli, StrictFloatTargetsCompileRunAndPassTheCheck) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    const Result r = cortado("run " + net + " --target x86-64-linux-avx-avx2-f16c-fma-sse41-strict_float --check");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
 }
 
 }  // namespace

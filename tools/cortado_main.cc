@@ -1,9 +1,8 @@
 // cortado: compile Caffe networks into native libraries. See README.md for usage.
-#include <exception>
 #include <iostream>
 
-#include "frontend/compile_error.h"
 #include "tools/commands.h"
+#include "tools/report_errors.h"
 
 namespace {
 
@@ -30,18 +29,12 @@ int main(int argc, char **argv) {
     }
     const std::string command = argv[1];
     const std::vector<std::string> args(argv + 2, argv + argc);
-    try {
+    return cortado::run_reporting_errors([&] {
         if (command == "info") return cortado::command_info(args);
         if (command == "compile") return cortado::command_compile(args);
         if (command == "run") return cortado::command_run(args);
         if (command == "bench") return cortado::command_bench(args);
         std::cerr << "cortado: unknown command '" << command << "'\n" << kUsage;
         return 2;
-    } catch (const cortado::CompileError &e) {
-        std::cerr << "cortado: error: " << e.what() << "\n";
-        return 1;
-    } catch (const std::exception &e) {
-        std::cerr << "cortado: internal error: " << e.what() << "\n";
-        return 3;
-    }
+    });
 }

@@ -91,8 +91,11 @@ std::string build_kernel(const KernelInstance &kernel) {
 
 std::string build_halide_runtime(const std::string &target) {
     const std::string name = "halide_runtime";
-    return cached(name, target, [&](const std::string &dir) {
-        Halide::compile_standalone_runtime(dir + "/" + name + ".o", Halide::Target(target));
+    // strict_float changes only the kernels' float math; Halide 21 cannot build its runtime with
+    // it (an internal error in CodeGen_LLVM::set_fast_fp_math).
+    const Halide::Target runtime_target = Halide::Target(target).without_feature(Halide::Target::StrictFloat);
+    return cached(name, runtime_target.to_string(), [&](const std::string &dir) {
+        Halide::compile_standalone_runtime(dir + "/" + name + ".o", runtime_target);
     });
 }
 
