@@ -3,6 +3,7 @@
 // names file:line or the layer.
 #include <gtest/gtest.h>
 
+#include "Halide.h"
 #include "frontend/compile_error.h"
 #include "frontend/emit_network.h"
 #include "frontend/fusion.h"
@@ -13,6 +14,7 @@
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
 #include "tools/target_description.h"
+#include "tools/toolchain.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -350,6 +352,17 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
         ::unsetenv("CORTADO_KNOBS");
     }
     EXPECT_EQ(plan_network(graph, "net", t.halide_target).registers_per_thread, 0);
+}
+
+TEST(Targets, CodeThisCpuCannotExecuteIsNamedWithTheMissingInstructionSet) {
+    const Halide::Target host = Halide::get_host_target();
+    EXPECT_EQ(why_cannot_run_here(host.to_string()), "");
+    EXPECT_NE(why_cannot_run_here("arm-64-linux").find("cannot execute code for arm-64-linux"), std::string::npos);
+    // Knights Landing's AVX-512 subset, or on a Knights Landing Intel's APX: no CPU has both.
+    const auto lacking = host.has_feature(Halide::Target::AVX512_KNL) ? Halide::Target::X86APX : Halide::Target::AVX512_KNL;
+    ASSERT_FALSE(host.has_feature(lacking));
+    const std::string why = why_cannot_run_here(host.with_feature(lacking).to_string());
+    EXPECT_NE(why.find("lacks " + Halide::Target::feature_to_name(lacking)), std::string::npos) << why;
 }
 
 TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {

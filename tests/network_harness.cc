@@ -8,12 +8,15 @@
 #include <regex>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
+
 #include "frontend/fusion.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
 #include "tools/shell_quote.h"
+#include "tools/toolchain.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {
@@ -68,6 +71,21 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt
     net.create(nullptr, seed);
     return check_every_blob(unfused, built.plan, net, seed);
 }
+
+// Suites run for a CPU target this machine cannot execute (CORTADO_TEST_TARGET=x86-64-avx512 on
+// an AVX2-only CPU) skip every test, saying why, instead of dying of an illegal instruction.
+// Cross targets run their code in the checker (under qemu), not here.
+class TargetRunsHere : public ::testing::Environment {
+  public:
+    void SetUp() override {
+        const char *checker = std::getenv("CORTADO_TEST_CHECKER");
+        if (checker && *checker) return;
+        const std::string why = why_cannot_run_here(resolve_target(test_target()).halide_target);
+        if (!why.empty()) GTEST_SKIP() << "suite for " << test_target() << " skipped: " << why;
+    }
+};
+[[maybe_unused]] ::testing::Environment *const target_runs_here =
+    ::testing::AddGlobalTestEnvironment(new TargetRunsHere);
 
 }  // namespace
 

@@ -17,8 +17,12 @@ struct Toolchain {
 // $CORTADO_CROSS_PREFIX (e.g. "aarch64-linux-gnu-") overrides the cross toolchain prefix.
 Toolchain toolchain_for(const std::string &halide_target);
 
-// Throws CompileError when `halide_target` is not this machine's architecture: what `cortado
-// run` and `bench` execute must be able to run here.
+// "" when this machine can execute code for `halide_target`; otherwise why not: another
+// architecture, or an instruction set this CPU lacks (AVX-512 code on an AVX2-only CPU).
+std::string why_cannot_run_here(const std::string &halide_target);
+
+// Throws CompileError with why_cannot_run_here's reason: what `cortado run` and `bench`
+// execute must be able to run here.
 void require_runs_here(const std::string &halide_target, const std::string &command);
 
 }  // namespace cortado
