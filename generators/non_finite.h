@@ -24,9 +24,11 @@ inline Halide::Expr leaky_relu(Halide::Expr v, float slope) {
     return select(Halide::is_nan(v), v, select(v < 0.0f, v * slope, v));
 }
 
-// max(a, b) that is NaN when either is: a hardware max silently drops a NaN operand.
+// max(a, b) that is NaN when either is. A hardware max drops a NaN operand, and under fast math
+// a > b may hold when b is NaN (NEON compiles it as !(b >= a)), so both operands are tested.
 inline Halide::Expr max_keeping_nan(Halide::Expr a, Halide::Expr b) {
-    return Halide::select(a > b || Halide::is_nan(a), a, b);
+    using Halide::select;
+    return select(Halide::is_nan(b), b, select(Halide::is_nan(a) || a > b, a, b));
 }
 
 // v * constant, NaN for an infinite v even when the constant is 0 (which fast math folds to 0).

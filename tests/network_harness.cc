@@ -24,14 +24,37 @@ namespace fs = std::filesystem;
 
 namespace {
 
+struct CompiledForTest {
+    TargetDescription target;
+    BuiltNetwork built;
+    std::string library;
+};
+
+// Compiles `unfused` for the suites' target exactly as `cortado compile` does, into `dir`.
+CompiledForTest compile_for_test(const Graph &unfused, const std::string &dir) {
+    Graph fused = unfused;
+    fuse_activations(fused);
+    CompiledForTest compiled{resolve_target(test_target()), {}, {}};
+    compiled.built = build_network(fused, "net", compiled.target, dir, false);
+    compiled.library = link_shared_library(compiled.built, dir);
+    return compiled;
+}
+
 // Cross targets: the library cannot be loaded here, so the libHalide-free checker built for
 // the target runs it under $CORTADO_TEST_CHECKER (e.g. "qemu-aarch64 .../prebuilt_network_check")
-// and reports the same comparison on its output.
-BlobCheck check_out_of_process(const std::string &checker, const std::string &prototxt_path,
-                               const ImportOptions &options, const std::string &library,
-                               const std::string &target, uint64_t seed) {
-    std::string command = checker + " " + shell_quote(prototxt_path) + " " + shell_quote(library) + " " +
-                          shell_quote(target) + " --seed " + std::to_string(seed) + " --iterations 0";
+// and prints the same comparison; "" when the variable is unset.
+std::string checker() {
+    const char *command = std::getenv("CORTADO_TEST_CHECKER");
+    return command ? command : "";
+}
+
+// The checker's output (stdout and stderr) for the library compiled from `prototxt_path`, with
+// `mode` ("" or "--non-finite") and a regex its result line must match.
+std::smatch run_checker(const std::string &prototxt_path, const ImportOptions &options, const CompiledForTest &compiled,
+                        uint64_t seed, const std::string &mode, const std::regex &result_line, std::string &output) {
+    std::string command = checker() + " " + shell_quote(prototxt_path) + " " + shell_quote(compiled.library) + " " +
+                          shell_quote(compiled.target.halide_target) + " --seed " + std::to_string(seed) +
+                          " --iterations 0 " + mode;
     if (options.batch > 0) command += " --batch " + std::to_string(options.batch);
     if (!options.input_shape.empty()) {
         std::string shape;
@@ -40,36 +63,40 @@ BlobCheck check_out_of_process(const std::string &checker, const std::string &pr
     }
     FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
     if (!pipe) throw std::runtime_error("cannot start: " + command);
-    std::string output;
     char buffer[4096];
     while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
     const int status = ::pclose(pipe);
-    static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\))");
     std::smatch match;
     if (!std::regex_search(output, match, result_line))
         throw std::runtime_error("checker gave no result (exit status " + std::to_string(status) + "):\n$ " +
                                  command + "\n" + output);
-    BlobCheck result;
-    result.blobs_checked = std::stoi(match[1]);
-    result.all_zero_blobs = std::stoi(match[2]);
-    result.worst_error = std::strtod(match[3].str().c_str(), nullptr);  // "nan" parses as NaN
-    result.worst_blob = match[4];
-    return result;
+    return match;
 }
 
 BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt_path, const ImportOptions &options) {
-    Graph fused = unfused;
-    fuse_activations(fused);
     const TemporaryDirectory scratch("cortado-test");
-    const std::string &dir = scratch.path();
-    const TargetDescription target = resolve_target(test_target());
-    const BuiltNetwork built = build_network(fused, "net", target, dir, false);
-    const std::string library = link_shared_library(built, dir);
-    if (const char *checker = std::getenv("CORTADO_TEST_CHECKER"); checker && *checker)
-        return check_out_of_process(checker, prototxt_path, options, library, target.halide_target, seed);
-    LoadedNetwork net(library, "net");
+    const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
+    if (!checker().empty()) {
+        static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\))");
+        std::string output;
+        const std::smatch match = run_checker(prototxt_path, options, compiled, seed, "", result_line, output);
+        BlobCheck result;
+        result.blobs_checked = std::stoi(match[1]);
+        result.all_zero_blobs = std::stoi(match[2]);
+        result.worst_error = std::strtod(match[3].str().c_str(), nullptr);  // "nan" parses as NaN
+        result.worst_blob = match[4];
+        return result;
+    }
+    LoadedNetwork net(compiled.library, "net");
     net.create(nullptr, seed);
-    return check_every_blob(unfused, built.plan, net, seed);
+    return check_every_blob(unfused, compiled.built.plan, net, seed);
+}
+
+Graph graph_with_fillers(const std::string &path, const ImportOptions &options) {
+    Graph graph = import_caffe_prototxt(path, options);
+    infer_shapes(graph);
+    fill_untrained_weights(graph);
+    return graph;
 }
 
 // Suites run for a CPU target this machine cannot execute (CORTADO_TEST_TARGET=x86-64-avx512 on
@@ -101,10 +128,22 @@ BlobCheck check_network_text(const std::string &prototxt, const std::string &dis
 }
 
 BlobCheck check_network_file(const std::string &path, const ImportOptions &options, uint64_t seed) {
-    Graph graph = import_caffe_prototxt(path, options);
-    infer_shapes(graph);
-    fill_untrained_weights(graph);
-    return check_graphs(std::move(graph), seed, path, options);
+    return check_graphs(graph_with_fillers(path, options), seed, path, options);
+}
+
+std::string check_non_finite_file(const std::string &path, const ImportOptions &options, uint64_t seed) {
+    const Graph unfused = graph_with_fillers(path, options);
+    const TemporaryDirectory scratch("cortado-test");
+    const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
+    if (!checker().empty()) {
+        static const std::regex result_line(R"(non-finite check \S+ \S+: (PASS|FAIL)\n([\s\S]*))");
+        std::string output;
+        const std::smatch match = run_checker(path, options, compiled, seed, "--non-finite", result_line, output);
+        return match[1] == "PASS" ? "" : match[2].str();
+    }
+    LoadedNetwork net(compiled.library, "net");
+    net.create(nullptr, seed);
+    return check_non_finite(unfused, compiled.built.plan, net, seed);
 }
 
 std::string test_target() {

@@ -17,6 +17,10 @@ BlobCheck check_network_text(const std::string &prototxt, const std::string &dis
                              const ImportOptions &options, uint64_t seed);
 BlobCheck check_network_file(const std::string &path, const ImportOptions &options, uint64_t seed);
 
+// Compiles the network as check_network_file does, then runs check_non_finite on it (cross
+// targets in $CORTADO_TEST_CHECKER): "" when every output element has the reference's kind.
+std::string check_non_finite_file(const std::string &path, const ImportOptions &options, uint64_t seed);
+
 // The target the tests compile for: $CORTADO_TEST_TARGET (a targets/ name or a Halide target
 // string), else "host". The same suites run on every target that can run here.
 std::string test_target();

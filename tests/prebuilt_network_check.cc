@@ -3,7 +3,10 @@
 // libHalide, so it travels to the lent GPU machine with the libraries (tools/gpu-check.sh).
 //
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
-//                          [--input-shape N,C,H,W] [--seed S] [--iterations K]
+//                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--non-finite]
+//
+// --non-finite: instead, checks the output element by element on inputs holding NaN and
+// infinities (check_non_finite; the cases in tests/non_finite/).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,15 +28,22 @@ using namespace cortado;
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] [--non-finite]\n", argv[0]);
         return 2;
     }
     try {
         ImportOptions options;
         uint64_t seed = 1;
         int iterations = 20;
-        for (int i = 4; i + 1 < argc; i += 2) {
-            const std::string key = argv[i], value = argv[i + 1];
+        bool non_finite = false;
+        for (int i = 4; i < argc; i++) {
+            const std::string key = argv[i];
+            if (key == "--non-finite") {
+                non_finite = true;
+                continue;
+            }
+            if (i + 1 == argc) throw CompileError(key + " needs a value");
+            const std::string value = argv[++i];
             if (key == "--batch") options.batch = std::stoll(value);
             else if (key == "--input-shape") options.input_shape = parse_shape(value);
             else if (key == "--seed") seed = std::stoull(value);
@@ -54,6 +64,12 @@ int main(int argc, char **argv) {
         write_caffemodel(weights_path, unfused.name, seeded_weights(plan, seed));
         net.create(weights_path.c_str(), seed);
 
+        if (non_finite) {
+            const std::string differences = testing::check_non_finite(unfused, plan, net, seed);
+            std::printf("non-finite check %s %s: %s\n%s", argv[1], argv[3], differences.empty() ? "PASS" : "FAIL",
+                        differences.c_str());
+            return differences.empty() ? 0 : 1;
+        }
         const testing::BlobCheck check = testing::check_every_blob(unfused, plan, net, seed);
         // All-zero reference blobs would make the comparison vacuous: they fail the check too.
         const bool pass = check.worst_error <= 1e-5 && check.all_zero_blobs == 0;

@@ -9,7 +9,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 (cd build && ctest --output-on-failure -j2 "$@") | tee build/ctest.log
 # Which x86 instruction sets the op and non-finite suites ran for on this CPU, for CI's log.
-isa_suites() { sed -nE "s/.*Test +#[0-9]+: (ops|robustness)_test_(x86-64-[a-z0-9]+) .*$1.*/\2/p" build/ctest.log | sort -u | xargs; }
+isa_suites() { sed -nE "s/.*Test +#[0-9]+: (ops|non_finite)_test_(x86-64-[a-z0-9]+) .*$1.*/\2/p" build/ctest.log | sort -u | xargs; }
 ran=$(isa_suites Passed) skipped=$(isa_suites Skipped)
 echo "cortado: op and non-finite suites ran for ${ran:-no x86 instruction set}${skipped:+; skipped (this CPU cannot execute them): $skipped}"
 
@@ -19,7 +19,7 @@ if [ ! -f build-asan/build.ninja ]; then
   cmake -S . -B build-asan -G Ninja -DCORTADO_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_PREFIX_PATH="$halide_dir" >/dev/null
 fi
-sanitized_tests="frontend_test runtime_test cli_test robustness_test fuzz_regression_test"
+sanitized_tests="frontend_test runtime_test cli_test robustness_test non_finite_test fuzz_regression_test"
 cmake --build build-asan --target cortado $sanitized_tests
 # Everything cortado compiles from source is instrumented; the Halide-generated kernels, Halide's
 # runtime and libHalide itself are not (they run, but the sanitizers cannot see inside them).
