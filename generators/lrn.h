@@ -37,8 +37,13 @@ struct LRN {
             window_sum(x, y, c, n) = sum(square(x + r.x, y + r.y, c, n));
             scale = 1.0f + (s.alpha / (s.local_size * s.local_size)) * window_sum(x, y, c, n);
         }
-        // scale is NaN or +inf exactly when a value in the window is.
-        output(x, y, c, n) = times_power(input(x, y, c, n), scale, -s.beta);
+        // The window sum (so the scale) is NaN or +inf exactly when a value in the window is.
+        // The fast pow is right for finite operands only: a non-finite sum takes IEEE's
+        // pow(NaN, -beta) = NaN or pow(+inf, -beta), times x strictly (inf * 0 is NaN).
+        Expr total = window_sum(x, y, c, n), value = input(x, y, c, n);
+        Expr power_of_non_finite = select(is_nan(total), total, power_of_infinity(-s.beta));
+        output(x, y, c, n) = select(is_finite(total), value * pow(scale, -s.beta),
+                                    strict_float(value * power_of_non_finite));
     }
 };
 

@@ -24,11 +24,10 @@ inline Halide::Expr leaky_relu(Halide::Expr v, float slope) {
     return select(Halide::is_nan(v), v, select(v < 0.0f, v * slope, v));
 }
 
-// max(a, b) that is NaN when either is. A hardware max drops a NaN operand, and under fast math
-// a > b may hold when b is NaN (NEON compiles it as !(b >= a)), so both operands are tested.
+// max(a, b) that is NaN when either is. A hardware max drops a NaN operand, and a fast-math
+// a > b may hold when b is NaN (NEON compiled it as !(b >= a)); a strict a > b is false then.
 inline Halide::Expr max_keeping_nan(Halide::Expr a, Halide::Expr b) {
-    using Halide::select;
-    return select(Halide::is_nan(b), b, select(Halide::is_nan(a) || a > b, a, b));
+    return Halide::select(Halide::strict_float(a > b) || Halide::is_nan(a), a, b);
 }
 
 // v * constant, NaN for an infinite v even when the constant is 0 (which fast math folds to 0).
@@ -36,16 +35,9 @@ inline Halide::Expr times_constant(Halide::Expr v, float constant) {
     return Halide::strict_float(v * constant);
 }
 
-// factor * pow(base, exponent) for base >= 0 or non-finite, as IEEE defines it when base is NaN
-// (NaN) or +inf (0, 1 or +inf by the sign of the exponent, so an infinite factor gives NaN, inf
-// or inf): the fast pow is used only where base is finite.
-inline Halide::Expr times_power(Halide::Expr factor, Halide::Expr base, float exponent) {
-    using Halide::select;
-    const float infinity = std::numeric_limits<float>::infinity();
-    const float power_of_infinity = exponent < 0 ? 0.0f : exponent == 0 ? 1.0f : infinity;
-    Halide::Expr power_of_non_finite = select(Halide::is_nan(base), base, power_of_infinity);
-    return select(Halide::is_finite(base), factor * Halide::pow(base, exponent),
-                  Halide::strict_float(factor * power_of_non_finite));
+// IEEE's pow(+inf, exponent): 0, 1 or +inf by the sign of the exponent.
+inline float power_of_infinity(float exponent) {
+    return exponent < 0 ? 0.0f : exponent == 0 ? 1.0f : std::numeric_limits<float>::infinity();
 }
 
 }  // namespace cortado

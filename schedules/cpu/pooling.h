@@ -9,13 +9,17 @@ namespace cortado::schedules::cpu {
 
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &target) {
     using namespace Halide;
-    const int vec = target.natural_vector_size<float>();
+    // Rows narrower than a full vector (AlexNet's 13-wide pool2 on AVX-512) take half or quarter
+    // vectors rather than scalar code.
+    int vec = target.natural_vector_size<float>();
+    while (vec > 4 && s.out_w < vec) vec /= 2;
+    const bool vectorized = s.out_w >= vec;
     Var plane{"plane"};
     a.output.fuse(a.c, a.n, plane).parallel(plane);
-    if (s.out_w >= vec) a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
+    if (vectorized) a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
     if (!s.average) {
-        a.window_max.compute_at(a.output, s.out_w >= vec ? a.x : a.y);
-        if (s.out_w >= vec) a.window_max.vectorize(a.x).update().vectorize(a.x);
+        a.window_max.compute_at(a.output, vectorized ? a.x : a.y);
+        if (vectorized) a.window_max.vectorize(a.x).update().vectorize(a.x);
     }
 }
 
