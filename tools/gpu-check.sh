@@ -9,8 +9,10 @@
 # It checks every blob of every network against the reference on CUDA and on NVIDIA OpenCL,
 # runs the conv and sgemm suites, AlexNet's five convolutions (issue 4's floor) and the knob sweep
 # against cuDNN/cuBLAS (tools/gpu_bench.py), and writes JSON and markdown into $OUT. Plot here with tools/bench_plots.py.
-#     tools/gpu-check.sh [--quick]   (--quick: the CI-sized subsets of the conv, sgemm and nets
-#                                     suites)
+# It also runs the non-finite cases (tests/non_finite/) on both APIs.
+#     tools/gpu-check.sh [--quick | --checks-only]
+#       --quick: the CI-sized subsets of the conv, sgemm and nets suites
+#       --checks-only: the correctness checks alone (networks, ops, non-finite cases), no timing
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
@@ -30,6 +32,7 @@ echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
 cp "$shared"/{alexnet,googlenet}.prototxt models/bench/overfeat_l6.prototxt .device/models/
 cp tools/gpu_bench.py .device/
 quick=""; [ "${1:-}" = "--quick" ] && quick="--quick"
+checks_only=""; [ "${1:-}" = "--checks-only" ] && checks_only=yes
 
 # Op cases: small nets covering the ops the two networks do not use.
 cat > .device/models/ops_mix.prototxt <<'NET'
@@ -58,7 +61,7 @@ cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1"
   echo 'set -u; cd "$(dirname "$0")"; export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}'
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
   echo 'nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; status=0'
-  echo 'mkdir -p stage && xz -dc stage.tar.xz | tar -C stage -xf -'
+  echo 'mkdir -p stage && for t in *.tar.xz; do xz -dc "$t" | tar -C stage -xf -; done'
   echo 'if [ "${1:-}" = nets ]; then python3 gpu_bench.py stage/bench nets ${OUT:-/tmp}/gpu-nets-b${2:?usage: run.sh nets BATCH}.json 20 $2; exit $?; fi'
 } > .device/run.sh
 for api in cuda opencl; do
@@ -71,6 +74,28 @@ for api in cuda opencl; do
     echo "bin/prebuilt_network_check models/$net.prototxt ${dir#.device/}/libnet.so ${targets[$api]} $batch_option --iterations 20 || status=1" >> .device/run.sh
   done
 done
+# The non-finite cases, at their own shape and narrower than a vector (as non_finite_test runs
+# them), xz-compressed: 80 libraries.
+mkdir -p .device/models/non_finite .device/stage
+cp tests/non_finite/*.prototxt .device/models/non_finite/
+for api in cuda opencl; do
+  for net in tests/non_finite/*.prototxt; do
+    for shape in "" 1,2,4,4; do
+      dir=non_finite/$api/$(basename "$net" .prototxt)${shape:+-narrow}
+      build/tools/cortado compile "$net" --target "${names[$api]}" ${shape:+--input-shape $shape} \
+        --name net --shared -o ".device/stage/$dir" >/dev/null
+      rm -f ".device/stage/$dir"/*.a ".device/stage/$dir"/*_glue.cc ".device/stage/$dir"/*.h
+      echo "bin/prebuilt_network_check models/non_finite/$(basename "$net") stage/$dir/libnet.so ${targets[$api]} ${shape:+--input-shape $shape} --non-finite || status=1" >> .device/run.sh
+    done
+  done
+done
+tar -C .device/stage -cf - non_finite | xz -9 -T2 > .device/non_finite.tar.xz
+rm -rf .device/stage
+if [ -n "$checks_only" ]; then
+  echo 'exit $status' >> .device/run.sh
+  du -sh .device
+  exit 0
+fi
 # The benchmark suites for CUDA, and the knob sweep of Overfeat L6 for each API: every variant
 # is a separate library, timed and checked against cuDNN like a benchmark case.
 mkdir -p .device/stage
