@@ -2,11 +2,12 @@
 //
 // Halide compiles float math as if no NaN or infinity can occur (LLVM's no-NaNs/no-infs flags),
 // unless the target asks for strict_float. Its simplifier and LLVM are then free to turn a select
-// into a hardware max (which drops a NaN operand), x * 0 into 0, and pow or exp into
-// approximations that are right for finite operands only; which of these happen differs between
-// ISAs (AVX2 kept a NaN through LRN where AVX-512 gave 0). So every op states its result for
-// non-finite operands explicitly, with is_nan/is_inf/is_finite tests, which Halide always
-// evaluates strictly, and strict_float() where a product must keep IEEE's meaning.
+// into a hardware max (which drops a NaN operand), x * 0 into 0, a > b into !(a <= b), and pow
+// or exp into approximations that are right for finite operands only; which of these happen
+// differs between ISAs (one LRN kept a NaN on AVX2 and gave 0 on AVX-512). So every op states its
+// result for non-finite operands explicitly, with is_nan/is_inf/is_finite tests, which Halide
+// always evaluates strictly, and strict_float() where a product or a comparison must keep IEEE's
+// meaning.
 #pragma once
 
 #include <limits>
