@@ -10,6 +10,15 @@
 
 namespace cortado {
 
+// NaN passes through (Caffe's max(x, 0) keeps it too) and -inf maps to 0 without a slope, not to
+// -inf * 0 = NaN. Without the is_nan test, select(v < 0, v * slope, v) may become a hardware
+// max, which drops a NaN operand.
+inline Halide::Expr leaky_relu(Halide::Expr v, float slope) {
+    using Halide::select;
+    if (slope == 0.0f) return select(Halide::is_nan(v), v, Halide::max(v, 0.0f));
+    return select(Halide::is_nan(v), v, select(v < 0.0f, v * slope, v));
+}
+
 struct Relu {
     Halide::Var i{"i"};
     Halide::Func output{"relu"};

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "Halide.h"
-#include "generators/non_finite.h"
+#include "generators/elementwise.h"
 
 namespace cortado {
 

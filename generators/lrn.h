@@ -5,8 +5,10 @@
 // out = x * (1 + alpha/(n*n) * sum of x^2 over the n x n window)^-beta.
 #pragma once
 
+#include <cmath>
+#include <limits>
+
 #include "Halide.h"
-#include "generators/non_finite.h"
 
 namespace cortado {
 
@@ -27,22 +29,23 @@ struct LRN {
             input, 0.0f, {{0, s.w}, {0, s.h}, {0, s.channels}, {0, s.batch}});
         square(x, y, c, n) = zero_outside(x, y, c, n) * zero_outside(x, y, c, n);
         const int half = (s.local_size - 1) / 2;
-        Expr scale;
         if (s.across_channels) {
             RDom r(-half, s.local_size, "r");
             window_sum(x, y, c, n) = sum(square(x, y, c + r, n));
-            scale = s.k + (s.alpha / s.local_size) * window_sum(x, y, c, n);
         } else {
             RDom r(-half, s.local_size, -half, s.local_size, "r");
             window_sum(x, y, c, n) = sum(square(x + r.x, y + r.y, c, n));
-            scale = 1.0f + (s.alpha / (s.local_size * s.local_size)) * window_sum(x, y, c, n);
         }
-        // The window sum (so the scale) is NaN or +inf exactly when a value in the window is.
-        // The fast pow is right for finite operands only: a non-finite sum takes IEEE's
-        // pow(NaN, -beta) = NaN or pow(+inf, -beta), times x strictly (inf * 0 is NaN).
+        const float shift = s.across_channels ? s.k : 1.0f;
+        const float factor = s.alpha / (s.across_channels ? s.local_size : s.local_size * s.local_size);
         Expr total = window_sum(x, y, c, n), value = input(x, y, c, n);
-        Expr power_of_non_finite = select(is_nan(total), total, power_of_infinity(-s.beta));
-        output(x, y, c, n) = select(is_finite(total), value * pow(scale, -s.beta),
+        // The window sum is NaN or +inf when a value in the window is (or when squares overflow).
+        // The fast pow is right for finite operands only, so a non-finite sum takes IEEE's value,
+        // worked out here in C++ for this layer's constants, times x strictly (inf * 0 is NaN).
+        const float power_at_nan = std::pow(shift + factor * std::numeric_limits<float>::quiet_NaN(), -s.beta);
+        const float power_at_infinity = std::pow(shift + factor * std::numeric_limits<float>::infinity(), -s.beta);
+        Expr power_of_non_finite = select(is_nan(total), power_at_nan, power_at_infinity);
+        output(x, y, c, n) = select(is_finite(total), value * pow(shift + factor * total, -s.beta),
                                     strict_float(value * power_of_non_finite));
     }
 };

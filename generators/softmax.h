@@ -15,17 +15,29 @@ struct SoftmaxShape {
 };
 
 struct Softmax {
-    Halide::Var x{"x"}, c{"c"}, o{"o"};
-    Halide::Func max_value{"max_value"}, exponent{"exponent"}, total{"total"}, output{"softmax"};
+    Halide::Var x{"x"}, c{"c"}, o{"o"}, lane{"lane"};
+    Halide::Func partial_max{"partial_max"}, max_value{"max_value"}, exponent{"exponent"}, total{"total"},
+        output{"softmax"};
+    int lanes;
 
-    Softmax(Halide::Func input, const SoftmaxShape &s) {
+    // The maximum over the channels runs as `lanes` interleaved partial maxima, then one over
+    // them, so that a CPU keeps them in one vector: a NaN-keeping maximum is a select, which
+    // Halide cannot rfactor, and one running maximum is a serial chain of compares and blends.
+    Softmax(Halide::Func input, const SoftmaxShape &s, int max_lanes) : lanes(max_lanes) {
         using namespace Halide;
-        RDom r(0, s.channels, "r");
-        max_value(x, o) = -std::numeric_limits<float>::infinity();
-        max_value(x, o) = max_keeping_nan(input(x, r, o), max_value(x, o));
+        const float infinity = std::numeric_limits<float>::infinity();
+        RDom chunk(0, (s.channels + lanes - 1) / lanes, "chunk");
+        // Channels past the last repeat it, which leaves a maximum unchanged.
+        Expr channel = min(chunk * lanes + lane, s.channels - 1);
+        partial_max(lane, x, o) = -infinity;
+        partial_max(lane, x, o) = max_keeping_nan(input(x, channel, o), partial_max(lane, x, o));
+        RDom l(0, lanes, "l");
+        max_value(x, o) = -infinity;
+        max_value(x, o) = max_keeping_nan(partial_max(l, x, o), max_value(x, o));
         // exp(-inf) is 0, which fast math does not promise; a +inf input makes the maximum +inf,
         // and the slice NaN below.
         exponent(x, c, o) = select(is_inf(input(x, c, o)), 0.0f, exp(input(x, c, o) - max_value(x, o)));
+        RDom r(0, s.channels, "r");
         total(x, o) = sum(exponent(x, r, o));
         Expr m = max_value(x, o);
         output(x, c, o) = select(is_nan(m) || is_inf(m), std::numeric_limits<float>::quiet_NaN(),

@@ -16,7 +16,11 @@ class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
 
     void generate() {
         const SoftmaxShape s{inner, channels, outer};
-        Softmax softmax(input, s);
+        // Partial maxima per vector lane on CPUs whose slices are too narrow to vectorise along.
+        const bool cpu = schedule_family_for(get_target()) == ScheduleFamily::X86 ||
+                         schedule_family_for(get_target()) == ScheduleFamily::ARM;
+        const int vector = float_vector_lanes(get_target());
+        Softmax softmax(input, s, cpu && s.inner < vector && s.channels >= vector ? vector : 1);
         output = softmax.output;
         require_dense_shape(input, {s.inner, s.channels, s.outer});
         require_dense_shape(output, {s.inner, s.channels, s.outer});

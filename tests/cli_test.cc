@@ -283,7 +283,7 @@ TEST_F(Cli, CrossTargetsBuildForTheirMachineAndRefuseToRunHere) {
     EXPECT_NE(r.output.find("need hvx_v68"), std::string::npos) << r.output;
 }
 
-// Halide's errors are not std::exceptions: uncaught, they ended cortado with an abort (134).
+// Halide's errors are not std::exceptions: uncaught, they would end cortado with an abort (134).
 TEST(TopLevelErrors, EveryExceptionBecomesAMessageAndAnExitCode) {
     struct Case {
         std::function<int()> command;

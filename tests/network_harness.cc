@@ -48,38 +48,49 @@ std::string checker() {
     return command ? command : "";
 }
 
-// The checker's output (stdout and stderr) for the library compiled from `prototxt_path`, with
-// `mode` ("" or "--non-finite") and a regex its result line must match.
-std::smatch run_checker(const std::string &prototxt_path, const ImportOptions &options, const CompiledForTest &compiled,
-                        uint64_t seed, const std::string &mode, const std::regex &result_line, std::string &output) {
-    std::string command = checker() + " " + shell_quote(prototxt_path) + " " + shell_quote(compiled.library) + " " +
-                          shell_quote(compiled.target.halide_target) + " --seed " + std::to_string(seed) +
-                          " --iterations 0 " + mode;
-    if (options.batch > 0) command += " --batch " + std::to_string(options.batch);
+struct CheckerRun {
+    std::string command, output;  // output: stdout and stderr together
+    int status;
+};
+
+// Runs the checker on the library compiled from `prototxt_path`, with `mode` ("" or
+// "--non-finite").
+CheckerRun run_checker(const std::string &prototxt_path, const ImportOptions &options, const CompiledForTest &compiled,
+                       uint64_t seed, const std::string &mode) {
+    CheckerRun run;
+    run.command = checker() + " " + shell_quote(prototxt_path) + " " + shell_quote(compiled.library) + " " +
+                  shell_quote(compiled.target.halide_target) + " --seed " + std::to_string(seed) +
+                  " --iterations 0 " + mode;
+    if (options.batch > 0) run.command += " --batch " + std::to_string(options.batch);
     if (!options.input_shape.empty()) {
         std::string shape;
         for (int64_t d : options.input_shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
-        command += " --input-shape " + shape;
+        run.command += " --input-shape " + shape;
     }
-    FILE *pipe = ::popen((command + " 2>&1").c_str(), "r");
-    if (!pipe) throw std::runtime_error("cannot start: " + command);
+    FILE *pipe = ::popen((run.command + " 2>&1").c_str(), "r");
+    if (!pipe) throw std::runtime_error("cannot start: " + run.command);
     char buffer[4096];
-    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-    const int status = ::pclose(pipe);
-    std::smatch match;
-    if (!std::regex_search(output, match, result_line))
-        throw std::runtime_error("checker gave no result (exit status " + std::to_string(status) + "):\n$ " +
-                                 command + "\n" + output);
-    return match;
+    while (size_t n = std::fread(buffer, 1, sizeof buffer, pipe)) run.output.append(buffer, n);
+    run.status = ::pclose(pipe);
+    return run;
+}
+
+// A checker that printed PASS and then failed anyway (a crash at exit, a sanitizer report) must
+// not pass.
+[[noreturn]] void checker_failed(const CheckerRun &run, const std::string &what) {
+    throw std::runtime_error("checker " + what + " (exit status " + std::to_string(run.status) + "):\n$ " +
+                             run.command + "\n" + run.output);
 }
 
 BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt_path, const ImportOptions &options) {
     const TemporaryDirectory scratch("cortado-test");
     const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
     if (!checker().empty()) {
-        static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\))");
-        std::string output;
-        const std::smatch match = run_checker(prototxt_path, options, compiled, seed, "", result_line, output);
+        static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\): (PASS|FAIL))");
+        const CheckerRun run = run_checker(prototxt_path, options, compiled, seed, "");
+        std::smatch match;
+        if (!std::regex_search(run.output, match, result_line)) checker_failed(run, "gave no result");
+        if (match[5] == "PASS" && run.status != 0) checker_failed(run, "passed, then failed");
         BlobCheck result;
         result.blobs_checked = std::stoi(match[1]);
         result.all_zero_blobs = std::stoi(match[2]);
@@ -105,9 +116,13 @@ Graph graph_with_fillers(const std::string &path, const ImportOptions &options) 
 class TargetRunsHere : public ::testing::Environment {
   public:
     void SetUp() override {
-        const char *checker = std::getenv("CORTADO_TEST_CHECKER");
-        if (checker && *checker) return;
-        const std::string why = why_cannot_run_here(resolve_target(test_target()).halide_target);
+        if (!checker().empty()) return;
+        std::string why;
+        try {
+            why = why_cannot_run_here(resolve_target(test_target()).halide_target);
+        } catch (const std::exception &) {
+            return;  // an unknown target fails each test with its own message
+        }
         if (!why.empty()) GTEST_SKIP() << "suite for " << test_target() << " skipped: " << why;
     }
 };
@@ -136,10 +151,13 @@ std::string check_non_finite_file(const std::string &path, const ImportOptions &
     const TemporaryDirectory scratch("cortado-test");
     const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
     if (!checker().empty()) {
-        static const std::regex result_line(R"(non-finite check \S+ \S+: (PASS|FAIL)\n([\s\S]*))");
-        std::string output;
-        const std::smatch match = run_checker(path, options, compiled, seed, "--non-finite", result_line, output);
-        return match[1] == "PASS" ? "" : match[2].str();
+        const CheckerRun run = run_checker(path, options, compiled, seed, "--non-finite");
+        const size_t at = run.output.find("non-finite check ");
+        if (at == std::string::npos) checker_failed(run, "gave no result");
+        const std::string line = run.output.substr(at, run.output.find('\n', at) - at);
+        if (line.size() < 6 || line.compare(line.size() - 6, 6, ": PASS") != 0) return run.output.substr(at);
+        if (run.status != 0) checker_failed(run, "passed, then failed");
+        return "";
     }
     LoadedNetwork net(compiled.library, "net");
     net.create(nullptr, seed);

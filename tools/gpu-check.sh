@@ -12,7 +12,8 @@
 # It also runs the non-finite cases (tests/non_finite/) on both APIs.
 #     tools/gpu-check.sh [--quick | --checks-only]
 #       --quick: the CI-sized subsets of the conv, sgemm and nets suites
-#       --checks-only: the correctness checks alone (networks, ops, non-finite cases), no timing
+#       --checks-only: the correctness checks alone (networks with their per-layer times, ops,
+#                      non-finite cases); no benchmark suites, so no `run.sh nets` either
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
@@ -31,8 +32,22 @@ cp "$opencl_loader" .device/lib/libOpenCL.so
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
 cp "$shared"/{alexnet,googlenet}.prototxt models/bench/overfeat_l6.prototxt .device/models/
 cp tools/gpu_bench.py .device/
-quick=""; [ "${1:-}" = "--quick" ] && quick="--quick"
-checks_only=""; [ "${1:-}" = "--checks-only" ] && checks_only=yes
+quick="" checks_only=""
+case "${1:-}" in
+  "") ;;
+  --quick) quick="--quick" ;;
+  --checks-only) checks_only=yes ;;
+  *) echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2; }
+
+# Compiles a network for the GPU into a shared library in DIR, keeping only what the device
+# needs: device_library DIR TARGET_NAME PROTOTXT [cortado compile options...]
+device_library() {
+  local dir=$1 target=$2 net=$3; shift 3
+  build/tools/cortado compile "$net" --target "$target" "$@" --name net --shared -o "$dir" >/dev/null
+  rm -f "$dir"/*.a "$dir"/*_glue.cc "$dir"/*.h
+}
 
 # Op cases: small nets covering the ops the two networks do not use.
 cat > .device/models/ops_mix.prototxt <<'NET'
@@ -68,23 +83,19 @@ for api in cuda opencl; do
   for case in $cases; do
     net=${case%%:*}; batch=${case##*:}; dir=.device/$api/$net-b$batch
     batch_option=""; [ "$batch" != 0 ] && batch_option="--batch $batch"
-    build/tools/cortado compile .device/models/$net.prototxt --target "${names[$api]}" $batch_option \
-      --name net --shared -o "$dir" >/dev/null
-    rm -f "$dir"/*.a "$dir"/*_glue.cc
+    device_library "$dir" "${names[$api]}" .device/models/$net.prototxt $batch_option
     echo "bin/prebuilt_network_check models/$net.prototxt ${dir#.device/}/libnet.so ${targets[$api]} $batch_option --iterations 20 || status=1" >> .device/run.sh
   done
 done
 # The non-finite cases, at their own shape and narrower than a vector (as non_finite_test runs
-# them), xz-compressed: 80 libraries.
+# them), xz-compressed.
 mkdir -p .device/models/non_finite .device/stage
 cp tests/non_finite/*.prototxt .device/models/non_finite/
 for api in cuda opencl; do
   for net in tests/non_finite/*.prototxt; do
     for shape in "" 1,2,4,4; do
       dir=non_finite/$api/$(basename "$net" .prototxt)${shape:+-narrow}
-      build/tools/cortado compile "$net" --target "${names[$api]}" ${shape:+--input-shape $shape} \
-        --name net --shared -o ".device/stage/$dir" >/dev/null
-      rm -f ".device/stage/$dir"/*.a ".device/stage/$dir"/*_glue.cc ".device/stage/$dir"/*.h
+      device_library ".device/stage/$dir" "${names[$api]}" "$net" ${shape:+--input-shape $shape}
       echo "bin/prebuilt_network_check models/non_finite/$(basename "$net") stage/$dir/libnet.so ${targets[$api]} ${shape:+--input-shape $shape} --non-finite || status=1" >> .device/run.sh
     done
   done
@@ -125,9 +136,7 @@ for api in cuda opencl; do
   entries=""
   for variant in $variants; do
     label=${variant%%:*}; knobs=$(echo "${variant#*:}" | sed 's/\([a-z_]*=\)/cortado_conv2d.\1/g')
-    CORTADO_KNOBS="$knobs" build/tools/cortado compile .device/models/overfeat_l6.prototxt --target "${names[$api]}" \
-      --name net --shared -o .device/stage/tune-$api/$label >/dev/null
-    rm -f .device/stage/tune-$api/$label/*.a .device/stage/tune-$api/$label/*_glue.cc .device/stage/tune-$api/$label/*.h
+    CORTADO_KNOBS="$knobs" device_library .device/stage/tune-$api/$label "${names[$api]}" .device/models/overfeat_l6.prototxt
     entries="$entries${entries:+,}{\"name\": \"L6 $api $label\", \"library\": \"$label/libnet.so\", \"gflop\": 4.247, \"megabytes\": 39.6, $l6}"
   done
   echo "{\"suite\": \"conv\", \"target\": \"${names[$api]}\", \"halide_target\": \"${targets[$api]}\", \"peak_gflops\": $peak, \"bandwidth_gbs\": $bandwidth, \"cases\": [$entries]}" \

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test suite: set up (first time only), build, run every test; then rebuild the frontend,
-# runtime and CLI tests with AddressSanitizer + UndefinedBehaviorSanitizer and run them again.
+# The test suite: set up (first time only), build, run every test; then rebuild the tests of
+# cortado's own C++ (frontend, runtime, CLI, concurrency, non-finite, fuzzer replay) with
+# AddressSanitizer + UndefinedBehaviorSanitizer and run them again.
 # Real-network tests read ../shared/models beside the checkout and skip with a message when it
 # is absent.
 set -euo pipefail

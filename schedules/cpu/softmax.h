@@ -1,6 +1,6 @@
 // CPU schedule (x86 and ARM, in the target's vector width) for softmax: per outer slice,
 // exponentials computed once and stored, vectorised along x when the inner extent allows, else
-// along channels.
+// along channels (the partial maxima along their lanes).
 #pragma once
 
 #include "generators/softmax.h"
@@ -11,6 +11,8 @@ inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Ta
     using namespace Halide;
     const int vec = target.natural_vector_size<float>();
     a.output.parallel(a.o);
+    a.partial_max.compute_at(a.output, a.o);
+    if (a.lanes > 1) a.partial_max.vectorize(a.lane).update().vectorize(a.lane);
     a.max_value.compute_at(a.output, a.o);
     a.exponent.compute_at(a.output, a.o);
     a.total.compute_at(a.output, a.o);

@@ -14,6 +14,7 @@ inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Ta
         .split(a.x, xo, xi, fitting(64, s.inner), TailStrategy::GuardWithIf)
         .gpu_blocks(xo, a.o)
         .gpu_threads(xi);
+    a.partial_max.compute_at(a.output, xi);
     a.max_value.compute_at(a.output, xi);
     a.total.compute_at(a.output, xi);
 }

@@ -28,6 +28,7 @@ inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &) {
 
 inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Target &) {
     a.output.hexagon().parallel(a.o);
+    a.partial_max.compute_at(a.output, a.o);
     a.max_value.compute_at(a.output, a.o);
     a.exponent.compute_at(a.output, a.o);
     a.total.compute_at(a.output, a.o);
