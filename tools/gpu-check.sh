@@ -15,6 +15,14 @@
 #       --checks-only: the correctness checks alone (networks with their per-layer times, ops,
 #                      non-finite cases); no benchmark suites, so no `run.sh nets` either
 set -euo pipefail
+quick="" checks_only=""
+case "${1:-}" in
+  "") ;;
+  --quick) quick="--quick" ;;
+  --checks-only) checks_only=yes ;;
+  *) echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2 ;;
+esac
+[ $# -le 1 ] || { echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
 cd "$root"
@@ -32,14 +40,6 @@ cp "$opencl_loader" .device/lib/libOpenCL.so
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
 cp "$shared"/{alexnet,googlenet}.prototxt models/bench/overfeat_l6.prototxt .device/models/
 cp tools/gpu_bench.py .device/
-quick="" checks_only=""
-case "${1:-}" in
-  "") ;;
-  --quick) quick="--quick" ;;
-  --checks-only) checks_only=yes ;;
-  *) echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2 ;;
-esac
-[ $# -le 1 ] || { echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2; }
 
 # Compiles a network for the GPU into a shared library in DIR, keeping only what the device
 # needs: device_library DIR TARGET_NAME PROTOTXT [cortado compile options...]
