@@ -27,7 +27,8 @@ BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, Loaded
 // Runs `net` on inputs that hold NaN, +inf and -inf among uniform(-1, 1) values (one input per
 // pattern: a NaN, a +inf, a -inf, then all three mixed; positions drawn from `seed`) and compares
 // the output element by element with the reference. Returns "" when every element has the
-// reference's kind (NaN, +inf, -inf or finite) and the finite ones are within 1e-5 relative L2;
+// reference's kind (NaN, +inf, -inf or finite) and the finite ones are within 1e-5 relative L2 (or
+// 1e-6 RMS, where they cancel to near 0);
 // otherwise which input and which elements differ. `net` is made as for check_every_blob.
 std::string check_non_finite(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed);
 
