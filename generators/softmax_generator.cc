@@ -17,8 +17,8 @@ class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
     void generate() {
         const SoftmaxShape s{inner, channels, outer};
         // Partial maxima per vector lane on CPUs whose slices are too narrow to vectorise along.
-        const bool cpu = schedule_family_for(get_target()) == ScheduleFamily::X86 ||
-                         schedule_family_for(get_target()) == ScheduleFamily::ARM;
+        const ScheduleFamily family = schedule_family_for(get_target());
+        const bool cpu = family == ScheduleFamily::X86 || family == ScheduleFamily::ARM;
         const int vector = float_vector_lanes(get_target());
         Softmax softmax(input, s, cpu && s.inner < vector && s.channels >= vector ? vector : 1);
         output = softmax.output;
