@@ -16,9 +16,11 @@ namespace cortado::testing {
 namespace {
 namespace fs = std::filesystem;
 
+const fs::path kCases = fs::path(CORTADO_SOURCE_DIR) / "tests" / "non_finite";
+
 std::vector<std::string> case_names() {
     std::vector<std::string> names;
-    for (const auto &entry : fs::directory_iterator(fs::path(CORTADO_SOURCE_DIR) / "tests" / "non_finite"))
+    for (const auto &entry : fs::directory_iterator(kCases))
         if (entry.path().extension() == ".prototxt") names.push_back(entry.path().stem().string());
     std::sort(names.begin(), names.end());
     return names;
@@ -28,7 +30,7 @@ class NonFinite : public ::testing::TestWithParam<std::tuple<std::string, bool>>
 
 TEST_P(NonFinite, EveryOutputElementHasTheReferencesKindOfValue) {
     const auto &[name, narrow] = GetParam();
-    const std::string path = (fs::path(CORTADO_SOURCE_DIR) / "tests" / "non_finite" / (name + ".prototxt")).string();
+    const std::string path = (kCases / (name + ".prototxt")).string();
     ImportOptions options;
     if (narrow) options.input_shape = {1, 2, 4, 4};
     const uint64_t seed = test_seed();

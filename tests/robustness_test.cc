@@ -3,7 +3,6 @@
 // tests/non_finite_test.cc.)
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <limits>
 #include <memory>
 #include <random>
