@@ -15,25 +15,33 @@
 #include "frontend/memory_plan.h"
 #include "frontend/shape_inference.h"
 #include "frontend/target_features.h"
+#include "generators/ops/concat.h"
+#include "generators/ops/conv2d.h"
+#include "generators/ops/elementwise.h"
+#include "generators/ops/inner_product.h"
+#include "generators/ops/lrn.h"
+#include "generators/ops/pooling.h"
+#include "generators/ops/softmax.h"
+#include "schedules/families.h"
 
 namespace cortado {
 
-std::string KernelInstance::signature() const {
-    std::string text = generator + "|" + target;
-    for (const auto &[key, value] : params) text += "|" + key + "=" + value;
-    return text;
-}
+std::string KernelInstance::op_signature() const { return op + "|" + shape + "|" + target + "|" + family; }
+
+std::string KernelInstance::op_signature_hash() const { return content_hash_hex(op_signature()); }
+
+std::string KernelInstance::signature() const { return op_signature() + "|" + ops::fields_text(choice); }
 
 std::string KernelInstance::function_name() const { return "cortado_k_" + content_hash_hex(signature()); }
 
-namespace {
-
-std::string number(float v) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.9g", v);
-    return text;
+std::vector<std::pair<std::string, std::string>> KernelInstance::generator_params() const {
+    std::vector<std::pair<std::string, std::string>> params{
+        {ops::kDescriptorParam, shape + "|" + ops::fields_text(choice)}};
+    if (array_inputs > 0) params.emplace_back("inputs.size", std::to_string(array_inputs));
+    return params;
 }
-std::string number(int64_t v) { return std::to_string(v); }
+
+namespace {
 
 int64_t product(const Shape &s, size_t from, size_t to) {
     int64_t p = 1;
@@ -55,12 +63,17 @@ FillerSpec runtime_filler(const Filler &f) {
 
 class Planner {
   public:
-    Planner(const Graph &graph, const std::string &target, const std::string &knobs)
-        : graph_(graph), target_(target), knobs_(knobs) {}
+    Planner(const Graph &graph, const PlanTarget &target, const ChoiceOverrides &overrides)
+        : graph_(graph), info_(resolve_plan_target(target)), family_(schedules::families().at(info_.family)),
+          table_(parse_knob_table(target.knobs, "target knobs")), overrides_(overrides) {
+        const char *experiment = std::getenv("CORTADO_KNOBS");
+        experiment_ = parse_knob_table(experiment ? experiment : "", "CORTADO_KNOBS");
+    }
 
     NetworkPlan run(const std::string &name) {
         plan_.name = name;
-        plan_.target = target_;
+        plan_.target = info_.halide_target;
+        plan_.family = info_.family;
         if (graph_.inputs.size() != 1 || graph_.outputs.size() != 1) {
             std::string outs;
             for (int v : graph_.outputs) outs += " '" + graph_.values[v].blob_name + "'";
@@ -73,29 +86,17 @@ class Planner {
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
         place_tensors();
-        // The budget the kernels were scheduled for, after the knob table and CORTADO_KNOBS:
-        // the runtime must grant at least that much (runtime/cuda_register_cap.h).
+        // The budget the kernels were scheduled for: the runtime must grant at least that much
+        // (runtime/cuda_register_cap.h).
+        // A default-rule budget without one from the target is the API's own default: no cap to raise.
         for (const KernelInstance &k : plan_.kernels)
-            for (const auto &[key, value] : k.params)
-                if (key == "gpu_registers") plan_.registers_per_thread = std::max(plan_.registers_per_thread, register_budget(value));
+            for (const auto &[knob, source] : k.knob_sources)
+                if (knob == "registers" && (source != "default rule" || info_.registers_per_thread > 0))
+                    plan_.registers_per_thread = std::max(plan_.registers_per_thread, k.choice.knobs.get("registers"));
         return std::move(plan_);
     }
 
   private:
-    // A gpu_registers knob's value: 16-255, as in a target's registers_per_thread.
-    static int register_budget(const std::string &value) {
-        size_t used = 0;
-        int registers = 0;
-        try {
-            registers = std::stoi(value, &used);
-        } catch (const std::exception &) {
-            used = 0;
-        }
-        if (used == 0 || used != value.size() || registers < 16 || registers > 255)
-            throw CompileError("cortado_conv2d.gpu_registers must be a whole number from 16 to 255, not '" + value + "'");
-        return registers;
-    }
-
     [[noreturn]] void fail(const Layer &layer, const std::string &message) const {
         throw CompileError(layer.location.to_string() + ": layer '" + layer.name + "' (" +
                            layer.type + "): " + message);
@@ -153,10 +154,33 @@ class Planner {
         return param_view(PlannedParam{Packing::Copy, blob, count}, {count});
     }
 
-    int kernel(const std::string &generator,
-               std::vector<std::pair<std::string, std::string>> params) {
-        add_knob_overrides(generator, params);
-        KernelInstance instance{generator, std::move(params), target_};
+    // The kernel for `shape`, its choice resolved from the sources strongest first; layers
+    // with equal kernel signatures share one.
+    template <typename Shape>
+    int kernel(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {}, int array_inputs = 0) {
+        KernelInstance instance;
+        instance.op = Shape::kOp;
+        instance.shape = ops::fields_text(shape);
+        instance.target = info_.halide_target;
+        instance.family = info_.family;
+        instance.array_inputs = array_inputs;
+        std::vector<const ChoiceSettings *> sources;
+        using SettingsByKey = std::map<std::string, ChoiceSettings>;
+        for (const SettingsByKey *by_key : {static_cast<const SettingsByKey *>(&experiment_), &overrides_,
+                                            static_cast<const SettingsByKey *>(&table_)}) {
+            const auto it = by_key->find(by_key == &overrides_ ? instance.op_signature_hash() : instance.op);
+            if (it != by_key->end()) sources.push_back(&it->second);
+        }
+        ResolvedChoice resolved;
+        try {
+            resolved = resolve_choice(family_.op<Shape>(), shape, info_, sources);
+        } catch (const CompileError &e) {
+            fail(layer, e.what());
+        }
+        instance.choice = resolved.choice;
+        instance.choice.epilogue = epilogue;
+        instance.variant_source = resolved.variant_source;
+        instance.knob_sources = resolved.knob_sources;
         const std::string key = instance.signature();
         auto it = kernel_index_.find(key);
         if (it != kernel_index_.end()) return it->second;
@@ -164,32 +188,6 @@ class Planner {
         const int index = static_cast<int>(plan_.kernels.size()) - 1;
         kernel_index_[key] = index;
         return index;
-    }
-
-    // Schedule knobs: the target's table, then $CORTADO_KNOBS for tuning experiments, each
-    // "generator.param=value,..."; they become generator parameters of every instance of that
-    // generator (and so part of its signature). A later setting of the same knob wins.
-    void add_knob_overrides(const std::string &generator,
-                            std::vector<std::pair<std::string, std::string>> &params) const {
-        const char *experiment = std::getenv("CORTADO_KNOBS");
-        for (const auto &[source, knobs] : {std::pair<std::string, std::string>{"target knobs", knobs_},
-                                            {"CORTADO_KNOBS", experiment ? experiment : ""}}) {
-            std::stringstream list(knobs);
-            for (std::string item; std::getline(list, item, ',');) {
-                item.erase(0, item.find_first_not_of(" \t"));
-                item.erase(item.find_last_not_of(" \t") + 1);
-                if (item.empty()) continue;
-                const size_t dot = item.find('.'), eq = item.find('=');
-                if (dot == std::string::npos || eq == std::string::npos || eq < dot)
-                    throw CompileError(source + ": '" + item + "' is not generator.param=value");
-                if (item.substr(0, dot) != generator) continue;
-                const std::string key = item.substr(dot + 1, eq - dot - 1);
-                params.erase(std::remove_if(params.begin(), params.end(),
-                                            [&](const auto &param) { return param.first == key; }),
-                             params.end());
-                params.emplace_back(key, item.substr(eq + 1));
-            }
-        }
     }
 
     std::string step_name(const Layer &layer) const {
@@ -222,20 +220,13 @@ class Planner {
     void plan(const Layer &layer, const ConvolutionParams &p) {
         const Shape &x = shape(layer.inputs[0]);
         const Shape &y = shape(layer.outputs[0]);
-        const int k = kernel("cortado_conv2d",
-                             {{"batch", number(x[0])}, {"in_channels", number(x[1])},
-                              {"in_h", number(x[2])}, {"in_w", number(x[3])},
-                              {"out_channels", number(y[1])}, {"out_h", number(y[2])},
-                              {"out_w", number(y[3])}, {"kernel_h", number(int64_t(p.kernel_h))},
-                              {"kernel_w", number(int64_t(p.kernel_w))},
-                              {"stride_h", number(int64_t(p.stride_h))},
-                              {"stride_w", number(int64_t(p.stride_w))},
-                              {"pad_h", number(int64_t(p.pad_h))}, {"pad_w", number(int64_t(p.pad_w))},
-                              {"dilation_h", number(int64_t(p.dilation_h))},
-                              {"dilation_w", number(int64_t(p.dilation_w))},
-                              {"group", number(int64_t(p.group))},
-                              {"relu", p.fused_relu ? "true" : "false"},
-                              {"relu_slope", number(p.relu_negative_slope)}});
+        ops::Conv2dShape shape;
+        shape.batch = int(x[0]), shape.in_channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
+        shape.out_channels = int(y[1]), shape.out_h = int(y[2]), shape.out_w = int(y[3]);
+        shape.kernel_h = p.kernel_h, shape.kernel_w = p.kernel_w, shape.stride_h = p.stride_h, shape.stride_w = p.stride_w;
+        shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
+        shape.group = p.group;
+        const int k = kernel(layer, shape, ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
         const Shape &w = layer.weight_shapes[0];
         int weights = add_blob(layer, 0, p.weight_filler);
         std::vector<PlannedView> views;
@@ -249,7 +240,7 @@ class Planner {
 
     void plan(const Layer &layer, const ReLUParams &p) {
         const int64_t count = element_count(shape(layer.inputs[0]));
-        const int k = kernel("cortado_relu", {{"count", number(count)}, {"slope", number(p.negative_slope)}});
+        const int k = kernel(layer, ops::ReluShape{int(count), p.negative_slope});
         add_step(layer, k, {flat_view(layer.inputs[0]), flat_view(layer.outputs[0])});
     }
 
@@ -258,28 +249,20 @@ class Planner {
         const Shape &y = shape(layer.outputs[0]);
         const int64_t kh = p.global_pooling ? x[2] : p.kernel_h;
         const int64_t kw = p.global_pooling ? x[3] : p.kernel_w;
-        const int k = kernel("cortado_pooling",
-                             {{"batch", number(x[0])}, {"channels", number(x[1])},
-                              {"in_h", number(x[2])}, {"in_w", number(x[3])},
-                              {"out_h", number(y[2])}, {"out_w", number(y[3])},
-                              {"kernel_h", number(kh)}, {"kernel_w", number(kw)},
-                              {"stride_h", number(int64_t(p.stride_h))},
-                              {"stride_w", number(int64_t(p.stride_w))},
-                              {"pad_h", number(int64_t(p.pad_h))}, {"pad_w", number(int64_t(p.pad_w))},
-                              {"average", p.method == PoolingParams::Method::Average ? "true" : "false"}});
+        ops::PoolingShape shape;
+        shape.batch = int(x[0]), shape.channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
+        shape.out_h = int(y[2]), shape.out_w = int(y[3]), shape.kernel_h = int(kh), shape.kernel_w = int(kw);
+        shape.stride_h = p.stride_h, shape.stride_w = p.stride_w, shape.pad_h = p.pad_h, shape.pad_w = p.pad_w;
+        shape.average = p.method == PoolingParams::Method::Average;
+        const int k = kernel(layer, shape);
         add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
     }
 
     void plan(const Layer &layer, const LRNParams &p) {
         const Shape &x = shape(layer.inputs[0]);
-        const int k = kernel("cortado_lrn",
-                             {{"batch", number(x[0])}, {"channels", number(x[1])},
-                              {"h", number(x[2])}, {"w", number(x[3])},
-                              {"local_size", number(int64_t(p.local_size))},
-                              {"alpha", number(p.alpha)}, {"beta", number(p.beta)},
-                              {"k", number(p.k)},
-                              {"across_channels",
-                               p.region == LRNParams::Region::AcrossChannels ? "true" : "false"}});
+        const ops::LRNShape shape{int(x[0]), int(x[1]), int(x[2]), int(x[3]), p.local_size, p.alpha, p.beta, p.k,
+                                  p.region == LRNParams::Region::AcrossChannels};
+        const int k = kernel(layer, shape);
         add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
     }
 
@@ -287,11 +270,8 @@ class Planner {
         const Shape &x = shape(layer.inputs[0]);
         const int axis = canonical_axis(p.axis, x.size(), layer.name);
         const int64_t rows = product(x, 0, axis), inputs = product(x, axis, x.size());
-        const int k = kernel("cortado_inner_product",
-                             {{"rows", number(rows)}, {"inputs", number(inputs)},
-                              {"outputs", number(int64_t(p.num_output))},
-                              {"relu", p.fused_relu ? "true" : "false"},
-                              {"relu_slope", number(p.relu_negative_slope)}});
+        const int k = kernel(layer, ops::InnerProductShape{int(rows), int(inputs), p.num_output},
+                             ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
         int weights = add_blob(layer, 0, p.weight_filler);
         PlannedParam packed{p.transpose ? Packing::Transpose : Packing::Copy, weights,
                             inputs * p.num_output, inputs, p.num_output};
@@ -307,9 +287,7 @@ class Planner {
         const Shape &x = shape(layer.inputs[0]);
         const int a = canonical_axis(p.axis, x.size(), layer.name);
         PlannedView in = three_axis_view(layer.inputs[0], a, a + 1);
-        const int k = kernel("cortado_softmax", {{"inner", number(int64_t(in.extents[0]))},
-                                                 {"channels", number(int64_t(in.extents[1]))},
-                                                 {"outer", number(int64_t(in.extents[2]))}});
+        const int k = kernel(layer, ops::SoftmaxShape{in.extents[0], in.extents[1], in.extents[2]});
         add_step(layer, k, {in, three_axis_view(layer.outputs[0], a, a + 1)});
     }
 
@@ -317,31 +295,28 @@ class Planner {
         const Shape &x = shape(layer.inputs[0]);
         const int a = canonical_axis(p.axis, x.size(), layer.name);
         std::vector<PlannedView> views;
-        std::string channels;
+        ops::ConcatShape shape;
         for (int v : layer.inputs) {
             views.push_back(three_axis_view(v, a, a + 1));
-            channels += (channels.empty() ? "" : ",") + std::to_string(views.back().extents[1]);
+            shape.channels.push_back(views.back().extents[1]);
         }
         views.push_back(three_axis_view(layer.outputs[0], a, a + 1));
-        const int k = kernel("cortado_concat",
-                             {{"inputs.size", number(int64_t(layer.inputs.size()))},
-                              {"inner", number(int64_t(views.back().extents[0]))},
-                              {"outer", number(int64_t(views.back().extents[2]))},
-                              {"channels", channels}});
+        shape.inner = views.back().extents[0];
+        shape.outer = views.back().extents[2];
+        const int k = kernel(layer, shape, {}, shape.inputs());
         add_step(layer, k, std::move(views));
     }
 
     void plan(const Layer &layer, const EltwiseParams &p) {
-        std::string coeff;
-        for (float c : p.coeff) coeff += (coeff.empty() ? "" : ",") + number(c);
-        const int op = p.operation == EltwiseParams::Operation::Sum       ? 0
-                       : p.operation == EltwiseParams::Operation::Product ? 1
-                                                                          : 2;
-        const int k = kernel("cortado_eltwise",
-                             {{"inputs.size", number(int64_t(layer.inputs.size()))},
-                              {"count", number(element_count(shape(layer.inputs[0])))},
-                              {"operation", number(int64_t(op))},
-                              {"coeff", coeff}});
+        const int64_t count = element_count(shape(layer.inputs[0]));
+        ops::EltwiseShape shape;
+        shape.count = static_cast<int>(count);
+        shape.operation = p.operation == EltwiseParams::Operation::Sum       ? ops::EltwiseOperation::Sum
+                          : p.operation == EltwiseParams::Operation::Product ? ops::EltwiseOperation::Product
+                                                                             : ops::EltwiseOperation::Max;
+        shape.coefficients = p.coeff;
+        if (shape.coefficients.empty()) shape.coefficients.assign(layer.inputs.size(), 1.0f);
+        const int k = kernel(layer, shape, {}, shape.inputs());
         std::vector<PlannedView> views;
         for (int v : layer.inputs) views.push_back(flat_view(v));
         views.push_back(flat_view(layer.outputs[0]));
@@ -357,9 +332,7 @@ class Planner {
                         PlannedParam shift) {
         PlannedView in = three_axis_view(layer.inputs[0], axis_begin, axis_end);
         const int channels = in.extents[1];
-        const int k = kernel("cortado_channel_affine", {{"inner", number(int64_t(in.extents[0]))},
-                                                        {"channels", number(int64_t(channels))},
-                                                        {"outer", number(int64_t(in.extents[2]))}});
+        const int k = kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2]});
         add_step(layer, k,
                  {in, param_view(scale, {channels}), param_view(shift, {channels}),
                   three_axis_view(layer.outputs[0], axis_begin, axis_end)});
@@ -413,14 +386,16 @@ class Planner {
         // GPU tensors are views into one device allocation: OpenCL sub-buffers must start on
         // the device's base-address alignment (512 bytes on NVIDIA), so align to 1 KiB there.
         const std::vector<int64_t> offsets =
-            place_storage(requests, &plan_.arena_floats, gpu_api(target_).empty() ? 16 : 256);
+            place_storage(requests, &plan_.arena_floats, gpu_api(info_.halide_target).empty() ? 16 : 256);
         for (size_t t = 0; t < plan_.tensors.size(); t++)
             plan_.tensors[t].offset = offsets[storage_of_[t]];
     }
 
     const Graph &graph_;
-    std::string target_;
-    std::string knobs_;
+    schedules::TargetInfo info_;
+    const schedules::FamilySpace &family_;
+    std::map<std::string, ChoiceSettings> table_, experiment_;  // by op name
+    const ChoiceOverrides &overrides_;                          // by op signature hash
     NetworkPlan plan_;
     std::map<int, int> tensor_index_;       // value id -> tensor index
     std::vector<int> storage_of_;           // tensor index -> storage root tensor index
@@ -429,9 +404,9 @@ class Planner {
 
 }  // namespace
 
-NetworkPlan plan_network(const Graph &graph, const std::string &name, const std::string &target,
-                         const std::string &knobs) {
-    return Planner(graph, target, knobs).run(name);
+NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
+                         const ChoiceOverrides &overrides) {
+    return Planner(graph, target, overrides).run(name);
 }
 
 }  // namespace cortado

@@ -8,18 +8,35 @@
 #include <vector>
 
 #include "frontend/graph.h"
+#include "frontend/kernel_choice.h"
+#include "frontend/plan_target.h"
+#include "generators/ops/choice.h"
 #include "runtime/network_description.h"
 
 namespace cortado {
 
-// A generator with all its parameters fixed. Identical instances share one compiled object:
-// `function_name` is derived from the content (generator, parameters, target).
+// One kernel: an op's shape and the choice of how to compute it, for one target and schedule
+// family. Layers with equal kernel signatures share one compiled object, named from it.
 struct KernelInstance {
-    std::string generator;
-    std::vector<std::pair<std::string, std::string>> params;
-    std::string target;
-    std::string signature() const;      // canonical text of all of the above
+    std::string op;         // "conv2d", ... (the shape's kOp)
+    std::string shape;      // the shape's descriptor text (generators/ops/field_text.h)
+    ops::Choice choice;
+    std::string target;     // Halide target string
+    std::string family;     // schedule family
+    int array_inputs = 0;   // generators with an array input (concat, eltwise): its size
+    // Where the variant and each knob came from (kernel_choice.h); not part of any signature.
+    std::string variant_source;
+    std::vector<std::pair<std::string, std::string>> knob_sources;
+
+    std::string generator() const { return "cortado_" + op; }
+    // The shape and the resolved target, without the choice: keys tuning records.
+    std::string op_signature() const;
+    std::string op_signature_hash() const;
+    // The op signature plus the choice: keys the compiled-object cache.
+    std::string signature() const;
     std::string function_name() const;  // "cortado_k_<hash of signature>"
+    // What the generator is given: the descriptor, and the array input's size where there is one.
+    std::vector<std::pair<std::string, std::string>> generator_params() const;
 };
 
 struct PlannedTensor {
@@ -58,6 +75,7 @@ struct PlannedStep {
 struct NetworkPlan {
     std::string name;
     std::string target;  // the Halide target string every kernel is compiled for
+    std::string family;  // the schedule family every kernel was chosen from
     std::vector<KernelInstance> kernels;  // unique
     std::vector<PlannedTensor> tensors;
     std::vector<PlannedBlob> blobs;
@@ -65,15 +83,19 @@ struct NetworkPlan {
     std::vector<PlannedStep> steps;
     int input_tensor = 0, output_tensor = 0;
     int64_t arena_floats = 0;
-    // The largest GPU register budget its kernels were scheduled for (the gpu_registers knob,
-    // from the target's registers_per_thread); 0: none asked, the driver's default.
+    // The largest GPU register budget its kernels were scheduled for (the conv2d registers
+    // knob, by default the target's registers_per_thread); 0: none asked, the driver's default.
     int registers_per_thread = 0;
 };
 
-// Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4).
-// `knobs` is the target's schedule-knob table, "generator.param=value,..." (targets/*.target);
-// $CORTADO_KNOBS, in the same form, is applied after it for tuning experiments.
-NetworkPlan plan_network(const Graph &graph, const std::string &name, const std::string &target,
-                         const std::string &knobs = "");
+// Tuning records by op signature hash (KernelInstance::op_signature_hash), as read from a
+// tuning database; each applies to every layer of that signature.
+using ChoiceOverrides = std::map<std::string, ChoiceSettings>;
+
+// Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4)
+// and for knob settings the target's family does not accept (kernel_choice.h gives the order
+// in which the sources apply, $CORTADO_KNOBS first).
+NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
+                         const ChoiceOverrides &overrides = {});
 
 }  // namespace cortado

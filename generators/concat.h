@@ -5,13 +5,11 @@
 #include <vector>
 
 #include "Halide.h"
+#include "generators/ops/concat.h"
 
 namespace cortado {
 
-struct ConcatShape {
-    int inner, outer;
-    std::vector<int> channels;  // per input
-};
+using ops::ConcatShape;
 
 struct Concat {
     Halide::Var x{"x"}, c{"c"}, o{"o"};

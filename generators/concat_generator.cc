@@ -1,28 +1,34 @@
-#include <sstream>
-
 #include "generators/buffer_shape.h"
 #include "generators/concat.h"
-#include "generators/schedule_family.h"
-#include "schedules/gpu/concat.h"
+#include "generators/variant_schedules.h"
 #include "schedules/cpu/concat.h"
+#include "schedules/gpu/concat.h"
 #include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
+namespace {
+
+const VariantSchedules<Concat, ops::ConcatOp> concat_schedules = {
+    {"cpu_direct", [](Concat &a, const ops::ConcatOp &op, const Halide::Target &t) { schedules::cpu::schedule_concat(a, op.shape, t); }},
+    {"gpu_direct", [](Concat &a, const ops::ConcatOp &op, const Halide::Target &t) { schedules::gpu::schedule_concat(a, op.shape, t); }},
+    {"hvx_direct", [](Concat &a, const ops::ConcatOp &op, const Halide::Target &t) { schedules::hvx::schedule_concat(a, op.shape, t); }},
+};
+
+}  // namespace
+
 class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
   public:
-    GeneratorParam<int> inner{"inner", 1}, outer{"outer", 1};
-    GeneratorParam<std::string> channels{"channels", "1"};  // comma-separated, one per input
+    GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
 
     Input<Buffer<float, 3>[]> inputs{"inputs"};
     Output<Buffer<float, 3>> output{"output"};
 
     void generate() {
-        ConcatShape s{inner, outer, {}};
-        std::stringstream list(channels.value());
-        for (std::string item; std::getline(list, item, ',');) s.channels.push_back(std::stoi(item));
-        if (s.channels.size() != inputs.size())
-            throw Halide::CompileError("concat: channels lists " + std::to_string(s.channels.size()) +
+        const auto op = read_descriptor<ops::ConcatOp>(descriptor);
+        const ConcatShape &s = op.shape;
+        if (s.inputs() != static_cast<int>(inputs.size()))
+            throw Halide::CompileError("concat: channels lists " + std::to_string(s.inputs()) +
                                        " inputs, inputs.size is " + std::to_string(inputs.size()));
         std::vector<Halide::Func> funcs;
         int total = 0;
@@ -34,12 +40,7 @@ class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
         Concat concat(funcs, s);
         output = concat.output;
         require_dense_shape(output, {s.inner, total, s.outer});
-        switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86:
-            case ScheduleFamily::ARM: schedules::cpu::schedule_concat(concat, s, get_target()); break;
-            case ScheduleFamily::HVX: schedules::hvx::schedule_concat(concat, s, get_target()); break;
-            case ScheduleFamily::GPU: schedules::gpu::schedule_concat(concat, s, get_target()); break;
-        }
+        apply_variant(concat_schedules, concat, op, get_target());
     }
 };
 

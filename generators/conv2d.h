@@ -7,26 +7,22 @@
 
 #include "Halide.h"
 #include "generators/elementwise.h"
+#include "generators/ops/conv2d.h"
 
 namespace cortado {
 
-struct Conv2dShape {
-    int batch, in_channels, in_h, in_w;
-    int out_channels, out_h, out_w;
-    int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, dilation_h, dilation_w, group;
-    bool relu;
-    float relu_slope;
-};
+using ops::Conv2dShape;
 
 struct Conv2d {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::RDom r;            // (kx, ky, ci within the group)
     Halide::Func weights;           // the weights input, for schedules that stage it
     Halide::Func padded{"padded"};  // the input with zeros outside; the input itself when pad is 0
-    Halide::Func conv{"conv"};      // bias + sum over r
+    Halide::Func conv{"conv"};      // bias (or 0) + sum over r
     Halide::Func output{"conv2d"};  // conv with the activation applied
 
-    Conv2d(Halide::Func input, Halide::Func weights_input, Halide::Func bias, const Conv2dShape &s)
+    Conv2d(Halide::Func input, Halide::Func weights_input, Halide::Func bias, const Conv2dShape &s,
+           const ops::Epilogue &epilogue)
         : weights(weights_input) {
         using namespace Halide;
         const bool has_pad = s.pad_h > 0 || s.pad_w > 0;
@@ -42,12 +38,12 @@ struct Conv2d {
         r = RDom(0, s.kernel_w, 0, s.kernel_h, 0, in_per_group, "r");
         Expr first_in_channel = (c / out_per_group) * in_per_group;
         if (s.group == 1) first_in_channel = 0;
-        conv(x, y, c, n) = bias(c);
+        conv(x, y, c, n) = epilogue.bias ? Expr(bias(c)) : Expr(0.0f);
         conv(x, y, c, n) += weights(r.x, r.y, r.z, c) *
                             padded(x * s.stride_w + r.x * s.dilation_w,
                                    y * s.stride_h + r.y * s.dilation_h, first_in_channel + r.z, n);
         Expr value = conv(x, y, c, n);
-        if (s.relu) value = leaky_relu(value, s.relu_slope);
+        if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);
         output(x, y, c, n) = value;
     }
 };

@@ -7,6 +7,7 @@
 
 #include "Halide.h"
 #include "generators/non_finite.h"
+#include "generators/ops/elementwise.h"
 
 namespace cortado {
 
@@ -25,19 +26,19 @@ struct Relu {
     Relu(Halide::Func input, float slope) { output(i) = leaky_relu(input(i), slope); }
 };
 
-enum class EltwiseOp { Sum = 0, Product = 1, Max = 2 };
+using ops::EltwiseOperation;
 
 struct Eltwise {
     Halide::Var i{"i"};
     Halide::Func output{"eltwise"};
-    Eltwise(const std::vector<Halide::Func> &inputs, EltwiseOp op, const std::vector<float> &coeff) {
+    Eltwise(const std::vector<Halide::Func> &inputs, EltwiseOperation op, const std::vector<float> &coeff) {
         Halide::Expr acc;
         for (size_t k = 0; k < inputs.size(); k++) {
             Halide::Expr v = inputs[k](i);
-            if (op == EltwiseOp::Sum && coeff[k] != 1.0f) v = times_constant(v, coeff[k]);
+            if (op == EltwiseOperation::Sum && coeff[k] != 1.0f) v = times_constant(v, coeff[k]);
             if (k == 0) acc = v;
-            else if (op == EltwiseOp::Sum) acc = acc + v;
-            else if (op == EltwiseOp::Product) acc = acc * v;
+            else if (op == EltwiseOperation::Sum) acc = acc + v;
+            else if (op == EltwiseOperation::Product) acc = acc * v;
             else acc = max_keeping_nan(acc, v);
         }
         output(i) = acc;

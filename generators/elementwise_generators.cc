@@ -1,89 +1,103 @@
 // Generators for the element-wise ops (one family: flat views, same schedule shape).
-#include <sstream>
-
 #include "generators/buffer_shape.h"
 #include "generators/elementwise.h"
-#include "generators/schedule_family.h"
-#include "schedules/gpu/elementwise.h"
+#include "generators/variant_schedules.h"
 #include "schedules/cpu/elementwise.h"
+#include "schedules/gpu/elementwise.h"
 #include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
+namespace {
+
+// ReLU and Eltwise: one output element per input element of flat views.
+struct FlatOutput {
+    Halide::Func output;
+    Halide::Var i;
+};
+
+template <typename OpT>
+VariantSchedules<FlatOutput, OpT> flat_schedules() {
+    return {
+        {"cpu_direct", [](FlatOutput &a, const OpT &op, const Halide::Target &t) { schedules::cpu::schedule_flat(a.output, a.i, op.shape.count, t); }},
+        {"gpu_direct", [](FlatOutput &a, const OpT &op, const Halide::Target &t) { schedules::gpu::schedule_flat(a.output, a.i, op.shape.count, t); }},
+        {"hvx_direct", [](FlatOutput &a, const OpT &op, const Halide::Target &t) { schedules::hvx::schedule_flat(a.output, a.i, op.shape.count, t); }},
+    };
+}
+
+const VariantSchedules<ChannelAffine, ops::ChannelAffineOp> channel_affine_schedules = {
+    {"cpu_direct", [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
+         schedules::cpu::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
+     }},
+    {"gpu_direct", [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
+         schedules::gpu::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
+     }},
+    {"hvx_direct", [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
+         schedules::hvx::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
+     }},
+};
+
+}  // namespace
+
 class ReluGenerator : public Halide::Generator<ReluGenerator> {
   public:
-    GeneratorParam<int> count{"count", 1};
-    GeneratorParam<float> slope{"slope", 0.0f};
+    GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
     Input<Buffer<float, 1>> input{"input"};
     Output<Buffer<float, 1>> output{"output"};
 
     void generate() {
-        Relu relu(input, slope);
+        const auto op = read_descriptor<ops::ReluOp>(descriptor);
+        Relu relu(input, op.shape.slope);
         output = relu.output;
-        require_dense_shape(input, {count});
-        require_dense_shape(output, {count});
-        switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86:
-            case ScheduleFamily::ARM: schedules::cpu::schedule_flat(relu.output, relu.i, count, get_target()); break;
-            case ScheduleFamily::HVX: schedules::hvx::schedule_flat(relu.output, relu.i, count, get_target()); break;
-            case ScheduleFamily::GPU: schedules::gpu::schedule_flat(relu.output, relu.i, count, get_target()); break;
-        }
+        require_dense_shape(input, {op.shape.count});
+        require_dense_shape(output, {op.shape.count});
+        FlatOutput flat{relu.output, relu.i};
+        apply_variant(flat_schedules<ops::ReluOp>(), flat, op, get_target());
     }
 };
 
 class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
   public:
-    GeneratorParam<int> count{"count", 1};
-    GeneratorParam<int> operation{"operation", 0};  // EltwiseOp
-    GeneratorParam<std::string> coeff{"coeff", ""};  // comma-separated, one per input; empty = 1
+    GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
     Input<Buffer<float, 1>[]> inputs{"inputs"};
     Output<Buffer<float, 1>> output{"output"};
 
     void generate() {
-        std::vector<float> coefficients;
-        std::stringstream list(coeff.value());
-        for (std::string item; std::getline(list, item, ',');) coefficients.push_back(std::stof(item));
-        if (coefficients.empty()) coefficients.assign(inputs.size(), 1.0f);
-        if (coefficients.size() != inputs.size())
-            throw Halide::CompileError("eltwise: coeff has the wrong number of values");
+        const auto op = read_descriptor<ops::EltwiseOp>(descriptor);
+        if (op.shape.inputs() != static_cast<int>(inputs.size()))
+            throw Halide::CompileError("eltwise: coeff has " + std::to_string(op.shape.inputs()) +
+                                       " values, inputs.size is " + std::to_string(inputs.size()));
         std::vector<Halide::Func> funcs;
         for (size_t k = 0; k < inputs.size(); k++) {
-            require_dense_shape(inputs[k], {count});
+            require_dense_shape(inputs[k], {op.shape.count});
             funcs.push_back(inputs[k]);
         }
-        Eltwise eltwise(funcs, static_cast<EltwiseOp>(int(operation)), coefficients);
+        Eltwise eltwise(funcs, op.shape.operation, op.shape.coefficients);
         output = eltwise.output;
-        require_dense_shape(output, {count});
-        switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86:
-            case ScheduleFamily::ARM: schedules::cpu::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
-            case ScheduleFamily::HVX: schedules::hvx::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
-            case ScheduleFamily::GPU: schedules::gpu::schedule_flat(eltwise.output, eltwise.i, count, get_target()); break;
-        }
+        require_dense_shape(output, {op.shape.count});
+        FlatOutput flat{eltwise.output, eltwise.i};
+        apply_variant(flat_schedules<ops::EltwiseOp>(), flat, op, get_target());
     }
 };
 
 class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> {
   public:
-    GeneratorParam<int> inner{"inner", 1}, channels{"channels", 1}, outer{"outer", 1};
+    GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
     Input<Buffer<float, 3>> input{"input"};
     Input<Buffer<float, 1>> scale{"scale"};
     Input<Buffer<float, 1>> shift{"shift"};
     Output<Buffer<float, 3>> output{"output"};
 
     void generate() {
+        const auto op = read_descriptor<ops::ChannelAffineOp>(descriptor);
+        const ops::ChannelAffineShape &s = op.shape;
         ChannelAffine affine(input, scale, shift);
         output = affine.output;
-        require_dense_shape(input, {inner, channels, outer});
-        require_dense_shape(scale, {channels});
-        require_dense_shape(shift, {channels});
-        require_dense_shape(output, {inner, channels, outer});
-        switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86:
-            case ScheduleFamily::ARM: schedules::cpu::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
-            case ScheduleFamily::HVX: schedules::hvx::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
-            case ScheduleFamily::GPU: schedules::gpu::schedule_channel_affine(affine, inner, channels, outer, get_target()); break;
-        }
+        require_dense_shape(input, {s.inner, s.channels, s.outer});
+        require_dense_shape(scale, {s.channels});
+        require_dense_shape(shift, {s.channels});
+        require_dense_shape(output, {s.inner, s.channels, s.outer});
+        apply_variant(channel_affine_schedules, affine, op, get_target());
     }
 };
 

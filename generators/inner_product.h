@@ -6,14 +6,11 @@
 
 #include "Halide.h"
 #include "generators/elementwise.h"
+#include "generators/ops/inner_product.h"
 
 namespace cortado {
 
-struct InnerProductShape {
-    int rows, inputs, outputs;  // M, K, N
-    bool relu;
-    float relu_slope;
-};
+using ops::InnerProductShape;
 
 struct InnerProduct {
     Halide::Var lane{"lane"}, j{"j"}, m{"m"};
@@ -22,7 +19,7 @@ struct InnerProduct {
     int lanes;
 
     InnerProduct(Halide::Func input, Halide::Func weights, Halide::Func bias,
-                 const InnerProductShape &s, int vector_lanes)
+                 const InnerProductShape &s, const ops::Epilogue &epilogue, int vector_lanes)
         : lanes(vector_lanes) {
         using namespace Halide;
         const int chunks = s.inputs / lanes;
@@ -33,13 +30,13 @@ struct InnerProduct {
             Expr k = whole * lanes + lane;
             partial(lane, j, m) += input(k, m) * weights(k, j);
         }
-        Expr total = bias(j);
+        Expr total = epilogue.bias ? bias(j) : Expr(0.0f);
         for (int l = 0; l < lanes; l++) total += partial(l, j, m);
         if (tail > 0) {
             RDom rest(chunks * lanes, tail, "rest");
             total += sum(input(rest, m) * weights(rest, j));
         }
-        if (s.relu) total = leaky_relu(total, s.relu_slope);
+        if (epilogue.relu) total = leaky_relu(total, epilogue.relu_slope);
         output(j, m) = total;
     }
 };

@@ -1,17 +1,31 @@
 #include "generators/buffer_shape.h"
 #include "generators/inner_product.h"
-#include "generators/schedule_family.h"
-#include "schedules/gpu/inner_product.h"
+#include "generators/variant_schedules.h"
 #include "schedules/cpu/inner_product.h"
+#include "schedules/gpu/inner_product.h"
 #include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
+namespace {
+
+const VariantSchedules<InnerProduct, ops::InnerProductOp> inner_product_schedules = {
+    {"cpu_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op, const Halide::Target &t) {
+         schedules::cpu::schedule_inner_product(a, op.shape, t);
+     }},
+    {"gpu_block_partials", [](InnerProduct &a, const ops::InnerProductOp &op, const Halide::Target &t) {
+         schedules::gpu::schedule_inner_product(a, op.shape, t);
+     }},
+    {"hvx_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op, const Halide::Target &t) {
+         schedules::hvx::schedule_inner_product(a, op.shape, t);
+     }},
+};
+
+}  // namespace
+
 class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
   public:
-    GeneratorParam<int> rows{"rows", 1}, inputs{"inputs", 1}, outputs{"outputs", 1};
-    GeneratorParam<bool> relu{"relu", false};
-    GeneratorParam<float> relu_slope{"relu_slope", 0.0f};
+    GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
 
     Input<Buffer<float, 2>> input{"input"};
     Input<Buffer<float, 2>> weights{"weights"};
@@ -19,21 +33,16 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
     Output<Buffer<float, 2>> output{"output"};
 
     void generate() {
-        const InnerProductShape s{rows, inputs, outputs, relu, relu_slope};
-        // Partial sums per vector lane on CPUs, per thread of a block on GPUs.
-        const int lanes = get_target().has_gpu_feature() ? 64 : float_vector_lanes(get_target());
-        InnerProduct ip(input, weights, bias, s, lanes);
+        const auto op = read_descriptor<ops::InnerProductOp>(descriptor);
+        const InnerProductShape &s = op.shape;
+        // Every variant keeps `lanes` partial sums: vector lanes on CPUs, threads of a block on GPUs.
+        InnerProduct ip(input, weights, bias, s, op.choice.epilogue, op.choice.knobs.get("lanes"));
         output = ip.output;
         require_dense_shape(input, {s.inputs, s.rows});
         require_dense_shape(weights, {s.inputs, s.outputs});
         require_dense_shape(bias, {s.outputs});
         require_dense_shape(output, {s.outputs, s.rows});
-        switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86:
-            case ScheduleFamily::ARM: schedules::cpu::schedule_inner_product(ip, s, get_target()); break;
-            case ScheduleFamily::HVX: schedules::hvx::schedule_inner_product(ip, s, get_target()); break;
-            case ScheduleFamily::GPU: schedules::gpu::schedule_inner_product(ip, s, get_target()); break;
-        }
+        apply_variant(inner_product_schedules, ip, op, get_target());
     }
 };
 

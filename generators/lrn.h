@@ -9,15 +9,11 @@
 #include <limits>
 
 #include "Halide.h"
+#include "generators/ops/lrn.h"
 
 namespace cortado {
 
-struct LRNShape {
-    int batch, channels, h, w;
-    int local_size;
-    float alpha, beta, k;
-    bool across_channels;
-};
+using ops::LRNShape;
 
 struct LRN {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};

@@ -1,34 +1,37 @@
 #include "generators/buffer_shape.h"
 #include "generators/lrn.h"
-#include "generators/schedule_family.h"
-#include "schedules/gpu/lrn.h"
+#include "generators/variant_schedules.h"
 #include "schedules/cpu/lrn.h"
+#include "schedules/gpu/lrn.h"
 #include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
 
+namespace {
+
+const VariantSchedules<LRN, ops::LRNOp> lrn_schedules = {
+    {"cpu_direct", [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::cpu::schedule_lrn(a, op.shape, t); }},
+    {"gpu_direct", [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::gpu::schedule_lrn(a, op.shape, t); }},
+    {"hvx_direct", [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::hvx::schedule_lrn(a, op.shape, t); }},
+};
+
+}  // namespace
+
 class LRNGenerator : public Halide::Generator<LRNGenerator> {
   public:
-    GeneratorParam<int> batch{"batch", 1}, channels{"channels", 1}, h{"h", 1}, w{"w", 1},
-        local_size{"local_size", 5};
-    GeneratorParam<float> alpha{"alpha", 1.0f}, beta{"beta", 0.75f}, k{"k", 1.0f};
-    GeneratorParam<bool> across_channels{"across_channels", true};
+    GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
 
     Input<Buffer<float, 4>> input{"input"};
     Output<Buffer<float, 4>> output{"output"};
 
     void generate() {
-        const LRNShape s{batch, channels, h, w, local_size, alpha, beta, k, across_channels};
+        const auto op = read_descriptor<ops::LRNOp>(descriptor);
+        const LRNShape &s = op.shape;
         LRN lrn(input, s);
         output = lrn.output;
         require_dense_shape(input, {s.w, s.h, s.channels, s.batch});
         require_dense_shape(output, {s.w, s.h, s.channels, s.batch});
-        switch (schedule_family_for(get_target())) {
-            case ScheduleFamily::X86:
-            case ScheduleFamily::ARM: schedules::cpu::schedule_lrn(lrn, s, get_target()); break;
-            case ScheduleFamily::HVX: schedules::hvx::schedule_lrn(lrn, s, get_target()); break;
-            case ScheduleFamily::GPU: schedules::gpu::schedule_lrn(lrn, s, get_target()); break;
-        }
+        apply_variant(lrn_schedules, lrn, op, get_target());
     }
 };
 

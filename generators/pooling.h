@@ -8,14 +8,11 @@
 
 #include "Halide.h"
 #include "generators/non_finite.h"
+#include "generators/ops/pooling.h"
 
 namespace cortado {
 
-struct PoolingShape {
-    int batch, channels, in_h, in_w, out_h, out_w;
-    int kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w;
-    bool average;
-};
+using ops::PoolingShape;
 
 struct Pooling {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};

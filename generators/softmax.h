@@ -7,12 +7,11 @@
 
 #include "Halide.h"
 #include "generators/non_finite.h"
+#include "generators/ops/softmax.h"
 
 namespace cortado {
 
-struct SoftmaxShape {
-    int inner, channels, outer;
-};
+using ops::SoftmaxShape;
 
 struct Softmax {
     Halide::Var x{"x"}, c{"c"}, o{"o"}, lane{"lane"};

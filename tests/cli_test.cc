@@ -243,6 +243,47 @@ TEST_F(Cli, InfoJsonAndCompileOutputs) {
     EXPECT_NE(r.output.find("must be a C identifier"), std::string::npos) << r.output;
 }
 
+// `info --plan` shows each step's variant, knobs and their sources, and shared kernels; a tuning
+// record found there, keyed by the printed op signature, changes the compiled kernel.
+TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
+    const std::string net = write("twice.prototxt",
+        "name: \"twice\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 4 dim: 9 dim: 9 }\n"
+        "layer { name: \"conv1\" type: \"Convolution\" bottom: \"data\" top: \"conv1\" convolution_param { num_output: 4 kernel_size: 3 pad: 1 } }\n"
+        "layer { name: \"relu1\" type: \"ReLU\" bottom: \"conv1\" top: \"conv1\" }\n"
+        "layer { name: \"conv2\" type: \"Convolution\" bottom: \"conv1\" top: \"conv2\" convolution_param { num_output: 4 kernel_size: 3 pad: 1 } }\n"
+        "layer { name: \"relu2\" type: \"ReLU\" bottom: \"conv2\" top: \"conv2\" }\n");
+    Result r = cortado("info " + net + " --plan --target cuda-h100");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("schedule family gpu"), std::string::npos) << r.output;
+    std::istringstream lines(r.output);
+    std::string line, conv_line;
+    while (std::getline(lines, line))
+        if (line.rfind("conv1+relu1", 0) == 0) conv_line = line;
+    std::istringstream columns(conv_line);
+    std::string step, op, kernel, op_signature, variant;
+    columns >> step >> op >> kernel >> op_signature >> variant;
+    EXPECT_EQ(op, "conv2d");
+    EXPECT_EQ(variant, "gpu_register_tile");
+    EXPECT_NE(conv_line.find("registers=128;"), std::string::npos) << conv_line;  // the description's budget
+    EXPECT_NE(r.output.find("shares its kernel with conv2+relu2"), std::string::npos) << r.output;
+
+    const std::string db = write("tuned.jsonl", "{\"op_signature\": \"" + op_signature +
+                                                    "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2}}\n");
+    r = cortado("info " + net + " --plan --target cuda-h100 --db " + db);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("rows=2 [" + db + ":1]"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find(kernel), std::string::npos) << "the record must change the kernel signature";
+
+    r = cortado("info " + net + " --plan --target x86-64-avx2");
+    EXPECT_NE(r.output.find("cpu_register_tile    channel_block=6 vectors_x=2"), std::string::npos) << r.output;
+    r = cortado("info " + net + " --plan --target host-generic");
+    EXPECT_NE(r.output.find("schedule family cpu"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("channel_block=4 vectors_x=1"), std::string::npos) << r.output;
+    r = cortado("info " + net + " --target cuda-h100");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("--target and --db go with --plan"), std::string::npos) << r.output;
+}
+
 // e_machine of every ELF image inside `path`: the file's own header first, then any embedded one
 // (HVX offload links the DSP code into a Hexagon shared object stored inside the ARM library).
 std::vector<int> elf_machines(const std::string &path) {

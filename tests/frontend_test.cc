@@ -273,81 +273,89 @@ TEST(Caffe, DeployLayersWithoutFillersGetRandomStandInsAndExplicitOnesStay) {
     EXPECT_EQ(explicit_zero.bias_filler.type, "constant");
 }
 
+// The value of a kernel's knob, and where it came from.
+std::pair<int, std::string> knob(const KernelInstance &k, const std::string &name) {
+    for (size_t i = 0; i < k.choice.knobs.values.size(); i++)
+        if (k.choice.knobs.values[i].first == name) return {k.choice.knobs.values[i].second, k.knob_sources[i].second};
+    return {-1, "absent"};
+}
+
+Graph one_conv_graph(int group = 1) {
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 4 dim: 8 dim: 8 }\n"
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 group: " +
+            std::to_string(group) + " } }\n",
+        "knobs.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    return graph;
+}
+
 TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
     const std::string path = write_target("gpu", "# a device\nhalide_target = x86-64-linux-cuda\n"
-        "knob = cortado_conv2d.gpu_rows=4  # tuned\nknob = cortado_conv2d.gpu_cols=2\npeak_gflops = 1000\nbandwidth_gbs = 50.5\n");
+        "knob = conv2d.rows=4  # tuned\nknob = conv2d.cols=2\npeak_gflops = 1000\nbandwidth_gbs = 50.5\n");
     const TargetDescription t = resolve_target(path);
     std::filesystem::remove(path);
-    EXPECT_EQ(t.knobs, "cortado_conv2d.gpu_rows=4,cortado_conv2d.gpu_cols=2");
+    EXPECT_EQ(t.knobs, "conv2d.rows=4,conv2d.cols=2");
+    EXPECT_EQ(t.schedule_family, "gpu");  // from the Halide string: the description names none
     EXPECT_EQ(t.peak_gflops, 1000);
     EXPECT_EQ(t.bandwidth_gbs, 50.5);
     EXPECT_NE(t.halide_target.find("cuda"), std::string::npos);
     EXPECT_EQ(resolve_target("cuda-h100").peak_gflops, 64400);  // the shipped description
 
-    // The table reaches the conv kernels' parameters (and so their signatures), and
-    // CORTADO_KNOBS, applied after it, wins.
-    Graph graph = import_caffe_prototxt_text(
-        "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
-        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n",
-        "knobs.prototxt", ImportOptions{});
-    infer_shapes(graph);
-    auto param = [](const NetworkPlan &plan, const std::string &key) {
-        for (const auto &[k, v] : plan.kernels[0].params)
-            if (k == key) return v;
-        return std::string("absent");
-    };
+    // The table reaches the conv kernel's choice (and so its signature), and CORTADO_KNOBS,
+    // stronger, wins where it speaks.
+    const Graph graph = one_conv_graph();
     const NetworkPlan plain = plan_network(graph, "net", t.halide_target);
-    const NetworkPlan tuned = plan_network(graph, "net", t.halide_target, t.knobs);
-    EXPECT_EQ(param(plain, "gpu_rows"), "absent");
-    EXPECT_EQ(param(tuned, "gpu_rows"), "4");
+    const NetworkPlan tuned = plan_network(graph, "net", t.plan_target());
+    EXPECT_EQ(knob(plain.kernels[0], "rows").second, "default rule");
+    EXPECT_EQ(knob(tuned.kernels[0], "rows"), std::make_pair(4, std::string("target knobs")));
     EXPECT_NE(plain.kernels[0].signature(), tuned.kernels[0].signature());
-    ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_rows=8", 1);
-    const NetworkPlan overridden = plan_network(graph, "net", t.halide_target, t.knobs);
+    EXPECT_EQ(plain.kernels[0].op_signature(), tuned.kernels[0].op_signature());
+    ::setenv("CORTADO_KNOBS", "conv2d.rows=8", 1);
+    const NetworkPlan overridden = plan_network(graph, "net", t.plan_target());
     ::unsetenv("CORTADO_KNOBS");
-    EXPECT_EQ(param(overridden, "gpu_rows"), "8");
-    EXPECT_EQ(param(overridden, "gpu_cols"), "2");
-    EXPECT_THROW(plan_network(graph, "net", t.halide_target, "gpu_rows=4"), CompileError);
+    EXPECT_EQ(knob(overridden.kernels[0], "rows"), std::make_pair(8, std::string("CORTADO_KNOBS")));
+    EXPECT_EQ(knob(overridden.kernels[0], "cols"), std::make_pair(2, std::string("target knobs")));
+    PlanTarget malformed(t.halide_target);
+    malformed.knobs = "rows=4";
+    EXPECT_THROW(plan_network(graph, "net", malformed), CompileError);
 }
 
 TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
-    // The budget goes ahead of the knob table, so a knob line (and CORTADO_KNOBS) overrides it.
     const std::string path = write_target("registers", "halide_target = x86-64-linux-cuda\n"
-        "registers_per_thread = 96\nknob = cortado_conv2d.gpu_rows=4\n");
+        "registers_per_thread = 96\nknob = conv2d.rows=4\n");
     const TargetDescription t = resolve_target(path);
     std::filesystem::remove(path);
     EXPECT_EQ(t.registers_per_thread, 96);
-    EXPECT_EQ(t.knobs, "cortado_conv2d.gpu_registers=96,cortado_conv2d.gpu_rows=4");
     EXPECT_EQ(resolve_target("cuda-h100").registers_per_thread, 128);  // the shipped description
     EXPECT_EQ(resolve_target("opencl-pocl").registers_per_thread, 0);
 
-    Graph graph = import_caffe_prototxt_text(
-        "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
-        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n",
-        "registers.prototxt", ImportOptions{});
-    infer_shapes(graph);
-    const NetworkPlan plan = plan_network(graph, "net", t.halide_target, t.knobs);
+    const Graph graph = one_conv_graph();
+    const NetworkPlan plan = plan_network(graph, "net", t.plan_target());
     EXPECT_EQ(plan.registers_per_thread, 96);
-    const auto &params = plan.kernels[0].params;
-    EXPECT_NE(std::find(params.begin(), params.end(), std::make_pair(std::string("gpu_registers"), std::string("96"))),
-              params.end());
+    EXPECT_EQ(knob(plan.kernels[0], "registers"), std::make_pair(96, std::string("default rule")));
     // The CUDA glue hands the budget to the runtime (the last field of the description); other
     // APIs have no cap to raise.
     EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n};"), std::string::npos) << emit_glue(plan);
-    const NetworkPlan opencl = plan_network(graph, "net", resolve_target("x86-64-linux-opencl").halide_target, t.knobs);
-    EXPECT_NE(emit_glue(opencl).find("halide_opencl_device_interface,\n    0,\n};"), std::string::npos) << emit_glue(opencl);
+    PlanTarget opencl = t.plan_target();
+    opencl.halide_target = resolve_target("x86-64-linux-opencl").halide_target;
+    EXPECT_NE(emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n};"),
+              std::string::npos);
     // The runtime must grant what the kernels were finally scheduled for: a knob that overrides
     // the description's budget sets the cap too, and without any budget there is none.
-    ::setenv("CORTADO_KNOBS", "cortado_conv2d.gpu_registers=160", 1);
-    const NetworkPlan overridden = plan_network(graph, "net", t.halide_target, t.knobs);
+    ::setenv("CORTADO_KNOBS", "conv2d.registers=160", 1);
+    const NetworkPlan overridden = plan_network(graph, "net", t.plan_target());
     ::unsetenv("CORTADO_KNOBS");
     EXPECT_EQ(overridden.registers_per_thread, 160);
-    for (const char *bad : {"cortado_conv2d.gpu_registers=many", "cortado_conv2d.gpu_registers=300"}) {
-        ::setenv("CORTADO_KNOBS", bad, 1);
+    for (const auto &[bad, expected] : std::vector<std::pair<std::string, std::string>>{
+             {"conv2d.registers=many", "knob values are whole numbers"},
+             {"conv2d.registers=300", "layer 'c' (Convolution): CORTADO_KNOBS: conv2d knob registers = 300 is out of range: registers 16..255"}}) {
+        ::setenv("CORTADO_KNOBS", bad.c_str(), 1);
         try {
-            plan_network(graph, "net", t.halide_target, t.knobs);
+            plan_network(graph, "net", t.plan_target());
             ADD_FAILURE() << bad << " was accepted";
         } catch (const CompileError &e) {
-            EXPECT_NE(std::string(e.what()).find("gpu_registers must be a whole number from 16 to 255"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
         }
         ::unsetenv("CORTADO_KNOBS");
     }

@@ -102,12 +102,14 @@ class ScopedKnobs {
     std::optional<std::string> before_;
 };
 
-// The GPU schedules' shared-memory staging (schedules/gpu/conv2d_staged.h), forced by its knob
-// on shapes its default leaves to the register variant: split input channels, strides, dilation,
-// odd maps, batch 2, channel counts with few divisors; grouped layers must fall back to the
-// register variant. Other targets ignore the knob.
+bool gpu_test_target() { return Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature(); }
+
+// The GPU family's shared-memory staging (schedules/gpu/conv2d_staged.h), chosen family-wide
+// on shapes its default leaves to the register variant: split input channels, strides,
+// dilation, odd maps, batch 2, channel counts with few divisors; grouped layers must keep the
+// register variant. CPU targets, which have no such variant, run the same shapes as they are.
 TEST(Convolution, SharedMemoryStagedShapes) {
-    const ScopedKnobs force_staging("cortado_conv2d.gpu_stage_channels=4");
+    const ScopedKnobs force_staging(gpu_test_target() ? "conv2d.variant=gpu_staged,conv2d.stage_channels=4" : "");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
                                  layer("r", "ReLU", "c", "c"),
                              {1, 64, 15, 15}, "staged, input channels split");
@@ -139,9 +141,8 @@ TEST(Convolution, SharedMemoryStagedShapes) {
 // threads): split input channels, odd channel counts (overlapping tiles) and groups do; the
 // strided 3x3, the 1x1 layer and the 11x11 one (rows not unrolled) keep 4 channels.
 TEST(Convolution, LargeRegisterBudgetShapes) {
-    if (!Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature())
-        GTEST_SKIP() << "the register budget only steers GPU schedules; " << test_target() << " has none";
-    const ScopedKnobs budget("cortado_conv2d.gpu_registers=128,cortado_conv2d.gpu_target_threads=2048");
+    if (!gpu_test_target()) GTEST_SKIP() << "the register budget only steers GPU schedules; " << test_target() << " has none";
+    const ScopedKnobs budget("conv2d.registers=128,conv2d.target_threads=2048");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
                                  layer("r", "ReLU", "c", "c"),
                              {1, 128, 15, 15}, "3x3, input channels split");

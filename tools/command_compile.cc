@@ -6,6 +6,7 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/network_builder.h"
+#include "tools/tuning_db.h"
 
 namespace cortado {
 
@@ -19,7 +20,7 @@ std::string default_network_name(const std::string &graph_name) {
 
 int command_compile(const std::vector<std::string> &args) {
     const CliArgs cli =
-        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape"}, {"shared"});
+        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db"}, {"shared"});
     if (!cli.has("output-dir")) throw CompileError("compile needs -o DIR");
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
@@ -27,7 +28,8 @@ int command_compile(const std::vector<std::string> &args) {
     const Graph graph = load_network(cli.positional, options, true);
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));
-    const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true);
+    const ChoiceOverrides records = cli.has("db") ? read_tuning_db(cli.get("db")) : ChoiceOverrides{};
+    const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true, records);
     if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
     std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()
               << " distinct kernels, " << built.plan.arena_floats * 4 / 1024 << " KiB of activations, target "

@@ -3,17 +3,32 @@
 
 #include "frontend/layer_cost.h"
 #include "frontend/load_network.h"
+#include "frontend/compile_error.h"
+#include "frontend/kernel_plan.h"
 #include "tools/cli_args.h"
 #include "tools/graph_json.h"
 #include "tools/commands.h"
+#include "tools/plan_report.h"
+#include "tools/target_description.h"
+#include "tools/tuning_db.h"
 
 namespace cortado {
 
 int command_info(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape"}, {"json"});
+    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan"});
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+    if (cli.flags.count("plan")) {
+        if (cli.flags.count("json")) throw CompileError("info: --plan prints text; leave out --json");
+        // The graph as compile plans it: fused, then the target's choices for every step.
+        const Graph fused = load_network(cli.positional, options, true);
+        const TargetDescription target = resolve_target(cli.get("target", "host"));
+        const ChoiceOverrides records = cli.has("db") ? read_tuning_db(cli.get("db")) : ChoiceOverrides{};
+        std::cout << plan_report(plan_network(fused, fused.name, target.plan_target(), records), target.name);
+        return 0;
+    }
+    if (cli.has("target") || cli.has("db")) throw CompileError("info: --target and --db go with --plan");
     const Graph graph = load_network(cli.positional, options, false);
 
     LayerCost total;

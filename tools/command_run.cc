@@ -20,6 +20,7 @@
 #include "tools/npy.h"
 #include "tools/temporary_directory.h"
 #include "tools/toolchain.h"
+#include "tools/tuning_db.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -83,7 +84,7 @@ int command_run(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(
         args,
         {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape", "batch",
-         "target", "iterations"},
+         "target", "iterations", "db"},
         {"check", "check-finite"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
@@ -103,7 +104,8 @@ int command_run(const std::vector<std::string> &args) {
         std::cerr << "cortado: note: running code for " << target.halide_target << " on this machine\n";
 
     TemporaryDirectory build_dir("cortado-run");
-    const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), true);
+    const ChoiceOverrides records = cli.has("db") ? read_tuning_db(cli.get("db")) : ChoiceOverrides{};
+    const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), true, records);
     LoadedNetwork net(link_shared_library(built, build_dir.path()), "net");
 
     std::vector<LayerWeights> weights;

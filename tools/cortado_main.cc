@@ -11,12 +11,15 @@ const char *kUsage =
     "commands:\n"
     "  info     per-layer shapes, FLOPs, parameters, arithmetic intensity\n"
     "           [--batch N] [--input-shape N,C,H,W] [--json]\n"
+    "           --plan [--target T] [--db FILE]: per step the kernel, variant and knobs, and\n"
+    "           where each came from\n"
     "  compile  emit DIR/NAME.h and DIR/libNAME.a with NAME_forward()\n"
     "           -o DIR [--target T] [--batch N] [--name NAME] [--input-shape N,C,H,W] [--shared]\n"
+    "           [--db FILE]  (tuning records: a variant and knobs per op signature)\n"
     "  run      compile, run and time the network on this machine\n"
     "           [--weights W.caffemodel | --seed S] [--save-weights OUT.caffemodel]\n"
     "           [--input X.npy] [--output Y.npy] [--dump-dir D] [--input-shape N,C,H,W]\n"
-    "           [--batch N] [--target T] [--iterations K] [--check] [--check-finite]\n"
+    "           [--batch N] [--target T] [--iterations K] [--check] [--check-finite] [--db FILE]\n"
     "  bench    conv|sgemm: cortado vs oneDNN / OpenBLAS on the same data, outputs checked first\n"
     "           [--quick] [--batch N] [--iterations K] [--json F] [--markdown F] [--set CSV]\n";
 

@@ -113,7 +113,7 @@ mkdir -p .device/stage
 build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/bench $quick
 # The conv suite once more with shared-memory staging forced where it applies (ungrouped
 # layers): what it would change against the default register variant.
-CORTADO_KNOBS=cortado_conv2d.gpu_stage_channels=4 \
+CORTADO_KNOBS=conv2d.variant=gpu_staged,conv2d.stage_channels=4 \
   build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/bench-staged $quick
 build/tools/cortado bench sgemm --target cuda-h100 --prepare .device/stage/bench $quick
 build/tools/cortado bench nets --target cuda-h100 --prepare .device/stage/bench $quick
@@ -125,17 +125,17 @@ for floors in cuda:cuda-h100 opencl:opencl-nvidia opencl-untuned:${targets[openc
 done
 l6='"conv": [1, 1024, 15, 15, 1024, 3, 3, 1, 1, 1, 1, 15, 15, 1]'
 # Variants run on top of each target description (its knob table and registers_per_thread).
-variants="default: r96:gpu_registers=96 r64:gpu_registers=64 tc4:gpu_threads_c=4 tc8:gpu_threads_c=8
-  k8:gpu_split_k=8 k32:gpu_split_k=32 rows5:gpu_rows=5 ch4:gpu_channels=4
-  ch4_rows15:gpu_channels=4,gpu_rows=15 ch4_rows15_tc4:gpu_channels=4,gpu_rows=15,gpu_threads_c=4
-  kc4:gpu_stage_channels=4 kc8:gpu_stage_channels=8"
+variants="default: r96:registers=96 r64:registers=64 tc4:threads_c=4 tc8:threads_c=8
+  k8:split_k=8 k32:split_k=32 rows5:rows=5 ch4:channels=4
+  ch4_rows15:channels=4,rows=15 ch4_rows15_tc4:channels=4,rows=15,threads_c=4
+  kc4:variant=gpu_staged,stage_channels=4 kc8:variant=gpu_staged,stage_channels=8"
 echo "cortado: knob sweep for ${targets[cuda]} and ${targets[opencl]}"
 for api in cuda opencl; do
   description=targets/${names[$api]}.target
   peak=$(sed -n 's/^peak_gflops = //p' "$description"); bandwidth=$(sed -n 's/^bandwidth_gbs = //p' "$description")
   entries=""
   for variant in $variants; do
-    label=${variant%%:*}; knobs=$(echo "${variant#*:}" | sed 's/\([a-z_]*=\)/cortado_conv2d.\1/g')
+    label=${variant%%:*}; knobs=$(echo "${variant#*:}" | sed 's/\([a-z_]*=\)/conv2d.\1/g')
     CORTADO_KNOBS="$knobs" device_library .device/stage/tune-$api/$label "${names[$api]}" .device/models/overfeat_l6.prototxt
     entries="$entries${entries:+,}{\"name\": \"L6 $api $label\", \"library\": \"$label/libnet.so\", \"gflop\": 4.247, \"megabytes\": 39.6, $l6}"
   done

@@ -74,13 +74,13 @@ std::string build_kernel(const KernelInstance &kernel) {
         args.output_dir = dir;
         args.output_types = {Halide::OutputFileType::object};
         args.targets = {Halide::Target(kernel.target).with_feature(Halide::Target::NoRuntime)};
-        args.generator_name = kernel.generator;
+        args.generator_name = kernel.generator();
         args.function_name = name;
         args.file_base_name = name;
         args.create_generator = [](const std::string &generator, const Halide::GeneratorContext &context) {
             return Halide::Internal::GeneratorRegistry::create(generator, context);
         };
-        for (const auto &[key, value] : kernel.params) args.generator_params[key] = value;
+        for (const auto &[key, value] : kernel.generator_params()) args.generator_params[key] = value;
         try {
             Halide::Internal::execute_generator(args);
         } catch (const Halide::Error &e) {

@@ -37,13 +37,13 @@ void write_file(const fs::path &path, const std::string &text) {
 }  // namespace
 
 BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
-                           const std::string &out_dir, bool verbose) {
+                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides) {
     if (!is_valid_network_name(name))
         throw CompileError("network name '" + name +
                            "' must be a C identifier (letters, digits, underscores)");
     // Looked up first: a missing cross compiler fails before any kernel builds.
     const Toolchain toolchain = toolchain_for(target.halide_target);
-    BuiltNetwork built{plan_network(graph, name, target.halide_target, target.knobs), "", "", toolchain};
+    BuiltNetwork built{plan_network(graph, name, target.plan_target(), overrides), "", "", toolchain};
     const NetworkPlan &plan = built.plan;
     fs::create_directories(out_dir);
 

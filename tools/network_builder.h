@@ -18,10 +18,10 @@ struct BuiltNetwork {
     Toolchain toolchain;  // what built it; links the shared library too
 };
 
-// Compiles with the target's Halide string and knob table. Prints progress to stderr when
-// `verbose`.
+// Compiles with the target's Halide string, family and knob table, and the tuning records in
+// `overrides`. Prints progress to stderr when `verbose`.
 BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
-                           const std::string &out_dir, bool verbose);
+                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides = {});
 
 // Links a static network library into a shared object for `cortado run` to dlopen.
 std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir);

@@ -35,6 +35,15 @@ double positive_number(const std::map<std::string, std::string> &keys, const std
 
 }  // namespace
 
+PlanTarget TargetDescription::plan_target() const {
+    PlanTarget plan(halide_target);
+    plan.family = schedule_family;
+    plan.vector_bits = vector_bits;
+    plan.registers_per_thread = registers_per_thread;
+    plan.knobs = knobs;
+    return plan;
+}
+
 TargetDescription resolve_target(const std::string &name) {
     TargetDescription target;
     target.name = name;
@@ -80,9 +89,14 @@ TargetDescription resolve_target(const std::string &name) {
                 throw CompileError(file.string() + ": registers_per_thread must be a whole number from 16 to 255, not '" +
                                    keys["registers_per_thread"] + "'");
             target.registers_per_thread = int(registers);
-            // First in the table, so that knob lines and CORTADO_KNOBS can still override it.
-            target.knobs = "cortado_conv2d.gpu_registers=" + std::to_string(target.registers_per_thread) +
-                           (target.knobs.empty() ? "" : "," + target.knobs);
+        }
+        target.schedule_family = keys["schedule_family"];
+        if (keys.count("vector_bits")) {
+            const double bits = positive_number(keys, "vector_bits", file.string());
+            if (bits != int(bits) || int(bits) % 32 != 0)
+                throw CompileError(file.string() + ": vector_bits must be a whole number of floats (a multiple of 32), not '" +
+                                   keys["vector_bits"] + "'");
+            target.vector_bits = int(bits);
         }
         target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
         target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());
@@ -90,7 +104,14 @@ TargetDescription resolve_target(const std::string &name) {
     if (!Halide::Target::validate_target_string(target.halide_target))
         throw CompileError("unknown target '" + name + "': give host, a name from " +
                            (fs::path(CORTADO_SOURCE_DIR) / "targets").string() + " or a Halide target string");
-    target.halide_target = Halide::Target(target.halide_target).to_string();
+    const Halide::Target halide(target.halide_target);
+    target.halide_target = halide.to_string();
+    if (target.vector_bits == 0) target.vector_bits = 32 * halide.natural_vector_size<float>();
+    try {
+        target.schedule_family = resolve_plan_target(target.plan_target()).family;
+    } catch (const CompileError &e) {
+        throw CompileError((target.file.empty() ? name : target.file) + ": " + e.what());
+    }
     return target;
 }
 

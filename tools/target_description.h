@@ -5,24 +5,30 @@
 
 #include <string>
 
+#include "frontend/plan_target.h"
+
 namespace cortado {
 
 struct TargetDescription {
     std::string name;           // as given on the command line
     std::string file;           // the description file read; empty for host and Halide strings
     std::string halide_target;  // canonical Halide target string
-    std::string knobs;          // "generator.param=value,..." (empty: the schedules' defaults)
+    std::string knobs;          // "op.knob=value,..." (empty: the family's default rules)
+    std::string schedule_family;  // the description's, else the Halide string's usual family
+    int vector_bits = 0;          // the description's, else Halide's natural float vector size
     double peak_gflops = 0;     // fp32 arithmetic peak; 0 when the description gives none
     double bandwidth_gbs = 0;   // main-memory bandwidth; 0 when the description gives none
-    // GPU registers a thread may use: GPU schedules size their register tiles to it (as the
-    // knob cortado_conv2d.gpu_registers, ahead of the table) and, on CUDA, the network runtime
-    // raises the driver's per-kernel cap to it. 0: Halide's default (64 on CUDA).
+    // GPU registers a thread may use: the default of the GPU convolutions' `registers` knob,
+    // which sizes their register tiles; on CUDA the network runtime raises the driver's
+    // per-kernel cap to the plan's largest. 0: Halide's default (64 on CUDA).
     int registers_per_thread = 0;
+
+    PlanTarget plan_target() const;
 };
 
 // `name`: "host", a file name in targets/ without ".target", a path ending in ".target", or a
-// Halide target string. Throws CompileError for unknown names, invalid Halide strings and
-// malformed descriptions (naming file:line).
+// Halide target string. Throws CompileError for unknown names, invalid Halide strings,
+// malformed descriptions (naming file:line) and families that cannot serve the target.
 TargetDescription resolve_target(const std::string &name);
 
 }  // namespace cortado

@@ -1,7 +1,7 @@
-// GPU schedule for conv2d (CUDA, OpenCL). Two variants:
-// - shared-memory staging (conv2d_staged.h): blocks stage input windows and weights chunk by
-//   chunk; opt-in through the gpu_stage_channels knob (Conv2dKnobs says why);
-// - register tiling (below): each thread owns a register tile of `channels` output channels x
+// GPU schedules for conv2d (CUDA, OpenCL), two variants (space.h registers them):
+// - gpu_staged, shared-memory staging (conv2d_staged.h): blocks stage input windows and weights
+//   chunk by chunk; never the default (Conv2dKnobs::stage_channels says why);
+// - gpu_register_tile (below): each thread owns a register tile of `channels` output channels x
 //   `rows` output rows x `cols` adjacent x positions; a block is `threads_x` x-positions by
 //   `threads_c` channel groups; inputs and weights come through the L1 cache. Layers with few
 //   outputs and a long reduction split the input channels `split_k` ways (rfactor) so enough
@@ -16,30 +16,10 @@
 #include "generators/conv2d.h"
 #include "schedules/gpu/conv2d_split_k.h"
 #include "schedules/gpu/conv2d_staged.h"
+#include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/tiling.h"
 
 namespace cortado::schedules::gpu {
-
-// Tuning knobs (generator parameters); 0 means "chosen from the shape by the variant".
-struct Conv2dKnobs {
-    int rows = 0, channels = 0, threads_x = 0, threads_c = 0;
-    int cols = 0;     // x positions per thread: neighbours share input loads across kx
-    int threads_y = 0;  // row groups per block (staged variant only)
-    int split_k = 0;  // aiming for `target_threads` threads
-    int target_threads = 65536;
-    // Input channels per staged chunk: N > 0 takes the shared-memory variant, 0 (default) the
-    // register variant. Staging is opt-in: on the H100 it lost on most of the conv suite (up to
-    // 5x on large maps, where the block's shared running sums limit occupancy), and once the
-    // register variant ran channels-innermost it lost on Overfeat L6 too, its last win (0.292
-    // against 0.274 ms; docs/PERFORMANCE.md, session 4). It stays for devices where shared
-    // memory pays, and to be tuned.
-    int stage_channels = 0;
-    // Registers a thread may use (the target's registers_per_thread; on CUDA the runtime
-    // raises the driver's cap to it). Halide 21's CUDA runtime caps every kernel at 64, and a
-    // tile that needs more spills: 8 channels x 8 rows ran 1.71 ms on Overfeat L6 under the cap
-    // and 0.235 ms under a cap of 112 (docs/PERFORMANCE.md, session 5).
-    int registers = 64;
-};
 
 // Unrolls the kernel loops of a register reduction: kx when the kernel is at most 5 wide; with
 // 128 registers ky too, so that one input row serves every kernel row that reads it (10 rows
@@ -48,28 +28,6 @@ inline void unroll_kernel_window(Halide::Stage reduction, const Conv2d &a, const
     if (s.kernel_w > 5) return;
     reduction.unroll(a.r.x);
     if (k.registers >= 128 && s.kernel_h > 1 && s.kernel_h <= 5) reduction.unroll(a.r.y);
-}
-
-// Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
-// rows: take 8 rows when that wastes at most 10% (15, 55, 56 ... rows), else 4.
-inline int rows_per_thread(int out_h) {
-    auto computed = [&](int rows) { return ((out_h + rows - 1) / rows) * rows; };
-    return computed(8) * 10 <= out_h * 11 ? 8 : 4;
-}
-
-// Threads a register tile of cols x rows x channels gives, one per tile.
-inline long tile_threads(const Conv2dShape &s, int cols, int rows, int channels) {
-    return long(s.batch) * ((s.out_w + cols - 1) / cols) * ((s.out_h + rows - 1) / rows) *
-           ((s.out_channels + channels - 1) / channels);
-}
-
-// Split the reduction until about `target_threads` threads run (default 64k: 132 SMs x 512),
-// keeping at least 16 input channels per share.
-inline int split_for(const Conv2dShape &s, long threads, int target_threads) {
-    const int in_per_group = s.in_channels / s.group;
-    int split = 1;
-    while (threads * split * 2 <= target_threads && in_per_group / (split * 2) >= 16) split *= 2;
-    return split;
 }
 
 // Tiles `f` (x, y, c, n[, u]) into register tiles per thread and returns the thread's x var.
@@ -92,29 +50,6 @@ inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y
     for (const Var &extra : extra_blocks) f.fuse(block, extra, block);
     f.gpu_blocks(xo, yo, block).gpu_threads(xi, ct).unroll(xr).unroll(yi).unroll(ci);
     return xi;
-}
-
-// The register tile's sizes, each knob left at 0 filled in from the shape.
-inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
-    // 8 output channels per thread (64 accumulators) need about 96 registers; given them,
-    // spatial kernels take the larger tile, with 2 channel groups per block (8 with 4
-    // channels). On the H100's quick conv suite it won on 3x3 and 5x5 layers (Overfeat L6
-    // 0.276 -> 0.217 ms) and lost up to 10% on 1x1 layers at batch 20, which keep 4 channels
-    // (docs/PERFORMANCE.md, session 5).
-    if (k.cols <= 0) k.cols = 1;
-    if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
-    bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;
-    // The larger tile halves the threads; layers whose reduction cannot be split far enough to
-    // make up for it keep the smaller one: LeNet's convolutions at batch 5 and 20 (at most 4320
-    // threads with 8 channels) ran twice as long with it.
-    if (wide && k.channels <= 0 && k.split_k <= 0) {
-        const long threads = tile_threads(s, k.cols, k.rows, 8);
-        wide = threads * split_for(s, threads, k.target_threads) >= k.target_threads / 8;
-    }
-    if (k.channels <= 0) k.channels = wide ? 8 : 4;
-    if (k.threads_x <= 0) k.threads_x = 32;
-    if (k.threads_c <= 0) k.threads_c = k.channels >= 8 ? 2 : 8;
-    return k;
 }
 
 inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKnobs k) {
@@ -179,18 +114,6 @@ inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const 
     sum_knobs.registers = k.registers;
     const Conv2dKnobs sum_tile = register_tile(s, sum_knobs);
     schedule_conv2d_staged(a, s, t, [&](Halide::Func f) { return tile_conv_output(f, a.x, a.y, a.c, a.n, s, sum_tile, {}); });
-}
-
-inline void schedule_conv2d(Conv2d &a, const Conv2dShape &s, const Halide::Target &, Conv2dKnobs k = {}) {
-    // Knobs come from users (target tables, CORTADO_KNOBS): a size below 1 means "by shape".
-    // Grouped layers never stage: bounds inference cannot tell that a block's output channels
-    // share one group, so the staged window would span the next group and read past the input.
-    const bool staged = s.group == 1 && k.stage_channels > 0;
-    if (staged) {
-        schedule_conv2d_with_staging(a, s, k);
-    } else {
-        schedule_conv2d_registers(a, s, k);
-    }
 }
 
 }  // namespace cortado::schedules::gpu

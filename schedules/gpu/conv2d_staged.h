@@ -10,7 +10,7 @@
 // reduction split the input channels `split_k` ways (rfactor); a small kernel adds the shares.
 // Ungrouped layers only (conv2d.h says why), so channel counts below are whole-layer counts.
 // Reached: Overfeat L6 at 22.6% of the H100 FFMA peak (cuDNN fp32: 19.3%); the register variant
-// reaches 35.9% with a 128-register budget, so staging is opt-in (gpu_stage_channels);
+// reaches 35.9% with a 128-register budget, so staging (the gpu_staged variant) is never the default;
 // docs/PERFORMANCE.md.
 #pragma once
 

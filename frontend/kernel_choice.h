@@ -1,0 +1,137 @@
+// Choosing how each op is computed. Settings come from up to four places, strongest first:
+//   1. $CORTADO_KNOBS, "op.knob=value,op.variant=name,...", for experiments;
+//   2. a tuning database (`--db FILE`): one JSON line per op signature with a variant and knobs;
+//   3. the target description's knob table (`knob = op.knob=value` lines), family-wide;
+//   4. the family's default rule (schedules/<family>/space.h).
+// The variant is the strongest source's; each knob is the strongest source's that sets it, and
+// the default rule fills in the rest. A knob the variant does not declare, or a value outside
+// its domain, is an error naming the source, the knob and its range.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/compile_error.h"
+#include "generators/ops/choice.h"
+#include "schedules/space.h"
+
+namespace cortado {
+
+// What one source says about one op.
+struct ChoiceSettings {
+    std::string source;   // "CORTADO_KNOBS", "target knobs", "FILE:LINE"
+    std::string variant;  // empty: not set
+    std::vector<std::pair<std::string, int>> knobs;
+    // From a record for this op signature: it must apply as written. Family-wide sources may
+    // name knobs of other variants, or a variant that cannot compute some layers; those layers
+    // keep the default for that setting.
+    bool exact = false;
+};
+
+// "op.knob=value,op.variant=name,..." -> settings per op name. Throws CompileError naming
+// `source` for malformed items and unknown ops.
+std::map<std::string, ChoiceSettings> parse_knob_table(const std::string &text, const std::string &source);
+
+// Every op name the families know ("conv2d", "pooling", ...).
+std::vector<std::string> op_names();
+
+struct ResolvedChoice {
+    ops::Choice choice;
+    std::string variant_source;                               // where the variant came from
+    std::vector<std::pair<std::string, std::string>> knob_sources;  // knob -> where it came from
+};
+
+inline std::string knob_range(const schedules::KnobSpec &k) {
+    return k.name + " " + std::to_string(k.min) + ".." + std::to_string(k.max);
+}
+
+template <typename Shape>
+std::string variant_knobs(const schedules::VariantSpec<Shape> &v) {
+    if (v.knobs.empty()) return "it has no knobs";
+    std::string text = "its knobs: ";
+    for (size_t i = 0; i < v.knobs.size(); i++) text += (i ? ", " : "") + knob_range(v.knobs[i]);
+    return text;
+}
+
+// Throws CompileError (without the layer: the planner adds it).
+template <typename Shape>
+ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shape &shape,
+                              const schedules::TargetInfo &target,
+                              const std::vector<const ChoiceSettings *> &strongest_first) {
+    const std::string op = Shape::kOp;
+    const std::string where = op + " on family " + target.family;
+    ResolvedChoice resolved;
+    if (space.variants.empty()) throw CompileError("family " + target.family + " has no variant for " + op);
+    std::string variant = space.default_variant(shape, target);
+    resolved.variant_source = "default rule";
+    for (const ChoiceSettings *s : strongest_first)
+        if (!s->variant.empty()) {
+            variant = s->variant;
+            resolved.variant_source = s->source;
+            break;
+        }
+    const schedules::VariantSpec<Shape> *spec = space.find(variant);
+    if (!spec) {
+        std::string names;
+        for (const auto &v : space.variants) names += (names.empty() ? "" : ", ") + v.name;
+        throw CompileError(resolved.variant_source + ": " + where + " has no variant '" + variant + "'; it has " + names);
+    }
+    const std::string why_not = spec->unsupported ? spec->unsupported(shape) : "";
+    if (!why_not.empty()) {
+        const bool exact = resolved.variant_source != "default rule" &&
+                           std::any_of(strongest_first.begin(), strongest_first.end(), [&](const ChoiceSettings *s) {
+                               return s->exact && s->source == resolved.variant_source;
+                           });
+        if (exact || resolved.variant_source == "default rule")
+            throw CompileError(resolved.variant_source + ": variant " + variant + " of " + where + ": " + why_not);
+        resolved.variant_source = "default rule (" + variant + " of " + resolved.variant_source + ": " + why_not + ")";
+        variant = space.default_variant(shape, target);
+        spec = space.find(variant);
+    }
+    ops::Knobs knobs;
+    std::map<std::string, std::string> sources;
+    for (const ChoiceSettings *s : strongest_first) {
+        for (const auto &[name, value] : s->knobs) {
+            if (sources.count(name)) continue;  // a stronger source set it
+            const auto declared = std::find_if(spec->knobs.begin(), spec->knobs.end(),
+                                               [&](const schedules::KnobSpec &k) { return k.name == name; });
+            if (declared == spec->knobs.end()) {
+                const bool other_variants = std::any_of(space.variants.begin(), space.variants.end(), [&](const auto &v) {
+                    return std::any_of(v.knobs.begin(), v.knobs.end(), [&](const auto &k) { return k.name == name; });
+                });
+                if (!s->exact && other_variants) continue;
+                throw CompileError(s->source + ": " + where + ", variant " + variant + ", has no knob '" + name + "'; " +
+                                   variant_knobs(*spec));
+            }
+            if (value < declared->min || value > declared->max)
+                throw CompileError(s->source + ": " + op + " knob " + name + " = " + std::to_string(value) +
+                                   " is out of range: " + knob_range(*declared) + " (" + declared->meaning + ")");
+            knobs.set(name, value);
+            sources[name] = s->source;
+        }
+    }
+    spec->complete(shape, target, knobs);
+    // In the declared order, so that equal choices print and hash alike.
+    for (const schedules::KnobSpec &k : spec->knobs) {
+        if (!knobs.has(k.name))
+            throw CompileError("the default rule of " + variant + " (" + where + ") left knob " + k.name + " unset");
+        resolved.choice.knobs.values.emplace_back(k.name, knobs.get(k.name));
+        resolved.knob_sources.emplace_back(k.name, sources.count(k.name) ? sources[k.name] : "default rule");
+    }
+    if (spec->violated) {
+        const std::string broken = spec->violated(shape, resolved.choice.knobs);
+        if (!broken.empty()) {
+            std::string from;
+            for (const auto &[name, source] : sources) from += (from.empty() ? "" : ", ") + name + " from " + source;
+            throw CompileError(where + ", variant " + variant + ": " + broken + (from.empty() ? "" : " (" + from + ")"));
+        }
+    }
+    resolved.choice.variant = variant;
+    resolved.choice.tolerance = spec->tolerance;
+    return resolved;
+}
+
+}  // namespace cortado

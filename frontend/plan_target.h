@@ -1,0 +1,32 @@
+// The target as the planner sees it, without linking Halide: the Halide target string, the
+// schedule family (from the target description, else from the string), the vector width and
+// GPU register budget the default rules size tiles by, and the description's knob table.
+#pragma once
+
+#include <string>
+
+#include "schedules/space.h"
+
+namespace cortado {
+
+struct PlanTarget {
+    std::string halide_target;      // canonical Halide target string
+    std::string family;             // empty: the Halide string's usual family
+    int vector_bits = 0;            // 0: from the Halide string
+    int registers_per_thread = 0;   // 0: the GPU API's default
+    std::string knobs;              // the description's table, "op.knob=value,..."
+
+    PlanTarget() = default;
+    PlanTarget(std::string halide) : halide_target(std::move(halide)) {}  // NOLINT: plain strings plan too
+    PlanTarget(const char *halide) : halide_target(halide) {}              // NOLINT
+};
+
+// The family a Halide target string gets by default: gpu for CUDA and OpenCL, hvx for HVX
+// v68+, x86 and arm (64-bit) by architecture. Throws CompileError for targets with none.
+std::string default_schedule_family(const std::string &halide_target);
+
+// Fills in the family and vector width and checks that the family exists and can serve the
+// target (a GPU family for a GPU target, a CPU one otherwise). Throws CompileError.
+schedules::TargetInfo resolve_plan_target(const PlanTarget &target);
+
+}  // namespace cortado

@@ -1,0 +1,109 @@
+// How one op is computed: the variant a family registered (schedules/<family>/space.h), its
+// knob values, and what later passes and the runtime must agree on: the weight packing done
+// at create time, the activation layouts, the fused epilogue and the numerical tolerance the
+// variant is checked to. The planner fills it in (frontend/choose_kernel.cc); the generator
+// receives it with the op's shape, in one descriptor (op.h).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "generators/ops/field_text.h"
+
+namespace cortado::ops {
+
+// Knob values by name, in the order the variant's knob space declares them.
+struct Knobs {
+    std::vector<std::pair<std::string, int>> values;
+
+    bool has(const std::string &name) const {
+        for (const auto &[key, value] : values)
+            if (key == name) return true;
+        return false;
+    }
+    int get(const std::string &name) const {
+        for (const auto &[key, value] : values)
+            if (key == name) return value;
+        throw std::invalid_argument("no knob '" + name + "' in this choice");
+    }
+    void set(const std::string &name, int value) {
+        for (auto &[key, old] : values)
+            if (key == name) {
+                old = value;
+                return;
+            }
+        values.emplace_back(name, value);
+    }
+    bool operator==(const Knobs &other) const { return values == other.values; }
+};
+
+inline std::string field_value(const Knobs &knobs) {
+    std::string text;
+    for (const auto &[name, value] : knobs.values) text += (text.empty() ? "" : ",") + name + ":" + std::to_string(value);
+    return text;
+}
+inline void parse_field(const std::string &text, Knobs &knobs) {
+    knobs.values.clear();
+    std::vector<std::string> items;
+    parse_field(text, items);
+    for (const std::string &item : items) {
+        const size_t colon = item.find(':');
+        if (colon == std::string::npos) throw std::invalid_argument("knob '" + item + "' is not name:value");
+        int value = 0;
+        parse_field(item.substr(colon + 1), value);
+        knobs.values.emplace_back(item.substr(0, colon), value);
+    }
+}
+
+// Weights as the runtime hands them to the kernel. Caffe's order is all there is today; the
+// GEMM and blocked-layout variants add packed panels, which the runtime builds in NAME_create.
+enum class WeightPacking { CaffeOrder };
+// Activation layout of a kernel's input and output tensors.
+enum class Layout { NCHW };
+
+inline std::string field_value(WeightPacking) { return "caffe_order"; }
+inline void parse_field(const std::string &text, WeightPacking &p) {
+    if (text != "caffe_order") throw std::invalid_argument("unknown weight packing '" + text + "'");
+    p = WeightPacking::CaffeOrder;
+}
+inline std::string field_value(Layout) { return "nchw"; }
+inline void parse_field(const std::string &text, Layout &l) {
+    if (text != "nchw") throw std::invalid_argument("unknown layout '" + text + "'");
+    l = Layout::NCHW;
+}
+
+// What runs on each output element after the op itself: Caffe's bias, then an optional
+// (leaky) ReLU fused from the next layer. A residual add joins here later.
+struct Epilogue {
+    bool bias = false;
+    bool relu = false;
+    float relu_slope = 0.0f;
+};
+
+struct Choice {
+    std::string variant;
+    Knobs knobs;
+    WeightPacking weights = WeightPacking::CaffeOrder;
+    Layout layout_in = Layout::NCHW, layout_out = Layout::NCHW;
+    Epilogue epilogue;
+    // Relative L2 error against the double-precision reference that the variant is held to:
+    // 1e-5 for exact variants, larger (and documented with the variant) for approximate ones.
+    float tolerance = 1e-5f;
+
+    template <typename Visit>
+    void fields(Visit &&visit) {
+        visit("variant", variant);
+        visit("knobs", knobs);
+        visit("weights", weights);
+        visit("layout_in", layout_in);
+        visit("layout_out", layout_out);
+        visit("bias", epilogue.bias);
+        visit("relu", epilogue.relu);
+        visit("relu_slope", epilogue.relu_slope);
+        visit("tolerance", tolerance);
+    }
+};
+
+}  // namespace cortado::ops

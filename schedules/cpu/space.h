@@ -1,0 +1,68 @@
+// The generic CPU family: a simple correct schedule for every op on any CPU Halide targets,
+// written in the target's vector width. A new CPU family starts from this space and overrides
+// only what it tunes (x86/space.h, arm/space.h); a target description with
+// `schedule_family = cpu` runs on it unchanged.
+#pragma once
+
+#include <algorithm>
+
+#include "schedules/space.h"
+
+namespace cortado::schedules::cpu {
+
+// conv2d: the register-tiled direct convolution (conv2d_register_tile.h). The generic tile, 4
+// output channels x 1 vector, needs 4 accumulators + 1 input + 1 broadcast weight: it fits
+// any SIMD register file.
+inline VariantSpec<Conv2dShape> conv2d_register_tile(int channel_block, int vectors_x) {
+    VariantSpec<Conv2dShape> v;
+    v.name = "cpu_register_tile";
+    v.knobs = {{"channel_block", 1, 32, "output channels per register tile"},
+               {"vectors_x", 1, 8, "vectors of output x per register tile"}};
+    v.complete = [channel_block, vectors_x](const Conv2dShape &, const TargetInfo &, Knobs &k) {
+        if (!k.has("channel_block")) k.set("channel_block", channel_block);
+        if (!k.has("vectors_x")) k.set("vectors_x", vectors_x);
+    };
+    return v;
+}
+
+// InnerProduct: `lanes` interleaved partial sums per dot product, one vector by default.
+inline VariantSpec<InnerProductShape> inner_product_lane_partials() {
+    VariantSpec<InnerProductShape> v;
+    v.name = "cpu_lane_partials";
+    v.knobs = {{"lanes", 1, 64, "interleaved partial sums per dot product"}};
+    v.complete = [](const InnerProductShape &, const TargetInfo &t, Knobs &k) {
+        if (!k.has("lanes")) k.set("lanes", t.float_lanes());
+    };
+    return v;
+}
+
+// Softmax: the channel maximum as `max_lanes` interleaved partial maxima, a vector of them when
+// slices are too narrow to vectorise along x but have a vector's worth of channels.
+inline VariantSpec<SoftmaxShape> softmax_direct() {
+    VariantSpec<SoftmaxShape> v;
+    v.name = "cpu_direct";
+    v.knobs = {{"max_lanes", 1, 64, "interleaved partial maxima over the channels"}};
+    v.complete = [](const SoftmaxShape &s, const TargetInfo &t, Knobs &k) {
+        const int vector = t.float_lanes();
+        if (!k.has("max_lanes")) k.set("max_lanes", s.inner < vector && s.channels >= vector ? vector : 1);
+    };
+    return v;
+}
+
+inline FamilySpace space() {
+    FamilySpace f;
+    f.name = "cpu";
+    f.description = "generic CPU: simple schedules in the target's vector width";
+    f.op<Conv2dShape>() = single_variant(conv2d_register_tile(4, 1));
+    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("cpu_direct"));
+    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("cpu_direct"));
+    f.op<InnerProductShape>() = single_variant(inner_product_lane_partials());
+    f.op<SoftmaxShape>() = single_variant(softmax_direct());
+    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("cpu_direct"));
+    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("cpu_direct"));
+    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("cpu_direct"));
+    f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("cpu_direct"));
+    return f;
+}
+
+}  // namespace cortado::schedules::cpu

@@ -1,0 +1,30 @@
+// The Hexagon HVX family (v68+, fp32 vectors): every op offloaded to the DSP.
+#pragma once
+
+#include "schedules/space.h"
+
+namespace cortado::schedules::hvx {
+
+inline FamilySpace space() {
+    FamilySpace f;
+    f.name = "hvx";
+    f.description = "Hexagon HVX v68+ (compile-verified only)";
+    f.op<Conv2dShape>() = single_variant(plain_variant<Conv2dShape>("hvx_register_tile"));
+    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("hvx_direct"));
+    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("hvx_direct"));
+    VariantSpec<InnerProductShape> ip;
+    ip.name = "hvx_lane_partials";
+    ip.knobs = {{"lanes", 1, 128, "interleaved partial sums per dot product"}};
+    ip.complete = [](const InnerProductShape &, const TargetInfo &, Knobs &k) {
+        if (!k.has("lanes")) k.set("lanes", 32);  // one 1024-bit vector of floats
+    };
+    f.op<InnerProductShape>() = single_variant(ip);
+    f.op<SoftmaxShape>() = single_variant(plain_variant<SoftmaxShape>("hvx_direct"));
+    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("hvx_direct"));
+    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("hvx_direct"));
+    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("hvx_direct"));
+    f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("hvx_direct"));
+    return f;
+}
+
+}  // namespace cortado::schedules::hvx

@@ -1,0 +1,122 @@
+// What a schedule family offers, declared without Halide so that the planner (and the
+// libHalide-free checker) can choose: per op, the variants, each variant's knob space
+// (names, domains, constraints) and the rule that picks the default choice from the shape.
+// Each family declares its space in schedules/<family>/space.h; the generators map variant
+// names to schedule functions (generators/*_generator.cc).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "generators/ops/concat.h"
+#include "generators/ops/conv2d.h"
+#include "generators/ops/elementwise.h"
+#include "generators/ops/inner_product.h"
+#include "generators/ops/lrn.h"
+#include "generators/ops/pooling.h"
+#include "generators/ops/softmax.h"
+
+namespace cortado::schedules {
+
+using ops::Knobs;
+
+// The resolved target a plan is made for.
+struct TargetInfo {
+    std::string halide_target;
+    std::string family;            // "cpu", "x86", "arm", "gpu", "hvx"
+    int vector_bits = 128;         // one float vector register
+    int registers_per_thread = 0;  // GPU register budget; 0: the API's default
+    int float_lanes() const { return vector_bits / 32; }
+};
+
+// One knob: a whole number in [min, max].
+struct KnobSpec {
+    std::string name;
+    int min = 0, max = 0;
+    std::string meaning;
+};
+
+template <typename Shape>
+struct VariantSpec {
+    std::string name;
+    std::vector<KnobSpec> knobs;
+    // Relative L2 error the variant is checked to (ops::Choice::tolerance).
+    float tolerance = 1e-5f;
+    // Why the variant cannot compute `shape`; empty when it can. May be unset (always can).
+    std::function<std::string(const Shape &)> unsupported;
+    // Why a complete set of knobs breaks a limit of the device or the shape (registers,
+    // shared memory, threads per block, divisibility); empty when it does not. May be unset.
+    std::function<std::string(const Shape &, const Knobs &)> violated;
+    // The default rule for the knobs: fills in every declared knob that `knobs` lacks, knowing
+    // the ones stronger sources already set. Declared knobs it leaves out stay unset: an error.
+    std::function<void(const Shape &, const TargetInfo &, Knobs &)> complete;
+};
+
+template <typename Shape>
+struct OpSpace {
+    std::vector<VariantSpec<Shape>> variants;
+    // The default rule for the variant: its name, from the shape.
+    std::function<std::string(const Shape &, const TargetInfo &)> default_variant;
+
+    const VariantSpec<Shape> *find(const std::string &name) const {
+        for (const auto &v : variants)
+            if (v.name == name) return &v;
+        return nullptr;
+    }
+};
+
+// A variant with fixed knob defaults and no constraints: most memory-bound schedules.
+template <typename Shape>
+VariantSpec<Shape> plain_variant(const std::string &name) {
+    VariantSpec<Shape> v;
+    v.name = name;
+    v.complete = [](const Shape &, const TargetInfo &, Knobs &) {};
+    return v;
+}
+
+template <typename Shape>
+OpSpace<Shape> single_variant(VariantSpec<Shape> variant) {
+    OpSpace<Shape> space;
+    const std::string name = variant.name;
+    space.variants.push_back(std::move(variant));
+    space.default_variant = [name](const Shape &, const TargetInfo &) { return name; };
+    return space;
+}
+
+using ops::ChannelAffineShape;
+using ops::ConcatShape;
+using ops::Conv2dShape;
+using ops::EltwiseShape;
+using ops::InnerProductShape;
+using ops::LRNShape;
+using ops::PoolingShape;
+using ops::ReluShape;
+using ops::SoftmaxShape;
+
+// Every op of a family. An op a family leaves without variants is an error at plan time.
+struct FamilySpace {
+    std::string name;
+    std::string description;
+    std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<LRNShape>, OpSpace<InnerProductShape>,
+               OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>, OpSpace<EltwiseShape>,
+               OpSpace<ChannelAffineShape>>
+        ops;
+
+    template <typename Shape>
+    OpSpace<Shape> &op() { return std::get<OpSpace<Shape>>(ops); }
+    template <typename Shape>
+    const OpSpace<Shape> &op() const { return std::get<OpSpace<Shape>>(ops); }
+    // Calls visit(Shape::kOp, const OpSpace<Shape> &) for every op.
+    template <typename Visit>
+    void for_each_op(Visit &&visit) const {
+        std::apply([&](const auto &...space) { (visit(shape_op_name(space), space), ...); }, ops);
+    }
+
+  private:
+    template <typename Shape>
+    static const char *shape_op_name(const OpSpace<Shape> &) { return Shape::kOp; }
+};
+
+}  // namespace cortado::schedules

@@ -1,0 +1,276 @@
+// Typed kernel choices: the descriptor codec, the registry's knob spaces, the precedence of the
+// four sources, the tuning database, and the schedule family in both signatures.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "frontend/compile_error.h"
+#include "frontend/import_caffe.h"
+#include "frontend/kernel_plan.h"
+#include "frontend/shape_inference.h"
+#include "generators/ops/concat.h"
+#include "generators/ops/conv2d.h"
+#include "generators/ops/elementwise.h"
+#include "schedules/families.h"
+#include "tools/target_description.h"
+#include "tools/tuning_db.h"
+
+namespace cortado::testing {
+namespace {
+
+const char *kCuda = "x86-64-linux-cuda";
+const char *kAvx2 = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+
+Graph conv_graph(int group = 1) {
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: 14 dim: 14 }\n"
+        "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
+            std::to_string(group) + " } }\n"
+        "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
+            std::to_string(group) + " } }\n",
+        "choices.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    return graph;
+}
+
+std::string plan_error(const Graph &graph, const PlanTarget &target, const ChoiceOverrides &records = {}) {
+    try {
+        plan_network(graph, "net", target, records);
+    } catch (const CompileError &e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+struct ScopedKnobs {
+    explicit ScopedKnobs(const char *knobs) { ::setenv("CORTADO_KNOBS", knobs, 1); }
+    ~ScopedKnobs() { ::unsetenv("CORTADO_KNOBS"); }
+};
+
+std::string knob_source(const KernelInstance &k, const std::string &name) {
+    for (const auto &[knob, source] : k.knob_sources)
+        if (knob == name) return source;
+    return "absent";
+}
+
+TEST(Descriptors, TextRoundTripsEveryFieldType) {
+    ops::Conv2dOp conv;
+    conv.shape.in_channels = 96, conv.shape.kernel_h = 11, conv.shape.group = 2;
+    conv.choice.variant = "gpu_register_tile";
+    conv.choice.knobs.set("rows", 8);
+    conv.choice.knobs.set("channels", 4);
+    conv.choice.epilogue = ops::Epilogue{true, true, 0.1f};
+    const std::string text = ops::descriptor_text(conv);
+    const auto back = ops::parse_descriptor<ops::Conv2dOp>(text);
+    EXPECT_EQ(ops::descriptor_text(back), text);
+    EXPECT_EQ(back.shape.kernel_h, 11);
+    EXPECT_EQ(back.choice.knobs.get("channels"), 4);
+    EXPECT_EQ(back.choice.epilogue.relu_slope, 0.1f);  // 9 digits read back the same float
+
+    ops::EltwiseOp eltwise;
+    eltwise.shape.operation = ops::EltwiseOperation::Max;
+    eltwise.shape.coefficients = {1.0f, -0.333333343f};
+    const auto eltwise_back = ops::parse_descriptor<ops::EltwiseOp>(ops::descriptor_text(eltwise));
+    EXPECT_EQ(eltwise_back.shape.operation, ops::EltwiseOperation::Max);
+    EXPECT_EQ(eltwise_back.shape.coefficients, eltwise.shape.coefficients);
+    ops::ConcatOp concat;
+    concat.shape.channels = {64, 128, 32};
+    EXPECT_EQ(ops::parse_descriptor<ops::ConcatOp>(ops::descriptor_text(concat)).shape.channels, concat.shape.channels);
+
+    // A descriptor missing a field, with an unknown one, or with a bad value is refused.
+    EXPECT_THROW(ops::parse_fields<ops::ConcatShape>("inner=1;outer=1"), std::invalid_argument);
+    EXPECT_THROW(ops::parse_fields<ops::ConcatShape>("inner=1;outer=1;channels=2;extra=3"), std::invalid_argument);
+    EXPECT_THROW(ops::parse_fields<ops::ConcatShape>("inner=x;outer=1;channels=2"), std::invalid_argument);
+}
+
+TEST(Registry, EveryFamilyGivesEveryOpAVariantWhoseDefaultsLieInTheirDomains) {
+    const ops::Conv2dShape shape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    for (const auto &[name, family] : schedules::families()) {
+        family.for_each_op([&, name = name](const char *op, const auto &space) {
+            EXPECT_FALSE(space.variants.empty()) << name << " " << op;
+            EXPECT_TRUE(space.default_variant) << name << " " << op;
+            for (const auto &v : space.variants) {
+                EXPECT_TRUE(v.complete) << name << " " << v.name;
+                for (const auto &k : v.knobs) EXPECT_LE(k.min, k.max) << v.name << " " << k.name;
+            }
+        });
+        schedules::TargetInfo info{name == "gpu" ? kCuda : kAvx2, name, 256, 0};
+        const auto &conv = family.op<ops::Conv2dShape>();
+        const auto resolved = resolve_choice(conv, shape, info, {});
+        const auto *spec = conv.find(resolved.choice.variant);
+        ASSERT_NE(spec, nullptr);
+        for (size_t i = 0; i < spec->knobs.size(); i++) {
+            EXPECT_GE(resolved.choice.knobs.values[i].second, spec->knobs[i].min) << name << " " << spec->knobs[i].name;
+            EXPECT_LE(resolved.choice.knobs.values[i].second, spec->knobs[i].max) << name << " " << spec->knobs[i].name;
+        }
+    }
+}
+
+TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange) {
+    const Graph graph = conv_graph();
+    {
+        ScopedKnobs knobs("conv2d.rws=4");
+        const std::string e = plan_error(graph, kCuda);
+        EXPECT_NE(e.find("layer 'c1' (Convolution): CORTADO_KNOBS: conv2d on family gpu, variant gpu_register_tile, has no knob 'rws'"),
+                  std::string::npos) << e;
+        EXPECT_NE(e.find("rows 1..16"), std::string::npos) << e;
+    }
+    {
+        ScopedKnobs knobs("conv2d.rows=99");
+        const std::string e = plan_error(graph, kCuda);
+        EXPECT_NE(e.find("layer 'c1'"), std::string::npos) << e;
+        EXPECT_NE(e.find("conv2d knob rows = 99 is out of range: rows 1..16"), std::string::npos) << e;
+    }
+    {
+        ScopedKnobs knobs("conv.rows=4");
+        EXPECT_NE(plan_error(graph, kCuda).find("no op 'conv'; the ops are conv2d,"), std::string::npos);
+    }
+    {
+        ScopedKnobs knobs("conv2d.variant=winograd");
+        const std::string e = plan_error(graph, kAvx2);
+        EXPECT_NE(e.find("conv2d on family x86 has no variant 'winograd'; it has cpu_register_tile"), std::string::npos) << e;
+    }
+    // A knob's limits across knobs: a block of more than 1024 threads.
+    {
+        ScopedKnobs knobs("conv2d.threads_x=256,conv2d.threads_c=8");
+        EXPECT_NE(plan_error(graph, kCuda).find("a block of 2048 threads; CUDA and OpenCL allow 1024"), std::string::npos);
+    }
+}
+
+TEST(Choices, SourcesApplyStrongestFirstKnobByKnob) {
+    const Graph graph = conv_graph();
+    PlanTarget target(kCuda);
+    target.knobs = "conv2d.rows=2,conv2d.cols=2,conv2d.channels=2";
+    const KernelInstance probe = plan_network(graph, "net", target).kernels[0];
+    ChoiceOverrides records;
+    records[probe.op_signature_hash()] = ChoiceSettings{"db:1", "", {{"rows", 3}, {"cols", 3}}, true};
+    ScopedKnobs knobs("conv2d.rows=4");
+    const NetworkPlan plan = plan_network(graph, "net", target, records);
+    ASSERT_EQ(plan.kernels.size(), 1u);  // c1 and c2 have one shape and one choice: one kernel
+    const KernelInstance &k = plan.kernels[0];
+    EXPECT_EQ(k.choice.knobs.get("rows"), 4);
+    EXPECT_EQ(knob_source(k, "rows"), "CORTADO_KNOBS");
+    EXPECT_EQ(k.choice.knobs.get("cols"), 3);
+    EXPECT_EQ(knob_source(k, "cols"), "db:1");
+    EXPECT_EQ(k.choice.knobs.get("channels"), 2);
+    EXPECT_EQ(knob_source(k, "channels"), "target knobs");
+    EXPECT_EQ(knob_source(k, "threads_x"), "default rule");
+    EXPECT_EQ(k.variant_source, "default rule");
+}
+
+TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt) {
+    const Graph grouped = conv_graph(2);
+    {
+        // Family-wide: grouped layers keep the default variant, and say why.
+        ScopedKnobs knobs("conv2d.variant=gpu_staged,conv2d.stage_channels=8");
+        const NetworkPlan plan = plan_network(grouped, "net", kCuda);
+        EXPECT_EQ(plan.kernels[0].choice.variant, "gpu_register_tile");
+        EXPECT_NE(plan.kernels[0].variant_source.find("grouped convolutions cannot stage"), std::string::npos);
+    }
+    const KernelInstance probe = plan_network(grouped, "net", kCuda).kernels[0];
+    ChoiceOverrides records;
+    records[probe.op_signature_hash()] = ChoiceSettings{"db:7", "gpu_staged", {}, true};
+    EXPECT_NE(plan_error(grouped, kCuda, records).find("db:7: variant gpu_staged of conv2d on family gpu: grouped convolutions cannot stage"),
+              std::string::npos);
+    // Ungrouped, the staged variant takes its knobs from the record, 0 meaning "from the shape".
+    const Graph plain = conv_graph();
+    ChoiceOverrides staged;
+    staged[plan_network(plain, "net", kCuda).kernels[0].op_signature_hash()] =
+        ChoiceSettings{"db:8", "gpu_staged", {{"stage_channels", 8}}, true};
+    const KernelInstance k = plan_network(plain, "net", kCuda, staged).kernels[0];
+    EXPECT_EQ(k.choice.variant, "gpu_staged");
+    EXPECT_EQ(k.choice.knobs.get("stage_channels"), 8);
+    EXPECT_EQ(k.choice.knobs.get("rows"), 0);
+}
+
+TEST(Choices, TheFamilyIsPartOfBothSignatures) {
+    const Graph graph = conv_graph();
+    PlanTarget generic(kAvx2);
+    generic.family = "cpu";
+    const KernelInstance x86 = plan_network(graph, "net", kAvx2).kernels[0];
+    const KernelInstance cpu = plan_network(graph, "net", generic).kernels[0];
+    EXPECT_EQ(x86.family, "x86");
+    EXPECT_EQ(cpu.family, "cpu");
+    EXPECT_NE(x86.op_signature_hash(), cpu.op_signature_hash());
+    EXPECT_NE(x86.function_name(), cpu.function_name());
+    EXPECT_EQ(x86.choice.knobs.get("channel_block"), 6);  // AVX2's tile
+    EXPECT_EQ(cpu.choice.knobs.get("channel_block"), 4);  // the generic one
+}
+
+TEST(Choices, FamiliesMustExistAndSuitTheTarget) {
+    const Graph graph = conv_graph();
+    PlanTarget target(kAvx2);
+    target.family = "gpu";
+    EXPECT_NE(plan_error(graph, target).find("the gpu family needs CUDA or OpenCL"), std::string::npos);
+    target.family = "sparc";
+    EXPECT_NE(plan_error(graph, target).find("unknown schedule family 'sparc'; the families are arm, cpu, gpu, hvx, x86"),
+              std::string::npos) << plan_error(graph, target);
+    PlanTarget cuda(kCuda);
+    cuda.family = "x86";
+    EXPECT_NE(plan_error(graph, cuda).find("a GPU target needs the gpu family"), std::string::npos);
+    const std::string path = (std::filesystem::temp_directory_path() / ("family-" + std::to_string(::getpid()) + ".target")).string();
+    std::ofstream(path) << "halide_target = arm-64-linux\nschedule_family = x86\n";
+    try {
+        resolve_target(path);
+        ADD_FAILURE() << "x86 family accepted for arm";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find(path + ": schedule family 'x86' cannot serve target arm-64-linux"), std::string::npos)
+            << e.what();
+    }
+    std::filesystem::remove(path);
+}
+
+class TuningDb : public ::testing::Test {
+  protected:
+    std::string write(const std::string &text) {
+        std::ofstream(path_) << text;
+        return path_;
+    }
+    std::string error(const std::string &text) {
+        try {
+            read_tuning_db(write(text));
+        } catch (const CompileError &e) {
+            return e.what();
+        }
+        return "no error";
+    }
+    void TearDown() override { std::filesystem::remove(path_); }
+    std::string path_ = (std::filesystem::temp_directory_path() / ("db-" + std::to_string(::getpid()) + ".jsonl")).string();
+};
+
+TEST_F(TuningDb, RecordsApplyByOpSignatureAndALaterLineWins) {
+    const Graph graph = conv_graph();
+    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    const std::string sig = probe.op_signature_hash();
+    const ChoiceOverrides records = read_tuning_db(write(
+        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_register_tile\", \"knobs\": {\"rows\": 2}}\n\n"
+        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 7, \"channels\": 2}, \"time_ms\": 0.5}\n"
+        "{\"op_signature\": \"0000000000000000\", \"op\": \"pooling\"}\n"));
+    const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
+    EXPECT_EQ(k.choice.knobs.get("rows"), 7);
+    EXPECT_EQ(k.choice.knobs.get("channels"), 2);
+    EXPECT_EQ(knob_source(k, "rows"), path_ + ":3");
+}
+
+TEST_F(TuningDb, MalformedRecordsNameTheFileAndLine) {
+    EXPECT_NE(error("{\"op\": \"conv2d\"}\n").find(path_ + ":1: the record has no \"op_signature\""), std::string::npos);
+    EXPECT_NE(error("\n{not json\n").find(path_ + ":2: not a JSON object"), std::string::npos);
+    EXPECT_NE(error("{\"op_signature\": \"a\", \"op\": \"deconv\"}\n").find(":1: no op 'deconv'"), std::string::npos);
+    EXPECT_NE(error("{\"op_signature\": \"a\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2.5}}\n")
+                  .find(":1: knob rows must be a whole number, not 2.5"),
+              std::string::npos);
+    // A knob the variant does not have is an error where the record applies, naming its line.
+    const Graph graph = conv_graph();
+    const std::string sig = plan_network(graph, "net", kCuda).kernels[0].op_signature_hash();
+    const ChoiceOverrides records =
+        read_tuning_db(write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"stage_channels\": 4}}\n"));
+    EXPECT_NE(plan_error(graph, kCuda, records).find(path_ + ":1: conv2d on family gpu, variant gpu_register_tile, has no knob 'stage_channels'"),
+              std::string::npos);
+}
+
+}  // namespace
+}  // namespace cortado::testing
