@@ -25,9 +25,11 @@ struct ChoiceSettings {
     std::string source;   // "CORTADO_KNOBS", "target knobs", "FILE:LINE"
     std::string variant;  // empty: not set
     std::vector<std::pair<std::string, int>> knobs;
-    // From a record for this op signature: it must apply as written. Family-wide sources may
-    // name knobs of other variants, or a variant that cannot compute some layers; those layers
-    // keep the default for that setting.
+    std::string op;       // a record's op; empty for family-wide sources (keyed by op already)
+    // From a record for this op signature: it must apply as written, unless a stronger source
+    // chose another variant (then its knobs are not used). Family-wide sources may name knobs
+    // of other variants, or a variant that cannot compute some layers; those layers keep the
+    // next setting, and the plan notes why.
     bool exact = false;
 };
 
@@ -42,6 +44,9 @@ struct ResolvedChoice {
     ops::Choice choice;
     std::string variant_source;                               // where the variant came from
     std::vector<std::pair<std::string, std::string>> knob_sources;  // knob -> where it came from
+    // Family-wide settings this op did not take, and why (a variant that cannot compute it, a
+    // knob of another variant); `cortado info --plan` shows them.
+    std::vector<std::string> notes;
 };
 
 inline std::string knob_range(const schedules::KnobSpec &k) {
@@ -65,35 +70,43 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
     const std::string where = op + " on family " + target.family;
     ResolvedChoice resolved;
     if (space.variants.empty()) throw CompileError("family " + target.family + " has no variant for " + op);
-    std::string variant = space.default_variant(shape, target);
-    resolved.variant_source = "default rule";
-    for (const ChoiceSettings *s : strongest_first)
-        if (!s->variant.empty()) {
-            variant = s->variant;
+    const auto variant_spec = [&](const std::string &name, const std::string &source) {
+        const schedules::VariantSpec<Shape> *spec = space.find(name);
+        if (spec) return spec;
+        std::string names;
+        for (const auto &v : space.variants) names += (names.empty() ? "" : ", ") + v.name;
+        throw CompileError(source + ": " + where + " has no variant '" + name + "'; it has " + names);
+    };
+    // The variant: the strongest source's that can compute this shape. A record for this op
+    // signature that asks for one that cannot is an error; a family-wide setting is noted.
+    const schedules::VariantSpec<Shape> *spec = nullptr;
+    for (const ChoiceSettings *s : strongest_first) {
+        if (s->variant.empty()) continue;
+        const schedules::VariantSpec<Shape> *candidate = variant_spec(s->variant, s->source);
+        const std::string why_not = candidate->unsupported ? candidate->unsupported(shape) : "";
+        if (why_not.empty()) {
+            spec = candidate;
             resolved.variant_source = s->source;
             break;
         }
-    const schedules::VariantSpec<Shape> *spec = space.find(variant);
+        if (s->exact) throw CompileError(s->source + ": variant " + s->variant + " of " + where + ": " + why_not);
+        resolved.notes.push_back(s->source + ": " + s->variant + " not taken: " + why_not);
+    }
     if (!spec) {
-        std::string names;
-        for (const auto &v : space.variants) names += (names.empty() ? "" : ", ") + v.name;
-        throw CompileError(resolved.variant_source + ": " + where + " has no variant '" + variant + "'; it has " + names);
+        spec = variant_spec(space.default_variant(shape, target), "the default rule");
+        resolved.variant_source = "default rule";
+        const std::string why_not = spec->unsupported ? spec->unsupported(shape) : "";
+        if (!why_not.empty()) throw CompileError("the default rule's variant " + spec->name + " of " + where + ": " + why_not);
     }
-    const std::string why_not = spec->unsupported ? spec->unsupported(shape) : "";
-    if (!why_not.empty()) {
-        const bool exact = resolved.variant_source != "default rule" &&
-                           std::any_of(strongest_first.begin(), strongest_first.end(), [&](const ChoiceSettings *s) {
-                               return s->exact && s->source == resolved.variant_source;
-                           });
-        if (exact || resolved.variant_source == "default rule")
-            throw CompileError(resolved.variant_source + ": variant " + variant + " of " + where + ": " + why_not);
-        resolved.variant_source = "default rule (" + variant + " of " + resolved.variant_source + ": " + why_not + ")";
-        variant = space.default_variant(shape, target);
-        spec = space.find(variant);
-    }
+    const std::string &variant = spec->name;
     ops::Knobs knobs;
     std::map<std::string, std::string> sources;
     for (const ChoiceSettings *s : strongest_first) {
+        // A record written for another variant: its knobs mean nothing for this one.
+        if (s->exact && !s->variant.empty() && s->variant != variant) {
+            if (!s->knobs.empty()) resolved.notes.push_back(s->source + ": knobs for " + s->variant + " not used");
+            continue;
+        }
         for (const auto &[name, value] : s->knobs) {
             if (sources.count(name)) continue;  // a stronger source set it
             const auto declared = std::find_if(spec->knobs.begin(), spec->knobs.end(),
@@ -102,7 +115,10 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
                 const bool other_variants = std::any_of(space.variants.begin(), space.variants.end(), [&](const auto &v) {
                     return std::any_of(v.knobs.begin(), v.knobs.end(), [&](const auto &k) { return k.name == name; });
                 });
-                if (!s->exact && other_variants) continue;
+                if (!s->exact && other_variants) {
+                    resolved.notes.push_back(s->source + ": " + name + " is not a knob of " + variant);
+                    continue;
+                }
                 throw CompileError(s->source + ": " + where + ", variant " + variant + ", has no knob '" + name + "'; " +
                                    variant_knobs(*spec));
             }
@@ -118,7 +134,12 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
     for (const schedules::KnobSpec &k : spec->knobs) {
         if (!knobs.has(k.name))
             throw CompileError("the default rule of " + variant + " (" + where + ") left knob " + k.name + " unset");
-        resolved.choice.knobs.values.emplace_back(k.name, knobs.get(k.name));
+        const int value = knobs.get(k.name);
+        if (!sources.count(k.name) && (value < k.min || value > k.max))
+            throw CompileError("the default rule of " + variant + " (" + where + ") gave " + k.name + " = " +
+                               std::to_string(value) + ", out of its range " + knob_range(k) +
+                               "; check the target description's vector_bits and registers_per_thread");
+        resolved.choice.knobs.values.emplace_back(k.name, value);
         resolved.knob_sources.emplace_back(k.name, sources.count(k.name) ? sources[k.name] : "default rule");
     }
     if (spec->violated) {

@@ -34,6 +34,12 @@ std::string KernelInstance::signature() const { return op_signature() + "|" + op
 
 std::string KernelInstance::function_name() const { return "cortado_k_" + content_hash_hex(signature()); }
 
+double NetworkPlan::tolerance() const {
+    double loosest = ops::Choice{}.tolerance;
+    for (const KernelInstance &k : kernels) loosest = std::max(loosest, double(k.choice.tolerance));
+    return loosest;
+}
+
 std::vector<std::pair<std::string, std::string>> KernelInstance::generator_params() const {
     std::vector<std::pair<std::string, std::string>> params{
         {ops::kDescriptorParam, shape + "|" + ops::fields_text(choice)}};
@@ -169,7 +175,11 @@ class Planner {
         for (const SettingsByKey *by_key : {static_cast<const SettingsByKey *>(&experiment_), &overrides_,
                                             static_cast<const SettingsByKey *>(&table_)}) {
             const auto it = by_key->find(by_key == &overrides_ ? instance.op_signature_hash() : instance.op);
-            if (it != by_key->end()) sources.push_back(&it->second);
+            if (it == by_key->end()) continue;
+            if (!it->second.op.empty() && it->second.op != instance.op)
+                fail(layer, it->second.source + ": a record for op " + it->second.op + " has the op signature of this " +
+                                instance.op);
+            sources.push_back(&it->second);
         }
         ResolvedChoice resolved;
         try {
@@ -181,6 +191,7 @@ class Planner {
         instance.choice.epilogue = epilogue;
         instance.variant_source = resolved.variant_source;
         instance.knob_sources = resolved.knob_sources;
+        instance.notes = resolved.notes;
         const std::string key = instance.signature();
         auto it = kernel_index_.find(key);
         if (it != kernel_index_.end()) return it->second;

@@ -27,6 +27,7 @@ struct KernelInstance {
     // Where the variant and each knob came from (kernel_choice.h); not part of any signature.
     std::string variant_source;
     std::vector<std::pair<std::string, std::string>> knob_sources;
+    std::vector<std::string> notes;  // settings it did not take, and why
 
     std::string generator() const { return "cortado_" + op; }
     // The shape and the resolved target, without the choice: keys tuning records.
@@ -86,6 +87,11 @@ struct NetworkPlan {
     // The largest GPU register budget its kernels were scheduled for (the conv2d registers
     // knob, by default the target's registers_per_thread); 0: none asked, the driver's default.
     int registers_per_thread = 0;
+
+    // The relative L2 error its outputs are held to against the double-precision reference: the
+    // loosest tolerance among its kernels' variants (an approximate layer's error flows into
+    // every later blob).
+    double tolerance() const;
 };
 
 // Tuning records by op signature hash (KernelInstance::op_signature_hash), as read from a

@@ -1,5 +1,5 @@
 // Convolution (Caffe semantics: cross-correlation, groups, dilation, zero padding, bias), with
-// an optional fused ReLU. Pure algorithm: schedules live in schedules/<family>/conv2d.h.
+// an optional fused ReLU. Pure algorithm: the variants' schedules live in schedules/<family>/.
 //
 // Buffers use Halide's innermost-first order, which is Caffe's NCHW memory order:
 // input (x, y, c, n), weights (kx, ky, ci within group, co), bias (co), output (x, y, co, n).

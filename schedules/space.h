@@ -56,6 +56,7 @@ struct VariantSpec {
 
 template <typename Shape>
 struct OpSpace {
+    using ShapeType = Shape;
     std::vector<VariantSpec<Shape>> variants;
     // The default rule for the variant: its name, from the shape.
     std::function<std::string(const Shape &, const TargetInfo &)> default_variant;

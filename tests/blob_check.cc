@@ -90,6 +90,7 @@ BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, Loaded
     net.forward(input.data(), output.data());
     net.set_blob_callback(nullptr, nullptr);
     BlobCheck result = capture.result;
+    result.tolerance = plan.tolerance();
     keep_worst(result, reference::relative_l2_error(output.data(), expected[unfused.outputs[0]]),
                "(returned output)");
     return result;

@@ -17,6 +17,7 @@ struct BlobCheck {
     int all_zero_blobs = 0;  // blobs whose reference is all zeros: a check that would prove nothing
     double worst_error = 0.0;  // relative L2 error of the worst blob
     std::string worst_blob;
+    double tolerance = 1e-5;   // what the plan's variants are held to (NetworkPlan::tolerance)
 };
 
 // `net` must be the compiled form of `plan` (made from `unfused` after fusion), created with

@@ -311,10 +311,10 @@ TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
     EXPECT_EQ(knob(tuned.kernels[0], "rows"), std::make_pair(4, std::string("target knobs")));
     EXPECT_NE(plain.kernels[0].signature(), tuned.kernels[0].signature());
     EXPECT_EQ(plain.kernels[0].op_signature(), tuned.kernels[0].op_signature());
-    ::setenv("CORTADO_KNOBS", "conv2d.rows=8", 1);
+    ::setenv("CORTADO_KNOBS", "conv2d.rows=5", 1);
     const NetworkPlan overridden = plan_network(graph, "net", t.plan_target());
     ::unsetenv("CORTADO_KNOBS");
-    EXPECT_EQ(knob(overridden.kernels[0], "rows"), std::make_pair(8, std::string("CORTADO_KNOBS")));
+    EXPECT_EQ(knob(overridden.kernels[0], "rows"), std::make_pair(5, std::string("CORTADO_KNOBS")));
     EXPECT_EQ(knob(overridden.kernels[0], "cols"), std::make_pair(2, std::string("target knobs")));
     PlanTarget malformed(t.halide_target);
     malformed.knobs = "rows=4";

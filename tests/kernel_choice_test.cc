@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <type_traits>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
@@ -16,6 +18,7 @@
 #include "generators/ops/conv2d.h"
 #include "generators/ops/elementwise.h"
 #include "schedules/families.h"
+#include "schedules/gpu/conv2d_staged_tile.h"
 #include "tools/target_description.h"
 #include "tools/tuning_db.h"
 
@@ -25,9 +28,9 @@ namespace {
 const char *kCuda = "x86-64-linux-cuda";
 const char *kAvx2 = "x86-64-linux-avx-avx2-f16c-fma-sse41";
 
-Graph conv_graph(int group = 1) {
+Graph conv_graph(int group = 1, int size = 14) {
     Graph graph = import_caffe_prototxt_text(
-        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: 14 dim: 14 }\n"
+        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: " + std::to_string(size) + " dim: " + std::to_string(size) + " }\n"
         "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
             std::to_string(group) + " } }\n"
         "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
@@ -46,10 +49,29 @@ std::string plan_error(const Graph &graph, const PlanTarget &target, const Choic
     return "no error";
 }
 
-struct ScopedKnobs {
-    explicit ScopedKnobs(const char *knobs) { ::setenv("CORTADO_KNOBS", knobs, 1); }
-    ~ScopedKnobs() { ::unsetenv("CORTADO_KNOBS"); }
+// Sets $CORTADO_KNOBS for one scope and puts back what was there.
+class ScopedKnobs {
+  public:
+    explicit ScopedKnobs(const char *knobs) {
+        if (const char *before = std::getenv("CORTADO_KNOBS")) before_ = before;
+        ::setenv("CORTADO_KNOBS", knobs, 1);
+    }
+    ~ScopedKnobs() {
+        if (before_) ::setenv("CORTADO_KNOBS", before_->c_str(), 1);
+        else ::unsetenv("CORTADO_KNOBS");
+    }
+
+  private:
+    std::optional<std::string> before_;
 };
+
+// A tuning record for a conv2d op signature.
+ChoiceSettings record(const std::string &source, const std::string &variant,
+                      std::vector<std::pair<std::string, int>> knobs) {
+    ChoiceSettings s;
+    s.source = source, s.variant = variant, s.knobs = std::move(knobs), s.op = "conv2d", s.exact = true;
+    return s;
+}
 
 std::string knob_source(const KernelInstance &k, const std::string &name) {
     for (const auto &[knob, source] : k.knob_sources)
@@ -87,27 +109,38 @@ TEST(Descriptors, TextRoundTripsEveryFieldType) {
     EXPECT_THROW(ops::parse_fields<ops::ConcatShape>("inner=x;outer=1;channels=2"), std::invalid_argument);
 }
 
-TEST(Registry, EveryFamilyGivesEveryOpAVariantWhoseDefaultsLieInTheirDomains) {
-    const ops::Conv2dShape shape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+// Every variant of every op in every family, chosen on a small shape at every vector width a
+// description may give: its default rule fills in every knob inside its declared range
+// (resolve_choice checks both), and the variant's tolerance is a relative error.
+TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
+    int variants = 0;
     for (const auto &[name, family] : schedules::families()) {
-        family.for_each_op([&, name = name](const char *op, const auto &space) {
-            EXPECT_FALSE(space.variants.empty()) << name << " " << op;
-            EXPECT_TRUE(space.default_variant) << name << " " << op;
-            for (const auto &v : space.variants) {
-                EXPECT_TRUE(v.complete) << name << " " << v.name;
-                for (const auto &k : v.knobs) EXPECT_LE(k.min, k.max) << v.name << " " << k.name;
-            }
-        });
-        schedules::TargetInfo info{name == "gpu" ? kCuda : kAvx2, name, 256, 0};
-        const auto &conv = family.op<ops::Conv2dShape>();
-        const auto resolved = resolve_choice(conv, shape, info, {});
-        const auto *spec = conv.find(resolved.choice.variant);
-        ASSERT_NE(spec, nullptr);
-        for (size_t i = 0; i < spec->knobs.size(); i++) {
-            EXPECT_GE(resolved.choice.knobs.values[i].second, spec->knobs[i].min) << name << " " << spec->knobs[i].name;
-            EXPECT_LE(resolved.choice.knobs.values[i].second, spec->knobs[i].max) << name << " " << spec->knobs[i].name;
+        for (const int bits : {128, 256, 512, 1024, 2048}) {
+            const schedules::TargetInfo info{name == "gpu" ? kCuda : kAvx2, name, bits, name == "gpu" ? 128 : 0};
+            family.for_each_op([&, name = name](const char *op, const auto &space) {
+                using Shape = typename std::decay_t<decltype(space)>::ShapeType;
+                Shape shape{};
+                if constexpr (std::is_same_v<Shape, ops::Conv2dShape>)
+                    shape = ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+                ASSERT_FALSE(space.variants.empty()) << name << " " << op;
+                for (const auto &v : space.variants) {
+                    ChoiceSettings pick;
+                    pick.source = "test";
+                    pick.variant = v.name;
+                    try {
+                        const ResolvedChoice r = resolve_choice(space, shape, info, {&pick});
+                        EXPECT_EQ(r.choice.knobs.values.size(), v.knobs.size()) << name << " " << v.name;
+                        EXPECT_GT(r.choice.tolerance, 0.0f);
+                        EXPECT_LT(r.choice.tolerance, 0.1f);
+                        variants++;
+                    } catch (const CompileError &e) {
+                        ADD_FAILURE() << name << " " << op << " " << v.name << " at " << bits << " bits: " << e.what();
+                    }
+                }
+            });
         }
     }
+    EXPECT_GE(variants, 5 * 5 * 9);
 }
 
 TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange) {
@@ -134,10 +167,13 @@ TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange
         const std::string e = plan_error(graph, kAvx2);
         EXPECT_NE(e.find("conv2d on family x86 has no variant 'winograd'; it has cpu_register_tile"), std::string::npos) << e;
     }
-    // A knob's limits across knobs: a block of more than 1024 threads.
+    // A limit across knobs: a block of more than 1024 threads (on a map wide enough to keep them).
     {
-        ScopedKnobs knobs("conv2d.threads_x=256,conv2d.threads_c=8");
-        EXPECT_NE(plan_error(graph, kCuda).find("a block of 2048 threads; CUDA and OpenCL allow 1024"), std::string::npos);
+        ScopedKnobs knobs("conv2d.threads_x=64,conv2d.channels=1,conv2d.threads_c=32");
+        const std::string e = plan_error(conv_graph(1, 64), kCuda);
+        EXPECT_NE(e.find("a block of 2048 threads; CUDA and OpenCL allow 1024 (channels from CORTADO_KNOBS, threads_c from "
+                         "CORTADO_KNOBS, threads_x from CORTADO_KNOBS)"),
+                  std::string::npos) << e;
     }
 }
 
@@ -147,7 +183,7 @@ TEST(Choices, SourcesApplyStrongestFirstKnobByKnob) {
     target.knobs = "conv2d.rows=2,conv2d.cols=2,conv2d.channels=2";
     const KernelInstance probe = plan_network(graph, "net", target).kernels[0];
     ChoiceOverrides records;
-    records[probe.op_signature_hash()] = ChoiceSettings{"db:1", "", {{"rows", 3}, {"cols", 3}}, true};
+    records[probe.op_signature_hash()] = record("db:1", "", {{"rows", 3}, {"cols", 3}});
     ScopedKnobs knobs("conv2d.rows=4");
     const NetworkPlan plan = plan_network(graph, "net", target, records);
     ASSERT_EQ(plan.kernels.size(), 1u);  // c1 and c2 have one shape and one choice: one kernel
@@ -162,6 +198,42 @@ TEST(Choices, SourcesApplyStrongestFirstKnobByKnob) {
     EXPECT_EQ(k.variant_source, "default rule");
 }
 
+TEST(Choices, TheStrongestSourcesVariantWinsAndRecordsForOtherVariantsKeepTheirKnobs) {
+    const Graph graph = conv_graph();
+    ChoiceOverrides records;
+    records[plan_network(graph, "net", kCuda).kernels[0].op_signature_hash()] =
+        record("db:3", "gpu_staged", {{"stage_channels", 2}, {"rows", 3}});
+    {
+        // The record alone: its variant and knobs.
+        const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
+        EXPECT_EQ(k.choice.variant, "gpu_staged");
+        EXPECT_EQ(k.variant_source, "db:3");
+        EXPECT_EQ(k.choice.knobs.get("stage_channels"), 2);
+    }
+    {
+        // An experiment choosing the register variant: the record's staged knobs are not used.
+        ScopedKnobs knobs("conv2d.variant=gpu_register_tile");
+        const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
+        EXPECT_EQ(k.choice.variant, "gpu_register_tile");
+        EXPECT_EQ(k.variant_source, "CORTADO_KNOBS");
+        EXPECT_EQ(knob_source(k, "rows"), "default rule");
+        ASSERT_FALSE(k.notes.empty());
+        EXPECT_NE(k.notes[0].find("db:3: knobs for gpu_staged not used"), std::string::npos) << k.notes[0];
+    }
+    {
+        // A family-wide knob of another variant is noted, not applied.
+        ScopedKnobs knobs("conv2d.stage_channels=8");
+        const KernelInstance k = plan_network(graph, "net", kCuda).kernels[0];
+        EXPECT_EQ(k.choice.variant, "gpu_register_tile");
+        ASSERT_FALSE(k.notes.empty());
+        EXPECT_NE(k.notes[0].find("stage_channels is not a knob of gpu_register_tile"), std::string::npos);
+    }
+    // A record whose op is not the op of its signature is refused.
+    records.begin()->second.op = "pooling";
+    EXPECT_NE(plan_error(graph, kCuda, records).find("db:3: a record for op pooling has the op signature of this conv2d"),
+              std::string::npos);
+}
+
 TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt) {
     const Graph grouped = conv_graph(2);
     {
@@ -169,22 +241,35 @@ TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt)
         ScopedKnobs knobs("conv2d.variant=gpu_staged,conv2d.stage_channels=8");
         const NetworkPlan plan = plan_network(grouped, "net", kCuda);
         EXPECT_EQ(plan.kernels[0].choice.variant, "gpu_register_tile");
-        EXPECT_NE(plan.kernels[0].variant_source.find("grouped convolutions cannot stage"), std::string::npos);
+        EXPECT_EQ(plan.kernels[0].variant_source, "default rule");
+        ASSERT_FALSE(plan.kernels[0].notes.empty());
+        EXPECT_NE(plan.kernels[0].notes[0].find("gpu_staged not taken: grouped convolutions cannot stage"), std::string::npos);
     }
     const KernelInstance probe = plan_network(grouped, "net", kCuda).kernels[0];
     ChoiceOverrides records;
-    records[probe.op_signature_hash()] = ChoiceSettings{"db:7", "gpu_staged", {}, true};
+    records[probe.op_signature_hash()] = record("db:7", "gpu_staged", {});
     EXPECT_NE(plan_error(grouped, kCuda, records).find("db:7: variant gpu_staged of conv2d on family gpu: grouped convolutions cannot stage"),
               std::string::npos);
-    // Ungrouped, the staged variant takes its knobs from the record, 0 meaning "from the shape".
+    // Ungrouped, the staged variant takes the record's knobs and the shape's tile around them,
+    // the tile its schedule will use.
     const Graph plain = conv_graph();
     ChoiceOverrides staged;
     staged[plan_network(plain, "net", kCuda).kernels[0].op_signature_hash()] =
-        ChoiceSettings{"db:8", "gpu_staged", {{"stage_channels", 8}}, true};
+        record("db:8", "gpu_staged", {{"rows", 2}});
     const KernelInstance k = plan_network(plain, "net", kCuda, staged).kernels[0];
     EXPECT_EQ(k.choice.variant, "gpu_staged");
-    EXPECT_EQ(k.choice.knobs.get("stage_channels"), 8);
-    EXPECT_EQ(k.choice.knobs.get("rows"), 0);
+    EXPECT_EQ(k.choice.knobs.get("rows"), 2);
+    const ops::Conv2dShape shape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    schedules::gpu::Conv2dKnobs pinned;
+    pinned.rows = 2;
+    const schedules::gpu::StagedConvTile tile = schedules::gpu::resolve_staged_tile(shape, pinned);
+    EXPECT_EQ(k.choice.knobs.get("threads_y"), tile.threads_y);
+    EXPECT_EQ(k.choice.knobs.get("stage_channels"), tile.stage_channels);
+    EXPECT_EQ(k.choice.knobs.get("split_k"), tile.split_k);
+    // A split that does not divide the input channels is named at plan time.
+    staged.begin()->second.knobs = {{"split_k", 3}};
+    EXPECT_NE(plan_error(plain, kCuda, staged).find("split_k 3 does not divide the 32 input channels"), std::string::npos)
+        << plan_error(plain, kCuda, staged);
 }
 
 TEST(Choices, TheFamilyIsPartOfBothSignatures) {
@@ -247,10 +332,11 @@ TEST_F(TuningDb, RecordsApplyByOpSignatureAndALaterLineWins) {
     const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
     const std::string sig = probe.op_signature_hash();
     const ChoiceOverrides records = read_tuning_db(write(
-        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_register_tile\", \"knobs\": {\"rows\": 2}}\n\n"
+        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\", \"knobs\": {\"rows\": 2}}\n\n"
         "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 7, \"channels\": 2}, \"time_ms\": 0.5}\n"
         "{\"op_signature\": \"0000000000000000\", \"op\": \"pooling\"}\n"));
     const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
+    EXPECT_EQ(k.choice.variant, "gpu_register_tile");  // replaced, not merged: line 3 names no variant
     EXPECT_EQ(k.choice.knobs.get("rows"), 7);
     EXPECT_EQ(k.choice.knobs.get("channels"), 2);
     EXPECT_EQ(knob_source(k, "rows"), path_ + ":3");

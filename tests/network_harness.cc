@@ -86,16 +86,17 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt
     const TemporaryDirectory scratch("cortado-test");
     const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
     if (!checker().empty()) {
-        static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\): (PASS|FAIL))");
+        static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\), tolerance (\S+): (PASS|FAIL))");
         const CheckerRun run = run_checker(prototxt_path, options, compiled, seed, "");
         std::smatch match;
         if (!std::regex_search(run.output, match, result_line)) checker_failed(run, "gave no result");
-        if (match[5] == "PASS" && run.status != 0) checker_failed(run, "passed, then failed");
+        if (match[6] == "PASS" && run.status != 0) checker_failed(run, "passed, then failed");
         BlobCheck result;
         result.blobs_checked = std::stoi(match[1]);
         result.all_zero_blobs = std::stoi(match[2]);
         result.worst_error = std::strtod(match[3].str().c_str(), nullptr);  // "nan" parses as NaN
         result.worst_blob = match[4];
+        result.tolerance = std::strtod(match[5].str().c_str(), nullptr);
         return result;
     }
     LoadedNetwork net(compiled.library, "net");

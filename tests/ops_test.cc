@@ -15,8 +15,6 @@
 namespace cortado::testing {
 namespace {
 
-constexpr double kTolerance = 1e-5;
-
 std::string input_header(const Shape &shape) {
     std::string text = "name: \"op\"\ninput: \"data\"\ninput_shape {";
     for (int64_t d : shape) text += " dim: " + std::to_string(d);
@@ -29,7 +27,7 @@ void expect_matches_reference(const std::string &layers, const Shape &input_shap
     SCOPED_TRACE(what + ", seed " + std::to_string(seed) + "\n" + text);
     const BlobCheck check = check_network_text(text, what, ImportOptions{}, seed);
     EXPECT_GT(check.blobs_checked, 1);
-    EXPECT_LE(check.worst_error, kTolerance) << "worst blob: " << check.worst_blob;
+    EXPECT_LE(check.worst_error, check.tolerance) << "worst blob: " << check.worst_blob;
 }
 
 std::string layer(const std::string &name, const std::string &type, const std::string &bottom,

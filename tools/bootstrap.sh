@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 debian_packages=(libprotobuf-dev:amd64 protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-                 libdnnl-dev libopenblas-dev clang-15
+                 libdnnl-dev libopenblas-dev clang-15 nlohmann-json3-dev
                  g++-aarch64-linux-gnu qemu-user libprotobuf-dev:arm64)
 sudo_cmd=""
 [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"

@@ -206,10 +206,10 @@ int command_run(const std::vector<std::string> &args) {
         reference::Tensor in_tensor{in_shape, std::vector<double>(input.begin(), input.end())};
         const auto values = reference::run_graph(unfused, reference_weights(weights), {in_tensor});
         const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);
-        constexpr double kLimit = 1e-5;
-        std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, kLimit,
-                    error <= kLimit ? "PASS" : "FAIL");
-        if (!(error <= kLimit)) exit_code = 4;
+        const double limit = built.plan.tolerance();
+        std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,
+                    error <= limit ? "PASS" : "FAIL");
+        if (!(error <= limit)) exit_code = 4;
     }
     return exit_code;
 }

@@ -85,6 +85,8 @@ std::string build_kernel(const KernelInstance &kernel) {
             Halide::Internal::execute_generator(args);
         } catch (const Halide::Error &e) {
             throw CompileError("Halide failed on kernel " + kernel.signature() + ": " + e.what());
+        } catch (const std::exception &e) {
+            throw CompileError("generator " + kernel.generator() + " failed on kernel " + kernel.signature() + ": " + e.what());
         }
     });
 }

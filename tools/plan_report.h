@@ -1,6 +1,7 @@
 // `cortado info NET --plan`: per step of the plan, the op, the kernel signature hash (the
 // kernel's function name), the op signature hash (what tuning records key on), the variant,
-// each knob with where it came from, and which steps share the kernel.
+// each knob with where it came from, which steps share the kernel, and the family-wide settings
+// a step did not take.
 #pragma once
 
 #include <string>

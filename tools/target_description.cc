@@ -93,8 +93,9 @@ TargetDescription resolve_target(const std::string &name) {
         target.schedule_family = keys["schedule_family"];
         if (keys.count("vector_bits")) {
             const double bits = positive_number(keys, "vector_bits", file.string());
-            if (bits != int(bits) || int(bits) % 32 != 0)
-                throw CompileError(file.string() + ": vector_bits must be a whole number of floats (a multiple of 32), not '" +
+            // 2048 bits: 64 floats, the most any partial-sum knob takes.
+            if (bits > 2048 || bits != int(bits) || int(bits) % 32 != 0)
+                throw CompileError(file.string() + ": vector_bits must be a multiple of 32 up to 2048, not '" +
                                    keys["vector_bits"] + "'");
             target.vector_bits = int(bits);
         }

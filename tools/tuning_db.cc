@@ -37,6 +37,7 @@ ChoiceOverrides read_tuning_db(const std::string &path) {
         if (std::find(ops.begin(), ops.end(), op) == ops.end()) throw CompileError(where + ": no op '" + op + "'");
         ChoiceSettings settings;
         settings.source = where;
+        settings.op = op;
         settings.exact = true;
         settings.variant = text("variant", false);
         if (record.contains("knobs")) {

@@ -1,7 +1,7 @@
-// The CPU direct convolution shared by x86 and ARM: a register tile of `channel_block` output
-// channels x `vectors_x` vectors of output x, the reduction over (kx, ky, ci) outside the tile,
-// parallel over (channel block, image). The padded input is materialised once so inner loads
-// are unguarded. Each family's conv2d.h picks the tile that fits its register file.
+// The direct convolution of every CPU family (cpu_register_tile): a register tile of
+// `channel_block` output channels x `vectors_x` vectors of output x, the reduction over
+// (kx, ky, ci) outside the tile, parallel over (channel block, image). The padded input is
+// materialised once so inner loads are unguarded. Each family's space.h picks the tile that fits its register file.
 #pragma once
 
 #include <algorithm>

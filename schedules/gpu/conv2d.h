@@ -79,37 +79,18 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
     unroll_kernel_window(a.conv.update(), a, s, k);
 }
 
-// The staged variant with the shape's tile, each knob the user set (> 0) taking precedence.
+// The staged variant with the tile its knobs resolve to (conv2d_staged_tile.h): the same
+// function gave the planner its default knobs, so a resolved choice comes back unchanged.
 inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const Conv2dKnobs &k) {
-    StagedConvTile t = staged_tile_for(s, k.target_threads);
-    const auto set = [](int &field, int knob, int extent) {
-        if (knob > 0) field = fitting(knob, extent);
-    };
-    set(t.cols, k.cols, s.out_w);
-    set(t.threads_x, k.threads_x, s.out_w / t.cols);
-    set(t.rows, k.rows, s.out_h);
-    set(t.threads_y, k.threads_y, s.out_h / t.rows);
-    set(t.channels, k.channels, s.out_channels);
-    set(t.threads_c, k.threads_c, s.out_channels / t.channels);
-    set(t.split_k, k.split_k, s.in_channels);
-    if (s.in_channels % t.split_k != 0)
-        throw Halide::CompileError("conv2d: gpu_split_k (" + std::to_string(t.split_k) + ") must divide the " +
-                                   std::to_string(s.in_channels) + " input channels");
-    // A chunk must divide the share exactly; the largest such chunk up to the knob.
-    if (k.stage_channels > 0) t.stage_channels = k.stage_channels;
-    t.stage_channels = largest_divisor_up_to(s.in_channels / t.split_k, t.stage_channels);
-    // Whole block tiles inside the map and the output channels (ShiftInwards).
-    while (t.block_w() > s.out_w) t.threads_x > 1 ? t.threads_x-- : t.cols--;
-    while (t.block_h() > s.out_h) t.threads_y > 1 ? t.threads_y-- : t.rows--;
-    while (t.block_c() > s.out_channels) t.threads_c > 1 ? t.threads_c-- : t.channels--;
-    // Chunks are "up to" the knob: large strided kernels have wide windows (AlexNet-style 11x11
-    // stride 4 on 224x224: 59580 bytes with 3-channel chunks), so take smaller chunks until the
-    // tile fits, and fail only when one channel per chunk does not.
-    while (shared_floats(s, t) > kSharedFloats && t.stage_channels > 1)
-        t.stage_channels = largest_divisor_up_to(s.in_channels / t.split_k, t.stage_channels - 1);
+    StagedConvTile t;
+    try {
+        t = resolve_staged_tile(s, k);
+    } catch (const std::invalid_argument &e) {
+        throw Halide::CompileError(std::string("conv2d: ") + e.what());
+    }
     if (shared_floats(s, t) > kSharedFloats)
         throw Halide::CompileError("conv2d: the staged tile needs " + std::to_string(shared_floats(s, t) * 4) +
-                                   " bytes of shared memory, more than 48 KiB; lower the gpu_ knobs");
+                                   " bytes of shared memory, more than 48 KiB");
     Conv2dKnobs sum_knobs;
     sum_knobs.registers = k.registers;
     const Conv2dKnobs sum_tile = register_tile(s, sum_knobs);

@@ -9,8 +9,8 @@ namespace cortado::schedules::gpu {
 
 using ops::Conv2dShape;
 
-// The GPU convolution knobs (the variants' knob spaces are in space.h); 0 means "chosen from
-// the shape", which the staged variant still resolves itself.
+// The GPU convolution knobs (the variants' knob spaces are in space.h); 0 means "not set yet",
+// which the default rules fill in from the shape.
 struct Conv2dKnobs {
     int rows = 0, channels = 0, threads_x = 0, threads_c = 0;
     int cols = 0;     // x positions per thread: neighbours share input loads across kx

@@ -1,8 +1,11 @@
 // The GPU family (CUDA and OpenCL): every op's variants, knob spaces and default rules.
 #pragma once
 
+#include <algorithm>
+#include <stdexcept>
 #include <string>
 
+#include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/space.h"
 
@@ -46,6 +49,10 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile() {
         pinned("target_threads", k.target_threads), pinned("registers", k.registers);
         k = register_tile(s, k);
         if (k.split_k <= 0) k.split_k = split_for(s, tile_threads(s, k.cols, k.rows, k.channels), k.target_threads);
+        // What the schedule will use (tile_conv_output fits each size to the map).
+        k.rows = fitting(k.rows, s.out_h), k.channels = fitting(k.channels, s.out_channels), k.cols = fitting(k.cols, s.out_w);
+        k.threads_x = fitting(k.threads_x, s.out_w / k.cols);
+        k.threads_c = fitting(k.threads_c, (s.out_channels + k.channels - 1) / k.channels);
         const Knobs resolved{{{"rows", k.rows}, {"cols", k.cols}, {"channels", k.channels}, {"threads_x", k.threads_x},
                               {"threads_c", k.threads_c}, {"split_k", k.split_k},
                               {"target_threads", k.target_threads}, {"registers", k.registers}}};
@@ -54,18 +61,30 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile() {
     return v;
 }
 
-// The staged variant resolves its tile in the schedule (conv2d_staged.h): its tile knobs are
-// 0, "from the shape", unless set.
+// Staged knobs as the schedule reads them; 0 for a knob not set yet.
+inline Conv2dKnobs staged_knobs(const Knobs &knobs, const TargetInfo &t) {
+    Conv2dKnobs k;
+    k.registers = register_budget(t);
+    const auto pinned = [&](const char *name, int &field) {
+        if (knobs.has(name)) field = knobs.get(name);
+    };
+    pinned("rows", k.rows), pinned("cols", k.cols), pinned("channels", k.channels);
+    pinned("threads_x", k.threads_x), pinned("threads_y", k.threads_y), pinned("threads_c", k.threads_c);
+    pinned("split_k", k.split_k), pinned("stage_channels", k.stage_channels);
+    pinned("target_threads", k.target_threads), pinned("registers", k.registers);
+    return k;
+}
+
 inline VariantSpec<Conv2dShape> conv2d_staged() {
     VariantSpec<Conv2dShape> v;
     v.name = "gpu_staged";
-    v.knobs = {{"rows", 0, 16, "output rows per thread (0: from the shape)"},
-               {"cols", 0, 8, "adjacent output x positions per thread (0: from the shape)"},
-               {"channels", 0, 16, "output channels per thread (0: from the shape)"},
-               {"threads_x", 0, 256, "threads of a block along x (0: from the shape)"},
-               {"threads_y", 0, 64, "threads of a block along y (0: from the shape)"},
-               {"threads_c", 0, 64, "threads of a block along the output channels (0: from the shape)"},
-               {"split_k", 0, 64, "shares of the input channels; must divide them (0: from the shape)"},
+    v.knobs = {{"rows", 1, 16, "output rows per thread"},
+               {"cols", 1, 8, "adjacent output x positions per thread"},
+               {"channels", 1, 16, "output channels per thread"},
+               {"threads_x", 1, 256, "threads of a block along x"},
+               {"threads_y", 1, 64, "threads of a block along y"},
+               {"threads_c", 1, 64, "threads of a block along the output channels"},
+               {"split_k", 1, 64, "shares of the input channels; must divide them"},
                {"stage_channels", 1, 64, "input channels per shared-memory chunk, at most"}};
     for (const KnobSpec &k : conv2d_launch_knobs()) v.knobs.push_back(k);
     // Bounds inference cannot tell that a block's output channels share one group, so a staged
@@ -73,22 +92,33 @@ inline VariantSpec<Conv2dShape> conv2d_staged() {
     v.unsupported = [](const Conv2dShape &s) {
         return s.group == 1 ? std::string() : "grouped convolutions cannot stage";
     };
-    v.violated = [](const Conv2dShape &s, const Knobs &k) -> std::string {
-        if (k.get("split_k") > 0 && s.in_channels % k.get("split_k") != 0)
-            return "split_k " + std::to_string(k.get("split_k")) + " does not divide the " +
+    v.violated = [](const Conv2dShape &s, const Knobs &knobs) -> std::string {
+        if (s.in_channels % knobs.get("split_k") != 0)
+            return "split_k " + std::to_string(knobs.get("split_k")) + " does not divide the " +
                    std::to_string(s.in_channels) + " input channels";
-        return block_too_large(std::max(1, k.get("threads_x")) * std::max(1, k.get("threads_y")) *
-                               std::max(1, k.get("threads_c")));
+        const StagedConvTile t = resolve_staged_tile(s, staged_knobs(knobs, TargetInfo{}));
+        if (shared_floats(s, t) > kSharedFloats)
+            return "the staged tile needs " + std::to_string(shared_floats(s, t) * 4) +
+                   " bytes of shared memory, more than 48 KiB";
+        return block_too_large(t.threads());
     };
-    v.complete = [](const Conv2dShape &, const TargetInfo &t, Knobs &k) {
-        Knobs resolved;
-        for (const char *name : {"rows", "cols", "channels", "threads_x", "threads_y", "threads_c", "split_k"})
-            resolved.set(name, k.has(name) ? k.get(name) : 0);
-        // 4 channels per chunk: Overfeat L6 ran 5% faster than with 8 (smaller blocks, more per SM).
-        resolved.set("stage_channels", k.has("stage_channels") ? k.get("stage_channels") : 4);
-        resolved.set("target_threads", k.has("target_threads") ? k.get("target_threads") : Conv2dKnobs{}.target_threads);
-        resolved.set("registers", k.has("registers") ? k.get("registers") : register_budget(t));
-        k = resolved;
+    // The shape's tile (conv2d_staged_tile.h) around the knobs already set.
+    v.complete = [](const Conv2dShape &s, const TargetInfo &target, Knobs &knobs) {
+        Conv2dKnobs k = staged_knobs(knobs, target);
+        StagedConvTile t;
+        try {
+            t = resolve_staged_tile(s, k);
+        } catch (const std::invalid_argument &) {
+            // A split_k that does not divide the input channels: keep it for `violated` to name.
+            Conv2dKnobs without_split = k;
+            without_split.split_k = 0;
+            t = resolve_staged_tile(s, without_split);
+            t.split_k = k.split_k;
+        }
+        knobs = Knobs{{{"rows", t.rows}, {"cols", t.cols}, {"channels", t.channels}, {"threads_x", t.threads_x},
+                       {"threads_y", t.threads_y}, {"threads_c", t.threads_c}, {"split_k", t.split_k},
+                       {"stage_channels", t.stage_channels}, {"target_threads", k.target_threads},
+                       {"registers", k.registers}}};
     };
     return v;
 }

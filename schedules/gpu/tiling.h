@@ -5,12 +5,9 @@
 #include <algorithm>
 
 #include "Halide.h"
+#include "schedules/gpu/fitting.h"
 
 namespace cortado::schedules::gpu {
-
-// A split factor never larger than the extent, so every tile is full and ShiftInwards never
-// makes a producer read outside an unpadded input.
-inline int fitting(int factor, int extent) { return std::max(1, std::min(factor, extent)); }
 
 // One thread per output element, blocks of up to 32 x 8 threads over the first two loops,
 // the remaining two loops fused into a third block dimension. Partial tiles are guarded.

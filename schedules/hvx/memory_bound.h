@@ -61,7 +61,7 @@ inline void schedule_channel_affine(ChannelAffine &a, int inner, int, int, const
     vectorize_if_long(a.output, a.x, inner);
 }
 
-// InnerProduct: partial sums one per HVX lane (the generator asks for 32 lanes on HVX), each
+// InnerProduct: partial sums one per HVX lane (hvx/space.h asks for 32 lanes), each
 // weight vector loaded once for every row m, parallel over blocks of outputs.
 inline void schedule_inner_product(InnerProduct &a, const InnerProductShape &s, const Halide::Target &) {
     using namespace Halide;
