@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <regex>
 
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
@@ -124,6 +125,9 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
                     shape = ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1};
                 ASSERT_FALSE(space.variants.empty()) << name << " " << op;
                 for (const auto &v : space.variants) {
+                    // Names travel inside descriptor text, where ; | , : and = separate fields.
+                    EXPECT_TRUE(std::regex_match(v.name, std::regex("[a-z0-9_]+"))) << v.name;
+                    for (const auto &k : v.knobs) EXPECT_TRUE(std::regex_match(k.name, std::regex("[a-z0-9_]+"))) << k.name;
                     ChoiceSettings pick;
                     pick.source = "test";
                     pick.variant = v.name;

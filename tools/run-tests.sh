@@ -20,7 +20,7 @@ if [ ! -f build-asan/build.ninja ]; then
   cmake -S . -B build-asan -G Ninja -DCORTADO_SANITIZE=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_PREFIX_PATH="$halide_dir" >/dev/null
 fi
-sanitized_tests="frontend_test runtime_test cli_test robustness_test non_finite_test fuzz_regression_test"
+sanitized_tests="frontend_test kernel_choice_test runtime_test cli_test robustness_test non_finite_test fuzz_regression_test"
 cmake --build build-asan --target cortado $sanitized_tests
 # Everything cortado compiles from source is instrumented; the Halide-generated kernels, Halide's
 # runtime and libHalide itself are not (they run, but the sanitizers cannot see inside them).
