@@ -8,7 +8,6 @@
 #include <type_traits>
 #include <filesystem>
 #include <fstream>
-#include <optional>
 #include <regex>
 
 #include "frontend/compile_error.h"
@@ -20,6 +19,7 @@
 #include "generators/ops/elementwise.h"
 #include "schedules/families.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
+#include "tests/scoped_knobs.h"
 #include "tools/target_description.h"
 #include "tools/tuning_db.h"
 
@@ -49,22 +49,6 @@ std::string plan_error(const Graph &graph, const PlanTarget &target, const Choic
     }
     return "no error";
 }
-
-// Sets $CORTADO_KNOBS for one scope and puts back what was there.
-class ScopedKnobs {
-  public:
-    explicit ScopedKnobs(const char *knobs) {
-        if (const char *before = std::getenv("CORTADO_KNOBS")) before_ = before;
-        ::setenv("CORTADO_KNOBS", knobs, 1);
-    }
-    ~ScopedKnobs() {
-        if (before_) ::setenv("CORTADO_KNOBS", before_->c_str(), 1);
-        else ::unsetenv("CORTADO_KNOBS");
-    }
-
-  private:
-    std::optional<std::string> before_;
-};
 
 // A tuning record for a conv2d op signature.
 ChoiceSettings record(const std::string &source, const std::string &variant,

@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
-#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
 
 #include "Halide.h"
 #include "tests/network_harness.h"
+#include "tests/scoped_knobs.h"
 #include "tools/target_description.h"
 
 namespace cortado::testing {
@@ -83,22 +83,6 @@ TEST(Convolution, RandomShapes) {
                                  {pick(1, 2), in_c, h, w}, "random conv " + extra.str());
     }
 }
-
-// Sets $CORTADO_KNOBS for one test and puts back what was there.
-class ScopedKnobs {
-  public:
-    explicit ScopedKnobs(const char *knobs) {
-        if (const char *before = std::getenv("CORTADO_KNOBS")) before_ = before;
-        ::setenv("CORTADO_KNOBS", knobs, 1);
-    }
-    ~ScopedKnobs() {
-        if (before_) ::setenv("CORTADO_KNOBS", before_->c_str(), 1);
-        else ::unsetenv("CORTADO_KNOBS");
-    }
-
-  private:
-    std::optional<std::string> before_;
-};
 
 bool gpu_test_target() { return Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature(); }
 

@@ -25,6 +25,21 @@ inline std::string block_too_large(int threads) {
     return threads > 1024 ? "a block of " + std::to_string(threads) + " threads; CUDA and OpenCL allow 1024" : "";
 }
 
+// The knobs set so far as the schedules read them: 0 for a tile knob not set yet, the
+// defaults for the launch knobs.
+inline Conv2dKnobs pinned_knobs(const Knobs &knobs, const TargetInfo &t) {
+    Conv2dKnobs k;
+    k.registers = register_budget(t);
+    const auto pinned = [&](const char *name, int &field) {
+        if (knobs.has(name)) field = knobs.get(name);
+    };
+    pinned("rows", k.rows), pinned("cols", k.cols), pinned("channels", k.channels);
+    pinned("threads_x", k.threads_x), pinned("threads_y", k.threads_y), pinned("threads_c", k.threads_c);
+    pinned("split_k", k.split_k), pinned("stage_channels", k.stage_channels);
+    pinned("target_threads", k.target_threads), pinned("registers", k.registers);
+    return k;
+}
+
 inline VariantSpec<Conv2dShape> conv2d_register_tile() {
     VariantSpec<Conv2dShape> v;
     v.name = "gpu_register_tile";
@@ -39,15 +54,7 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile() {
         return block_too_large(k.get("threads_x") * k.get("threads_c"));
     };
     v.complete = [](const Conv2dShape &s, const TargetInfo &t, Knobs &knobs) {
-        Conv2dKnobs k;
-        const auto pinned = [&](const char *name, int &field) {
-            if (knobs.has(name)) field = knobs.get(name);
-        };
-        k.registers = register_budget(t);
-        pinned("rows", k.rows), pinned("cols", k.cols), pinned("channels", k.channels);
-        pinned("threads_x", k.threads_x), pinned("threads_c", k.threads_c), pinned("split_k", k.split_k);
-        pinned("target_threads", k.target_threads), pinned("registers", k.registers);
-        k = register_tile(s, k);
+        Conv2dKnobs k = register_tile(s, pinned_knobs(knobs, t));
         if (k.split_k <= 0) k.split_k = split_for(s, tile_threads(s, k.cols, k.rows, k.channels), k.target_threads);
         // What the schedule will use (tile_conv_output fits each size to the map).
         k.rows = fitting(k.rows, s.out_h), k.channels = fitting(k.channels, s.out_channels), k.cols = fitting(k.cols, s.out_w);
@@ -59,20 +66,6 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile() {
         knobs = resolved;
     };
     return v;
-}
-
-// Staged knobs as the schedule reads them; 0 for a knob not set yet.
-inline Conv2dKnobs staged_knobs(const Knobs &knobs, const TargetInfo &t) {
-    Conv2dKnobs k;
-    k.registers = register_budget(t);
-    const auto pinned = [&](const char *name, int &field) {
-        if (knobs.has(name)) field = knobs.get(name);
-    };
-    pinned("rows", k.rows), pinned("cols", k.cols), pinned("channels", k.channels);
-    pinned("threads_x", k.threads_x), pinned("threads_y", k.threads_y), pinned("threads_c", k.threads_c);
-    pinned("split_k", k.split_k), pinned("stage_channels", k.stage_channels);
-    pinned("target_threads", k.target_threads), pinned("registers", k.registers);
-    return k;
 }
 
 inline VariantSpec<Conv2dShape> conv2d_staged() {
@@ -96,7 +89,7 @@ inline VariantSpec<Conv2dShape> conv2d_staged() {
         if (s.in_channels % knobs.get("split_k") != 0)
             return "split_k " + std::to_string(knobs.get("split_k")) + " does not divide the " +
                    std::to_string(s.in_channels) + " input channels";
-        const StagedConvTile t = resolve_staged_tile(s, staged_knobs(knobs, TargetInfo{}));
+        const StagedConvTile t = resolve_staged_tile(s, pinned_knobs(knobs, TargetInfo{}));
         if (shared_floats(s, t) > kSharedFloats)
             return "the staged tile needs " + std::to_string(shared_floats(s, t) * 4) +
                    " bytes of shared memory, more than 48 KiB";
@@ -104,7 +97,7 @@ inline VariantSpec<Conv2dShape> conv2d_staged() {
     };
     // The shape's tile (conv2d_staged_tile.h) around the knobs already set.
     v.complete = [](const Conv2dShape &s, const TargetInfo &target, Knobs &knobs) {
-        Conv2dKnobs k = staged_knobs(knobs, target);
+        Conv2dKnobs k = pinned_knobs(knobs, target);
         StagedConvTile t;
         try {
             t = resolve_staged_tile(s, k);
