@@ -42,7 +42,7 @@ double NetworkPlan::tolerance() const {
 
 std::vector<std::pair<std::string, std::string>> KernelInstance::generator_params() const {
     std::vector<std::pair<std::string, std::string>> params{
-        {ops::kDescriptorParam, shape + "|" + ops::fields_text(choice)}};
+        {ops::kDescriptorParam, ops::descriptor_text(shape, choice)}};
     if (array_inputs > 0) params.emplace_back("inputs.size", std::to_string(array_inputs));
     return params;
 }
@@ -171,16 +171,16 @@ class Planner {
         instance.family = info_.family;
         instance.array_inputs = array_inputs;
         std::vector<const ChoiceSettings *> sources;
-        using SettingsByKey = std::map<std::string, ChoiceSettings>;
-        for (const SettingsByKey *by_key : {static_cast<const SettingsByKey *>(&experiment_), &overrides_,
-                                            static_cast<const SettingsByKey *>(&table_)}) {
-            const auto it = by_key->find(by_key == &overrides_ ? instance.op_signature_hash() : instance.op);
-            if (it == by_key->end()) continue;
-            if (!it->second.op.empty() && it->second.op != instance.op)
-                fail(layer, it->second.source + ": a record for op " + it->second.op + " has the op signature of this " +
-                                instance.op);
-            sources.push_back(&it->second);
-        }
+        const auto add = [&](const std::map<std::string, ChoiceSettings> &by_key, const std::string &key) {
+            const auto it = by_key.find(key);
+            if (it != by_key.end()) sources.push_back(&it->second);
+        };
+        add(experiment_, instance.op);
+        add(overrides_, instance.op_signature_hash());
+        add(table_, instance.op);
+        for (const ChoiceSettings *s : sources)
+            if (!s->op.empty() && s->op != instance.op)
+                fail(layer, s->source + ": a record for op " + s->op + " has the op signature of this " + instance.op);
         ResolvedChoice resolved;
         try {
             resolved = resolve_choice(family_.op<Shape>(), shape, info_, sources);

@@ -11,22 +11,6 @@ namespace cortado {
 
 namespace {
 
-schedules::gpu::Conv2dKnobs gpu_knobs(const ops::Knobs &k) {
-    // Named, not positional: a reordered struct must not swap knobs silently.
-    schedules::gpu::Conv2dKnobs knobs;
-    knobs.rows = k.get("rows");
-    knobs.cols = k.get("cols");
-    knobs.channels = k.get("channels");
-    knobs.threads_x = k.get("threads_x");
-    knobs.threads_c = k.get("threads_c");
-    knobs.split_k = k.get("split_k");
-    knobs.target_threads = k.get("target_threads");
-    knobs.registers = k.get("registers");
-    if (k.has("threads_y")) knobs.threads_y = k.get("threads_y");
-    if (k.has("stage_channels")) knobs.stage_channels = k.get("stage_channels");
-    return knobs;
-}
-
 const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
     {"cpu_register_tile",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) {
@@ -35,11 +19,11 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
      }},
     {"gpu_register_tile",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
-         schedules::gpu::schedule_conv2d_registers(a, op.shape, gpu_knobs(op.choice.knobs));
+         schedules::gpu::schedule_conv2d_registers(a, op.shape, schedules::gpu::conv2d_knobs(op.choice.knobs));
      }},
     {"gpu_staged",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
-         schedules::gpu::schedule_conv2d_with_staging(a, op.shape, gpu_knobs(op.choice.knobs));
+         schedules::gpu::schedule_conv2d_with_staging(a, op.shape, schedules::gpu::conv2d_knobs(op.choice.knobs));
      }},
     {"hvx_register_tile",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},

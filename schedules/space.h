@@ -99,7 +99,6 @@ using ops::SoftmaxShape;
 // Every op of a family. An op a family leaves without variants is an error at plan time.
 struct FamilySpace {
     std::string name;
-    std::string description;
     std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<LRNShape>, OpSpace<InnerProductShape>,
                OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>, OpSpace<EltwiseShape>,
                OpSpace<ChannelAffineShape>>

@@ -99,6 +99,10 @@ def main():
             if len(columns) < 3 or columns[1] == "alias":
                 continue
             layer, kernel = columns[0], "cortado_k_" + columns[2]
+            if kernel not in after:
+                print(f"{plan}: {layer}: {kernel} is not in {sys.argv[2]}")
+                failures += 1
+                continue
             (generator, target, fields), new_object = after[kernel]
             matches = [obj for (g, t, f), obj in before.values()
                        if g == generator and t == target and f.items() <= fields.items() and set(f) == set(fields)]

@@ -20,9 +20,13 @@ struct Op {
 // The generator parameter that carries a descriptor, and its text: "SHAPE|CHOICE".
 inline constexpr const char *kDescriptorParam = "op";
 
+inline std::string descriptor_text(const std::string &shape_text, const Choice &choice) {
+    return shape_text + "|" + fields_text(choice);
+}
+
 template <typename Shape>
 std::string descriptor_text(const Op<Shape> &op) {
-    return fields_text(op.shape) + "|" + fields_text(op.choice);
+    return descriptor_text(fields_text(op.shape), op.choice);
 }
 
 template <typename OpT>

@@ -12,8 +12,7 @@ namespace cortado::schedules::arm {
 inline FamilySpace space() {
     FamilySpace f = cpu::space();
     f.name = "arm";
-    f.description = "ARM64 NEON";
-    f.op<Conv2dShape>() = single_variant(cpu::conv2d_register_tile(8, 3));
+    f.op<Conv2dShape>() = single_variant(cpu::conv2d_register_tile([](const TargetInfo &) { return 8; }, 3));
     return f;
 }
 

@@ -13,13 +13,14 @@ namespace cortado::schedules::cpu {
 // conv2d: the register-tiled direct convolution (conv2d_register_tile.h). The generic tile, 4
 // output channels x 1 vector, needs 4 accumulators + 1 input + 1 broadcast weight: it fits
 // any SIMD register file.
-inline VariantSpec<Conv2dShape> conv2d_register_tile(int channel_block, int vectors_x) {
+// `channel_block(target)` sizes the tile to the family's register file.
+inline VariantSpec<Conv2dShape> conv2d_register_tile(std::function<int(const TargetInfo &)> channel_block, int vectors_x) {
     VariantSpec<Conv2dShape> v;
     v.name = "cpu_register_tile";
     v.knobs = {{"channel_block", 1, 32, "output channels per register tile"},
                {"vectors_x", 1, 8, "vectors of output x per register tile"}};
-    v.complete = [channel_block, vectors_x](const Conv2dShape &, const TargetInfo &, Knobs &k) {
-        if (!k.has("channel_block")) k.set("channel_block", channel_block);
+    v.complete = [channel_block, vectors_x](const Conv2dShape &, const TargetInfo &t, Knobs &k) {
+        if (!k.has("channel_block")) k.set("channel_block", channel_block(t));
         if (!k.has("vectors_x")) k.set("vectors_x", vectors_x);
     };
     return v;
@@ -52,8 +53,7 @@ inline VariantSpec<SoftmaxShape> softmax_direct() {
 inline FamilySpace space() {
     FamilySpace f;
     f.name = "cpu";
-    f.description = "generic CPU: simple schedules in the target's vector width";
-    f.op<Conv2dShape>() = single_variant(conv2d_register_tile(4, 1));
+    f.op<Conv2dShape>() = single_variant(conv2d_register_tile([](const TargetInfo &) { return 4; }, 1));
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("cpu_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("cpu_direct"));
     f.op<InnerProductShape>() = single_variant(inner_product_lane_partials());

@@ -3,6 +3,9 @@
 // Halide here: the planner runs it to show and record every knob of a plan.
 #pragma once
 
+#include <utility>
+
+#include "generators/ops/choice.h"
 #include "generators/ops/conv2d.h"
 
 namespace cortado::schedules::gpu {
@@ -18,18 +21,32 @@ struct Conv2dKnobs {
     int split_k = 0;  // aiming for `target_threads` threads
     int target_threads = 65536;
     // Input channels per staged chunk (gpu_staged only). Staging is not the default: on the
-    // H100 it lost on most of the conv suite (up to
-    // 5x on large maps, where the block's shared running sums limit occupancy), and once the
-    // register variant ran channels-innermost it lost on Overfeat L6 too, its last win (0.292
-    // against 0.274 ms; docs/PERFORMANCE.md, session 4). It stays for devices where shared
-    // memory pays, and to be tuned.
+    // H100 it lost on most of the conv suite (up to 5x on large maps, where the block's shared
+    // running sums limit occupancy), and once the register variant ran channels-innermost it
+    // lost on Overfeat L6 too, its last win (0.292 against 0.274 ms; docs/PERFORMANCE.md). It
+    // stays for devices where shared memory pays, and to be tuned.
     int stage_channels = 0;
     // Registers a thread may use (the target's registers_per_thread; on CUDA the runtime
     // raises the driver's cap to it). Halide 21's CUDA runtime caps every kernel at 64, and a
     // tile that needs more spills: 8 channels x 8 rows ran 1.71 ms on Overfeat L6 under the cap
-    // and 0.235 ms under a cap of 112 (docs/PERFORMANCE.md, session 5).
+    // and 0.235 ms under a cap of 112 (docs/PERFORMANCE.md).
     int registers = 64;
 };
+
+// `base` with every knob that `set` names: how the default rules read the knobs stronger
+// sources pinned, and how the generator reads a resolved choice.
+inline Conv2dKnobs conv2d_knobs(const ops::Knobs &set, Conv2dKnobs base = {}) {
+    // Named, not positional: a reordered struct must not swap knobs silently.
+    const std::pair<const char *, int Conv2dKnobs::*> fields[] = {
+        {"rows", &Conv2dKnobs::rows},           {"cols", &Conv2dKnobs::cols},
+        {"channels", &Conv2dKnobs::channels},   {"threads_x", &Conv2dKnobs::threads_x},
+        {"threads_y", &Conv2dKnobs::threads_y}, {"threads_c", &Conv2dKnobs::threads_c},
+        {"split_k", &Conv2dKnobs::split_k},     {"stage_channels", &Conv2dKnobs::stage_channels},
+        {"target_threads", &Conv2dKnobs::target_threads}, {"registers", &Conv2dKnobs::registers}};
+    for (const auto &[name, field] : fields)
+        if (set.has(name)) base.*field = set.get(name);
+    return base;
+}
 
 // Taller register tiles reuse each weight more, but a tile that overhangs the map recomputes
 // rows: take 8 rows when that wastes at most 10% (15, 55, 56 ... rows), else 4.
@@ -59,7 +76,7 @@ inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
     // spatial kernels take the larger tile, with 2 channel groups per block (8 with 4
     // channels). On the H100's quick conv suite it won on 3x3 and 5x5 layers (Overfeat L6
     // 0.276 -> 0.217 ms) and lost up to 10% on 1x1 layers at batch 20, which keep 4 channels
-    // (docs/PERFORMANCE.md, session 5).
+    // (docs/PERFORMANCE.md).
     if (k.cols <= 0) k.cols = 1;
     if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
     bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;

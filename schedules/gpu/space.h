@@ -28,16 +28,9 @@ inline std::string block_too_large(int threads) {
 // The knobs set so far as the schedules read them: 0 for a tile knob not set yet, the
 // defaults for the launch knobs.
 inline Conv2dKnobs pinned_knobs(const Knobs &knobs, const TargetInfo &t) {
-    Conv2dKnobs k;
-    k.registers = register_budget(t);
-    const auto pinned = [&](const char *name, int &field) {
-        if (knobs.has(name)) field = knobs.get(name);
-    };
-    pinned("rows", k.rows), pinned("cols", k.cols), pinned("channels", k.channels);
-    pinned("threads_x", k.threads_x), pinned("threads_y", k.threads_y), pinned("threads_c", k.threads_c);
-    pinned("split_k", k.split_k), pinned("stage_channels", k.stage_channels);
-    pinned("target_threads", k.target_threads), pinned("registers", k.registers);
-    return k;
+    Conv2dKnobs defaults;
+    defaults.registers = register_budget(t);
+    return conv2d_knobs(knobs, defaults);
 }
 
 inline VariantSpec<Conv2dShape> conv2d_register_tile() {
@@ -131,7 +124,6 @@ inline VariantSpec<InnerProductShape> inner_product_block_partials() {
 inline FamilySpace space() {
     FamilySpace f;
     f.name = "gpu";
-    f.description = "GPUs through CUDA or OpenCL";
     OpSpace<Conv2dShape> conv;
     conv.variants = {conv2d_register_tile(), conv2d_staged()};
     // Staging lost on most of the H100 conv suite (Conv2dKnobs::stage_channels): never the default.

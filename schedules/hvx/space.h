@@ -8,7 +8,6 @@ namespace cortado::schedules::hvx {
 inline FamilySpace space() {
     FamilySpace f;
     f.name = "hvx";
-    f.description = "Hexagon HVX v68+ (compile-verified only)";
     f.op<Conv2dShape>() = single_variant(plain_variant<Conv2dShape>("hvx_register_tile"));
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("hvx_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("hvx_direct"));

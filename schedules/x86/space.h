@@ -11,15 +11,10 @@ namespace cortado::schedules::x86 {
 inline FamilySpace space() {
     FamilySpace f = cpu::space();
     f.name = "x86";
-    f.description = "x86-64 (SSE4.1, AVX2, AVX-512)";
-    VariantSpec<Conv2dShape> conv = cpu::conv2d_register_tile(0, 0);
     // 6 output channels x 2 vectors: 12 accumulators + 2 inputs + 1 broadcast weight in AVX2's
     // 16 registers; AVX-512's 32 registers take 8 channels.
-    conv.complete = [](const Conv2dShape &, const TargetInfo &t, Knobs &k) {
-        if (!k.has("channel_block")) k.set("channel_block", t.vector_bits >= 512 ? 8 : 6);
-        if (!k.has("vectors_x")) k.set("vectors_x", 2);
-    };
-    f.op<Conv2dShape>() = single_variant(conv);
+    f.op<Conv2dShape>() = single_variant(
+        cpu::conv2d_register_tile([](const TargetInfo &t) { return t.vector_bits >= 512 ? 8 : 6; }, 2));
     return f;
 }
 
