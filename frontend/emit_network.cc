@@ -135,8 +135,8 @@ std::string emit_glue(const NetworkPlan &plan) {
     c << "};\n\nconst ParamSpec kParams[] = {\n";
     for (const PlannedParam &p : plan.params)
         c << "    {Packing(" << int(p.packing) << "), " << p.first_blob << ", " << p.count << ", "
-          << p.rows << ", " << p.cols << ", " << float_literal(p.eps) << "},\n";
-    if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f},\n";
+          << p.rows << ", " << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << "},\n";
+    if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f, 0},\n";
     c << "};\n\nconst ViewSpec kViews[] = {\n";
     for (const PlannedStep &s : plan.steps)
         for (const PlannedView &v : s.views) {

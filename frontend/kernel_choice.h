@@ -143,7 +143,7 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
         resolved.knob_sources.emplace_back(k.name, sources.count(k.name) ? sources[k.name] : "default rule");
     }
     if (spec->violated) {
-        const std::string broken = spec->violated(shape, resolved.choice.knobs);
+        const std::string broken = spec->violated(shape, target, resolved.choice.knobs);
         if (!broken.empty()) {
             std::string from;
             for (const auto &[name, source] : sources) from += (from.empty() ? "" : ", ") + name + " from " + source;
@@ -152,6 +152,7 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
     }
     resolved.choice.variant = variant;
     resolved.choice.tolerance = spec->tolerance;
+    resolved.choice.weights = spec->weights;
     return resolved;
 }
 

@@ -18,6 +18,7 @@
 #include "generators/ops/concat.h"
 #include "generators/ops/conv2d.h"
 #include "generators/ops/elementwise.h"
+#include "generators/ops/gemm.h"
 #include "generators/ops/inner_product.h"
 #include "generators/ops/lrn.h"
 #include "generators/ops/pooling.h"
@@ -67,13 +68,57 @@ FillerSpec runtime_filler(const Filler &f) {
     return spec;
 }
 
+// Where choices come from besides the default rules, strongest first: CORTADO_KNOBS (read
+// here), the tuning records (by op signature hash), the target's knob table.
+struct ChoiceSources {
+    std::map<std::string, ChoiceSettings> experiment, table;  // by op name
+    ChoiceOverrides overrides;
+
+    ChoiceSources() = default;
+    ChoiceSources(std::map<std::string, ChoiceSettings> target_table, ChoiceOverrides records)
+        : table(std::move(target_table)), overrides(std::move(records)) {
+        const char *knobs = std::getenv("CORTADO_KNOBS");
+        experiment = parse_knob_table(knobs ? knobs : "", "CORTADO_KNOBS");
+    }
+};
+
+// The kernel for `shape` on `family`, its choice resolved from `sources` and the default
+// rules. Throws CompileError without naming a layer.
+template <typename Shape>
+KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, int array_inputs,
+                             const schedules::TargetInfo &info, const schedules::FamilySpace &family,
+                             const ChoiceSources &sources_by_kind) {
+    KernelInstance instance;
+    instance.op = Shape::kOp;
+    instance.shape = ops::fields_text(shape);
+    instance.target = info.halide_target;
+    instance.family = info.family;
+    instance.array_inputs = array_inputs;
+    std::vector<const ChoiceSettings *> sources;
+    const auto add = [&](const std::map<std::string, ChoiceSettings> &by_key, const std::string &key) {
+        const auto it = by_key.find(key);
+        if (it != by_key.end()) sources.push_back(&it->second);
+    };
+    add(sources_by_kind.experiment, instance.op);
+    add(sources_by_kind.overrides, instance.op_signature_hash());
+    add(sources_by_kind.table, instance.op);
+    for (const ChoiceSettings *s : sources)
+        if (!s->op.empty() && s->op != instance.op)
+            throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " + instance.op);
+    const ResolvedChoice resolved = resolve_choice(family.op<Shape>(), shape, info, sources);
+    instance.choice = resolved.choice;
+    instance.choice.epilogue = epilogue;
+    instance.variant_source = resolved.variant_source;
+    instance.knob_sources = resolved.knob_sources;
+    instance.notes = resolved.notes;
+    return instance;
+}
+
 class Planner {
   public:
     Planner(const Graph &graph, const PlanTarget &target, const ChoiceOverrides &overrides)
-        : graph_(graph), info_(resolve_plan_target(target)), family_(schedules::families().at(info_.family)),
-          table_(parse_knob_table(target.knobs, "target knobs")), overrides_(overrides) {
-        const char *experiment = std::getenv("CORTADO_KNOBS");
-        experiment_ = parse_knob_table(experiment ? experiment : "", "CORTADO_KNOBS");
+        : graph_(graph), info_(resolve_plan_target(target)), family_(schedules::families().at(info_.family)) {
+        sources_ = ChoiceSources{parse_knob_table(target.knobs, "target knobs"), overrides};
     }
 
     NetworkPlan run(const std::string &name) {
@@ -152,6 +197,17 @@ class Planner {
         plan_.params.push_back(param);
         return PlannedView{-static_cast<int>(plan_.params.size()), std::move(extents)};
     }
+    // An outputs x depth weight blob (depth x outputs when `transposed`) in GEMM panels of
+    // `width` outputs, the last zero-padded.
+    static PlannedParam panel_param(int blob, int outputs, int depth, int width, bool transposed) {
+        PlannedParam param{transposed ? Packing::PanelsOfTranspose : Packing::Panels, blob,
+                           int64_t(outputs + width - 1) / width * width * depth};
+        param.rows = transposed ? depth : outputs;
+        param.cols = transposed ? outputs : depth;
+        param.panel_width = width;
+        return param;
+    }
+
     // The blob as it is, or zeros when the layer has no such blob (bias_term: false).
     PlannedView bias_view(const Layer &layer, bool present, int index, const Filler &filler,
                           int count) {
@@ -165,33 +221,11 @@ class Planner {
     template <typename Shape>
     int kernel(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {}, int array_inputs = 0) {
         KernelInstance instance;
-        instance.op = Shape::kOp;
-        instance.shape = ops::fields_text(shape);
-        instance.target = info_.halide_target;
-        instance.family = info_.family;
-        instance.array_inputs = array_inputs;
-        std::vector<const ChoiceSettings *> sources;
-        const auto add = [&](const std::map<std::string, ChoiceSettings> &by_key, const std::string &key) {
-            const auto it = by_key.find(key);
-            if (it != by_key.end()) sources.push_back(&it->second);
-        };
-        add(experiment_, instance.op);
-        add(overrides_, instance.op_signature_hash());
-        add(table_, instance.op);
-        for (const ChoiceSettings *s : sources)
-            if (!s->op.empty() && s->op != instance.op)
-                fail(layer, s->source + ": a record for op " + s->op + " has the op signature of this " + instance.op);
-        ResolvedChoice resolved;
         try {
-            resolved = resolve_choice(family_.op<Shape>(), shape, info_, sources);
+            instance = choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_);
         } catch (const CompileError &e) {
             fail(layer, e.what());
         }
-        instance.choice = resolved.choice;
-        instance.choice.epilogue = epilogue;
-        instance.variant_source = resolved.variant_source;
-        instance.knob_sources = resolved.knob_sources;
-        instance.notes = resolved.notes;
         const std::string key = instance.signature();
         auto it = kernel_index_.find(key);
         if (it != kernel_index_.end()) return it->second;
@@ -240,12 +274,29 @@ class Planner {
         const int k = kernel(layer, shape, ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
         const Shape &w = layer.weight_shapes[0];
         int weights = add_blob(layer, 0, p.weight_filler);
+        const ops::Choice &choice = plan_.kernels[k].choice;
         std::vector<PlannedView> views;
-        views.push_back(full_view(layer.inputs[0]));
-        views.push_back(param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
-                                   {int(w[3]), int(w[2]), int(w[1]), int(w[0])}));
-        views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
-        views.push_back(full_view(layer.outputs[0]));
+        if (choice.weights == ops::WeightPacking::CaffeOrder) {
+            views.push_back(full_view(layer.inputs[0]));
+            views.push_back(param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
+                                       {int(w[3]), int(w[2]), int(w[1]), int(w[0])}));
+            views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
+            views.push_back(full_view(layer.outputs[0]));
+        } else {
+            // The GEMM variants (generators/conv2d_generator.cc): the same tensors seen as
+            // matrices, the weights in panels.
+            const int depth = int(w[1] * w[2] * w[3]), width = ops::panel_width(choice);
+            const int panels = (p.num_output + width - 1) / width;
+            const int batch = shape.batch, pixels = shape.out_h * shape.out_w;
+            const bool fully_connected = ops::is_fully_connected(shape);
+            views.push_back(fully_connected ? PlannedView{tensor_of(layer.inputs[0]), {depth, batch, 1, 1}}
+                                            : PlannedView{tensor_of(layer.inputs[0]), {pixels, depth, batch, 1}});
+            views.push_back(param_view(panel_param(weights, p.num_output, depth, width, false),
+                                       {width, depth, panels, 1}));
+            views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
+            views.push_back(fully_connected ? PlannedView{tensor_of(layer.outputs[0]), {p.num_output, batch, 1, 1}}
+                                            : PlannedView{tensor_of(layer.outputs[0]), {pixels, p.num_output, batch, 1}});
+        }
         add_step(layer, k, std::move(views));
     }
 
@@ -284,11 +335,18 @@ class Planner {
         const int k = kernel(layer, ops::InnerProductShape{int(rows), int(inputs), p.num_output},
                              ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
         int weights = add_blob(layer, 0, p.weight_filler);
-        PlannedParam packed{p.transpose ? Packing::Transpose : Packing::Copy, weights,
-                            inputs * p.num_output, inputs, p.num_output};
+        const ops::Choice &choice = plan_.kernels[k].choice;
         std::vector<PlannedView> views;
         views.push_back(PlannedView{tensor_of(layer.inputs[0]), {int(inputs), int(rows)}});
-        views.push_back(param_view(packed, {int(inputs), p.num_output}));
+        if (choice.weights == ops::WeightPacking::CaffeOrder) {
+            PlannedParam packed{p.transpose ? Packing::Transpose : Packing::Copy, weights,
+                                inputs * p.num_output, inputs, p.num_output};
+            views.push_back(param_view(packed, {int(inputs), p.num_output}));
+        } else {
+            const int width = ops::panel_width(choice), panels = (p.num_output + width - 1) / width;
+            views.push_back(param_view(panel_param(weights, p.num_output, int(inputs), width, p.transpose),
+                                       {width * int(inputs), panels}));
+        }
         views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
         views.push_back(PlannedView{tensor_of(layer.outputs[0]), {p.num_output, int(rows)}});
         add_step(layer, k, std::move(views));
@@ -405,8 +463,7 @@ class Planner {
     const Graph &graph_;
     schedules::TargetInfo info_;
     const schedules::FamilySpace &family_;
-    std::map<std::string, ChoiceSettings> table_, experiment_;  // by op name
-    const ChoiceOverrides &overrides_;                          // by op signature hash
+    ChoiceSources sources_;
     NetworkPlan plan_;
     std::map<int, int> tensor_index_;       // value id -> tensor index
     std::vector<int> storage_of_;           // tensor index -> storage root tensor index
@@ -414,6 +471,12 @@ class Planner {
 };
 
 }  // namespace
+
+KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target) {
+    const schedules::TargetInfo info = resolve_plan_target(target);
+    return choose_kernel(shape, epilogue, 0, info, schedules::families().at(info.family),
+                         ChoiceSources{parse_knob_table(target.knobs, "target knobs"), {}});
+}
 
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
                          const ChoiceOverrides &overrides) {

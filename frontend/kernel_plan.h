@@ -11,6 +11,7 @@
 #include "frontend/kernel_choice.h"
 #include "frontend/plan_target.h"
 #include "generators/ops/choice.h"
+#include "generators/ops/gemm.h"
 #include "runtime/network_description.h"
 
 namespace cortado {
@@ -59,6 +60,7 @@ struct PlannedParam {
     int first_blob;
     int64_t count, rows = 0, cols = 0;
     float eps = 0.0f;
+    int panel_width = 0;
 };
 
 struct PlannedView {
@@ -101,6 +103,10 @@ using ChoiceOverrides = std::map<std::string, ChoiceSettings>;
 // Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4)
 // and for knob settings the target's family does not accept (kernel_choice.h gives the order
 // in which the sources apply, $CORTADO_KNOBS first).
+// The gemm op alone (no network): what `cortado bench sgemm` compiles. Its choice comes from
+// CORTADO_KNOBS, the target's knob table and the default rules.
+KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target);
+
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
                          const ChoiceOverrides &overrides = {});
 

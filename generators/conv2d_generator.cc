@@ -2,8 +2,10 @@
 // generator parameter; every value in it is a compile-time constant of the kernel.
 #include "generators/buffer_shape.h"
 #include "generators/conv2d.h"
+#include "generators/gemm.h"
 #include "generators/variant_schedules.h"
 #include "schedules/cpu/conv2d_register_tile.h"
+#include "schedules/cpu/gemm.h"
 #include "schedules/gpu/conv2d.h"
 #include "schedules/hvx/conv2d.h"
 
@@ -29,6 +31,14 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},
 };
 
+const auto cpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target &t) {
+    schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
+};
+const VariantSchedules<Gemm, ops::Conv2dOp> conv2d_gemm_schedules = {
+    {"cpu_gemm_fully_connected", cpu_gemm},
+    {"cpu_gemm_1x1", cpu_gemm},
+};
+
 }  // namespace
 
 class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
@@ -42,6 +52,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
 
     void generate() {
         const auto op = read_descriptor<ops::Conv2dOp>(descriptor);
+        if (conv2d_gemm_schedules.count(op.choice.variant)) return generate_gemm(op);
         const Conv2dShape &s = op.shape;
         Conv2d conv(input, weights, bias, s, op.choice.epilogue);
         output = conv.output;
@@ -50,6 +61,48 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         require_dense_shape(bias, {s.out_channels});
         require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
         apply_variant(conv2d_schedules, conv, op, get_target());
+    }
+
+  private:
+    // The GEMM variants read the tensors in place through the planner's views, with the weights
+    // packed in panels of `width` output channels (ops::WeightPacking), zero-padded:
+    // - fully connected: input (K, batch), weights (width, K, panels) read as b, output (co, batch);
+    // - 1x1: input (pixels, channels, batch) read as b, weights (width, K, panels) read as a,
+    //   output (pixels, co, batch).
+    // Every view has four dimensions, the unused ones of extent 1.
+    void generate_gemm(const ops::Conv2dOp &op) {
+        using namespace Halide;
+        const Conv2dShape &s = op.shape;
+        const bool fully_connected = ops::is_fully_connected(s);
+        const ops::GemmDims d = fully_connected ? ops::fully_connected_gemm_dims(s) : ops::pointwise_gemm_dims(s);
+        const int width = ops::panel_width(op.choice);
+        const int panels = (s.out_channels + width - 1) / width;
+        Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
+        Func a{"a"}, b{"b"};
+        // Tasks and register tiles past the last row or column read the last row, column or
+        // panel again (never stored).
+        if (fully_connected) {
+            a(k, y) = input(k, min(y, d.rows - 1), 0, 0);
+            b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
+        } else {
+            a(k, y) = weights(y % width, k, min(y / width, panels - 1), 0);
+            b(x, k, n) = input(min(x, d.cols - 1), k, n, 0);
+        }
+        const BiasAxis bias_axis = !op.choice.epilogue.bias ? BiasAxis::None
+                                   : fully_connected        ? BiasAxis::Columns
+                                                            : BiasAxis::Rows;
+        Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4);
+        output = g.output;
+        if (fully_connected) {
+            require_dense_shape(input, {d.depth, d.rows, 1, 1});
+            require_dense_shape(output, {d.cols, d.rows, 1, 1});
+        } else {
+            require_dense_shape(input, {d.cols, d.depth, d.batch, 1});
+            require_dense_shape(output, {d.cols, d.rows, d.batch, 1});
+        }
+        require_dense_shape(weights, {width, d.depth, panels, 1});
+        require_dense_shape(bias, {s.out_channels});
+        apply_variant(conv2d_gemm_schedules, g, op, get_target());
     }
 };
 

@@ -1,6 +1,8 @@
 #include "generators/buffer_shape.h"
+#include "generators/gemm.h"
 #include "generators/inner_product.h"
 #include "generators/variant_schedules.h"
+#include "schedules/cpu/gemm.h"
 #include "schedules/cpu/inner_product.h"
 #include "schedules/gpu/inner_product.h"
 #include "schedules/hvx/memory_bound.h"
@@ -21,6 +23,12 @@ const VariantSchedules<InnerProduct, ops::InnerProductOp> inner_product_schedule
      }},
 };
 
+const VariantSchedules<Gemm, ops::InnerProductOp> inner_product_gemm_schedules = {
+    {"cpu_gemm", [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &t) {
+         schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
+     }},
+};
+
 }  // namespace
 
 class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
@@ -34,6 +42,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
 
     void generate() {
         const auto op = read_descriptor<ops::InnerProductOp>(descriptor);
+        if (inner_product_gemm_schedules.count(op.choice.variant)) return generate_gemm(op);
         const InnerProductShape &s = op.shape;
         // Every variant keeps `lanes` partial sums: vector lanes on CPUs, threads of a block on GPUs.
         InnerProduct ip(input, weights, bias, s, op.choice.epilogue, op.choice.knobs.get("lanes"));
@@ -43,6 +52,29 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         require_dense_shape(bias, {s.outputs});
         require_dense_shape(output, {s.outputs, s.rows});
         apply_variant(inner_product_schedules, ip, op, get_target());
+    }
+
+  private:
+    // The weights arrive as column panels (ops::WeightPacking): panel p holds output neurons
+    // [p·w, p·w + w) for every k, neurons innermost, zero-padded past the last neuron.
+    void generate_gemm(const ops::InnerProductOp &op) {
+        using namespace Halide;
+        const InnerProductShape &s = op.shape;
+        const int width = ops::panel_width(op.choice);
+        const int panels = (s.outputs + width - 1) / width;
+        Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
+        Func rows{"rows"}, panel{"panel"};
+        // Tasks and register tiles past the last row or panel read it again (never stored).
+        rows(k, y) = input(k, min(y, s.rows - 1));
+        panel(x, k, n) = weights(k * width + x % width, min(x / width, panels - 1));
+        Gemm g(rows, panel, bias, op.choice.epilogue.bias ? BiasAxis::Columns : BiasAxis::None, ops::gemm_dims(s),
+               op.choice.epilogue, op.choice.knobs.get("k_block"), 2);
+        output = g.output;
+        require_dense_shape(input, {s.inputs, s.rows});
+        require_dense_shape(weights, {width * s.inputs, panels});
+        require_dense_shape(bias, {s.outputs});
+        require_dense_shape(output, {s.outputs, s.rows});
+        apply_variant(inner_product_gemm_schedules, g, op, get_target());
     }
 };
 

@@ -35,14 +35,19 @@ enum class Packing : int {
     Zeros = 2,           // no blob (bias_term: false)
     BatchNormScale = 3,  // 1 / sqrt(var / f + eps), blobs (mean, var, factor)
     BatchNormShift = 4,  // -mean / f * scale
+    // GEMM panels (generators/ops/choice.h WeightPacking): output channels cut into panels of
+    // panel_width, each stored k-major with its channels innermost, the last zero-padded.
+    Panels = 5,            // from an outputs x K blob (Caffe's order)
+    PanelsOfTranspose = 6,  // from a K x outputs blob (InnerProduct transpose: true)
 };
 
 struct ParamSpec {
     Packing packing;
     int first_blob;  // index into NetworkDescription::blobs; BatchNorm uses three in a row
     int64_t count;   // floats in the packed buffer
-    int64_t rows, cols;  // Transpose: the blob is rows x cols
+    int64_t rows, cols;  // Transpose, Panels, PanelsOfTranspose: the blob is rows x cols
     float eps;           // BatchNorm
+    int panel_width;     // Panels, PanelsOfTranspose
 };
 
 // An activation tensor placed in the arena; aliases (Split, Flatten, Reshape, Dropout) share

@@ -164,6 +164,17 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
                 for (int64_t c = 0; c < p.cols; c++) out[c * p.rows + r] = in[r * p.cols + c];
             break;
         }
+        case Packing::Panels:
+        case Packing::PanelsOfTranspose: {
+            const std::vector<float> &in = blobs[p.first_blob];
+            const bool transposed = p.packing == Packing::PanelsOfTranspose;
+            const int64_t outputs = transposed ? p.cols : p.rows, depth = transposed ? p.rows : p.cols;
+            const int64_t w = p.panel_width;
+            for (int64_t o = 0; o < outputs; o++)
+                for (int64_t k = 0; k < depth; k++)
+                    out[(o / w * depth + k) * w + o % w] = in[transposed ? k * outputs + o : o * depth + k];
+            break;
+        }
         case Packing::BatchNormScale:
         case Packing::BatchNormShift: {
             const std::vector<float> &mean = blobs[p.first_blob];

@@ -13,6 +13,7 @@
 #include "generators/ops/concat.h"
 #include "generators/ops/conv2d.h"
 #include "generators/ops/elementwise.h"
+#include "generators/ops/gemm.h"
 #include "generators/ops/inner_product.h"
 #include "generators/ops/lrn.h"
 #include "generators/ops/pooling.h"
@@ -42,13 +43,15 @@ template <typename Shape>
 struct VariantSpec {
     std::string name;
     std::vector<KnobSpec> knobs;
+    // How the runtime packs the weights for this variant (ops::Choice::weights).
+    ops::WeightPacking weights = ops::WeightPacking::CaffeOrder;
     // Relative L2 error the variant is checked to (ops::Choice::tolerance).
     float tolerance = 1e-5f;
     // Why the variant cannot compute `shape`; empty when it can. May be unset (always can).
     std::function<std::string(const Shape &)> unsupported;
     // Why a complete set of knobs breaks a limit of the device or the shape (registers,
     // shared memory, threads per block, divisibility); empty when it does not. May be unset.
-    std::function<std::string(const Shape &, const Knobs &)> violated;
+    std::function<std::string(const Shape &, const TargetInfo &, const Knobs &)> violated;
     // The default rule for the knobs: fills in every declared knob that `knobs` lacks, knowing
     // the ones stronger sources already set. Declared knobs it leaves out stay unset: an error.
     std::function<void(const Shape &, const TargetInfo &, Knobs &)> complete;
@@ -90,6 +93,7 @@ using ops::ChannelAffineShape;
 using ops::ConcatShape;
 using ops::Conv2dShape;
 using ops::EltwiseShape;
+using ops::GemmShape;
 using ops::InnerProductShape;
 using ops::LRNShape;
 using ops::PoolingShape;
@@ -101,7 +105,7 @@ struct FamilySpace {
     std::string name;
     std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<LRNShape>, OpSpace<InnerProductShape>,
                OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>, OpSpace<EltwiseShape>,
-               OpSpace<ChannelAffineShape>>
+               OpSpace<ChannelAffineShape>, OpSpace<GemmShape>>
         ops;
 
     template <typename Shape>

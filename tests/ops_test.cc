@@ -2,6 +2,7 @@
 // double-precision reference, on fixed edge cases and on fresh random shapes each run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <sstream>
@@ -10,7 +11,10 @@
 #include "Halide.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
+#include "tools/gemm_kernel.h"
 #include "tools/target_description.h"
+#include "tools/temporary_directory.h"
+#include "tools/toolchain.h"
 
 namespace cortado::testing {
 namespace {
@@ -173,6 +177,85 @@ TEST(InnerProduct, AxisTransposeBiasAndFusedRelu) {
                              {5, 19}, "fused ReLU, K not a multiple of the vector width");
     expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 9)), {37, 70},
                              "37 rows: GPU schedules group rows 16 per block, the last group shifted inwards");
+}
+
+// The GEMM variants (generators/gemm.h) at edge sizes: one row or column, primes, sizes that are
+// not multiples of the register tile or the task, K longer than one K block (with a short last
+// block), and small blocks forced through the knobs so that many tasks and blocks meet.
+bool cpu_test_target() { return !gpu_test_target() && resolve_target(test_target()).schedule_family != "hvx"; }
+
+TEST(Gemm, InnerProductEdgeSizes) {
+    if (!cpu_test_target()) GTEST_SKIP() << "the GEMM variants are CPU schedules; " << test_target() << " has none";
+    const ScopedKnobs gemm("inner_product.variant=cpu_gemm");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 1)), {1, 1}, "1 x 1 x 1");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 53)) + layer("r", "ReLU", "f", "f"),
+                             {7, 300}, "7 rows, 53 outputs, K 300: three K blocks, the last short; fused ReLU");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("transpose: true bias_term: false", 97)),
+                             {37, 3, 5, 2}, "37 rows, 97 outputs, transposed weights, no bias");
+    const ScopedKnobs small("inner_product.variant=cpu_gemm,inner_product.rows=3,inner_product.k_block=16,"
+                            "inner_product.row_block=6");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 29)), {13, 41},
+                             "3-row tiles, 6-row tasks over 13 rows, K blocks of 16 over 41");
+}
+
+TEST(Gemm, FullyConnectedAnd1x1Convolutions) {
+    if (!cpu_test_target()) GTEST_SKIP() << "the GEMM variants are CPU schedules; " << test_target() << " has none";
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(23, "kernel_h: 7 kernel_w: 11")),
+                             {3, 5, 7, 11}, "fully connected: the kernel covers the 7x11 input, batch 3");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(1, "kernel_size: 3")) +
+                                 layer("r", "ReLU", "c", "c"),
+                             {1, 131, 3, 3}, "fully connected: one output, K 1179, fused ReLU");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(19, "kernel_size: 1")) +
+                                 layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                             {2, 13, 7, 11}, "1x1: 19 outputs, 77 pixels, batch 2, fused leaky ReLU");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1 bias_term: false")),
+                             {1, 300, 5, 3}, "1x1: K 300 over three K blocks, no bias");
+    const ScopedKnobs small("conv2d.variant=cpu_gemm_1x1,conv2d.rows=5,conv2d.k_block=7,conv2d.row_block=10,conv2d.pack=0");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(17, "kernel_size: 1")),
+                             {3, 23, 1, 1}, "1x1 on a 1x1 map, unpacked: 5-row tiles, 10-row tasks, K blocks of 7");
+}
+
+// The gemm op on its own (what `cortado bench sgemm` runs): every transpose combination, on
+// targets this machine executes.
+TEST(Gemm, OpTransposesBiasAndRelu) {
+    const TargetDescription target = resolve_target(test_target());
+    if (!cpu_test_target()) GTEST_SKIP() << "the gemm op has CPU schedules only; " << test_target() << " has none";
+    const std::string why_not = why_cannot_run_here(target.halide_target);
+    if (!why_not.empty()) GTEST_SKIP() << "the gemm op runs in this process; " << why_not;
+    const TemporaryDirectory scratch("cortado-gemm-test");
+    std::mt19937 random(static_cast<uint32_t>(test_seed()));
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    struct Case {
+        ops::GemmShape shape;
+        ops::Epilogue epilogue;
+    };
+    for (const Case &c : std::vector<Case>{{{1, 1, 1, false, false}, {}},
+                                            {{7, 13, 300, false, false}, {true, true, 0.0f}},
+                                            {{37, 53, 129, true, false}, {}},
+                                            {{5, 97, 17, false, true}, {true, true, 0.25f}},
+                                            {{64, 48, 256, true, true}, {true, false, 0.0f}}}) {
+        const ops::GemmShape &s = c.shape;
+        SCOPED_TRACE(ops::fields_text(s));
+        std::vector<float> a(size_t(s.m) * s.k), b(size_t(s.k) * s.n), bias(size_t(s.n)), out(size_t(s.m) * s.n);
+        for (float &v : a) v = uniform(random);
+        for (float &v : b) v = uniform(random);
+        for (float &v : bias) v = uniform(random);
+        const GemmKernel gemm(s, c.epilogue, target, scratch.path());
+        gemm.run(a.data(), b.data(), bias.data(), out.data());
+        double error = 0, norm = 0;
+        for (int i = 0; i < s.m; i++)
+            for (int j = 0; j < s.n; j++) {
+                double sum = c.epilogue.bias ? bias[j] : 0.0;
+                for (int k = 0; k < s.k; k++)
+                    sum += double(s.trans_a ? a[size_t(k) * s.m + i] : a[size_t(i) * s.k + k]) *
+                           double(s.trans_b ? b[size_t(j) * s.k + k] : b[size_t(k) * s.n + j]);
+                if (c.epilogue.relu && sum < 0) sum *= c.epilogue.relu_slope;
+                const double got = out[size_t(i) * s.n + j];
+                error += (got - sum) * (got - sum);
+                norm += sum * sum;
+            }
+        EXPECT_LE(std::sqrt(error / std::max(norm, 1e-30)), 1e-5) << gemm.kernel().function_name();
+    }
 }
 
 TEST(Softmax, Axes) {

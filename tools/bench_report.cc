@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <sstream>
+#include <thread>
 
 #include "tools/json_text.h"
 
@@ -35,6 +37,36 @@ double roofline_gflops(const BenchRow &row, const TargetDescription &target) {
     if (row.megabytes <= 0 || target.bandwidth_gbs <= 0) return target.peak_gflops;
     const double flop_per_byte = row.gflop * 1e3 / row.megabytes;
     return std::min(target.peak_gflops, flop_per_byte * target.bandwidth_gbs);
+}
+
+// The CPU this bench ran on, from /proc/cpuinfo: its model and the vector extensions the
+// kernels and peers may use.
+struct HostCpu {
+    std::string model = "unknown CPU", isa;
+    unsigned cores = std::thread::hardware_concurrency();
+};
+
+HostCpu host_cpu() {
+    HostCpu cpu;
+    std::ifstream file("/proc/cpuinfo");
+    std::set<std::string> flags;
+    for (std::string line; std::getline(file, line);) {
+        const size_t colon = line.find(':');
+        if (colon == std::string::npos) continue;
+        std::string key = line.substr(0, colon);
+        key.erase(key.find_last_not_of(" \t") + 1);
+        const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+        if (key == "model name" && cpu.model == "unknown CPU") cpu.model = value;
+        if (key == "flags" || key == "Features") {
+            std::istringstream words(value);
+            for (std::string w; words >> w;) flags.insert(w);
+        }
+    }
+    for (const char *f : {"sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16",
+                          "asimd", "sve"})
+        if (flags.count(f)) cpu.isa += (cpu.isa.empty() ? "" : " ") + std::string(f);
+    if (cpu.isa.empty()) cpu.isa = "none listed";
+    return cpu;
 }
 
 std::string bench_json_header(const std::string &suite, const TargetDescription &target) {
@@ -81,6 +113,8 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
                   ratios.empty() ? 0 : ratios[ratios.size() / 2], ratios.empty() ? 0 : ratios.front(),
                   ratios.empty() ? 0 : ratios.back());
     md << line;
+    const HostCpu cpu = host_cpu();
+    md << "Host: " << cpu.model << ", " << cpu.cores << " logical CPUs; ISA: " << cpu.isa << ".\n";
     if (target.peak_gflops > 0)
         md << "Roofline of " << target.name << ": " << target.peak_gflops << " GFLOP/s peak, "
            << target.bandwidth_gbs << " GB/s (" << target.file << ").\n";
@@ -88,7 +122,8 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
     if (!markdown_path.empty()) std::ofstream(markdown_path) << md.str();
     if (json_path.empty()) return;
     std::ofstream json(json_path);
-    json << bench_json_header(suite, target) << ", \"rows\": [\n";
+    json << bench_json_header(suite, target) << ", \"cpu\": " << json_string(cpu.model)
+         << ", \"cpu_threads\": " << cpu.cores << ", \"isa\": " << json_string(cpu.isa) << ", \"rows\": [\n";
     for (size_t i = 0; i < rows.size(); i++) {
         const BenchRow &r = rows[i];
         json << "  {\"name\": " << json_string(r.name) << ", \"gflop\": " << r.gflop << ", \"megabytes\": " << r.megabytes

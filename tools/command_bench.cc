@@ -1,7 +1,11 @@
 // `cortado bench conv|sgemm|nets`: cortado against the CPU peers (oneDNN, OpenBLAS) on the same
 // data in the same process. Every cortado result is checked against the peer's output before either is
-// timed; times are medians over --iterations runs after a warm-up.
+// timed; times are medians over --iterations runs after a warm-up. The sgemm suite runs the gemm
+// op on its own, against OpenBLAS with the kernel set of this CPU's instruction set.
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +22,7 @@
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/gemm_kernel.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
 #include "tools/network_weights.h"
@@ -62,6 +67,58 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     return result;
 }
 
+// C = A·B through the gemm op itself, on random A and B (seeded).
+struct GemmRun {
+    std::vector<float> a, b, c;
+    Timing timing;
+};
+
+GemmRun run_gemm(int n, const TargetDescription &target, int iterations, const std::string &scratch) {
+    GemmRun result;
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    result.a.resize(size_t(n) * n);
+    result.b.resize(size_t(n) * n);
+    result.c.resize(size_t(n) * n);
+    for (float &v : result.a) v = uniform(random);
+    for (float &v : result.b) v = uniform(random);
+    const GemmKernel gemm(ops::GemmShape{n, n, n, false, false}, ops::Epilogue{}, target, scratch);
+    const std::vector<float> no_bias(size_t(n), 0.0f);
+    gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());  // warm-up
+    std::vector<double> ms;
+    for (int i = 0; i < iterations; i++) {
+        const auto start = std::chrono::steady_clock::now();
+        gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    result.timing = {ms[ms.size() / 2], ms.front(), ms.back()};
+    return result;
+}
+
+// OpenBLAS picks its kernels once, when it is loaded: where this CPU calls for another set than
+// OpenBLAS detects, or than an inherited OPENBLAS_CORETYPE names, the bench runs itself again
+// with OPENBLAS_CORETYPE set, so that the peer is never held to a narrower instruction set than
+// cortado. The report names the set either way.
+void use_openblas_kernels_for_this_cpu() {
+    const std::string core = openblas_core_for_this_cpu();
+    const char *inherited = std::getenv("OPENBLAS_CORETYPE");
+    if (core.empty() || (inherited && core == inherited)) return;
+    if (inherited)
+        std::cerr << "cortado bench: OPENBLAS_CORETYPE=" << inherited << " replaced by " << core
+                  << ", the kernel set of this CPU's instruction set\n";
+    std::ifstream file("/proc/self/cmdline", std::ios::binary);
+    std::vector<std::string> words;
+    for (std::string word; std::getline(file, word, '\0');) words.push_back(word);
+    std::vector<char *> argv;
+    for (std::string &w : words) argv.push_back(w.data());
+    argv.push_back(nullptr);
+    if (words.empty() || ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1) != 0) return;
+    std::cout.flush();
+    ::execv("/proc/self/exe", argv.data());
+    // exec failed: OpenBLAS's choice stands, and the report names it.
+}
+
 }  // namespace
 
 int command_bench(const std::vector<std::string> &args) {
@@ -78,6 +135,7 @@ int command_bench(const std::vector<std::string> &args) {
         return 0;
     }
     require_runs_here(target.halide_target, "bench");
+    if (suite == "sgemm") use_openblas_kernels_for_this_cpu();
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
     const TemporaryDirectory scratch_dir("cortado-bench");
     const std::string &scratch = scratch_dir.path();
@@ -104,11 +162,11 @@ int command_bench(const std::vector<std::string> &args) {
         }
     } else if (suite == "sgemm") {
         for (int n : sgemm_sizes(cli.flags.count("quick"))) {
-            SingleLayer ours = run_single_layer(sgemm_prototxt(n), target, iterations, scratch);
+            const GemmRun ours = run_gemm(n, target, iterations, scratch);
             std::vector<float> theirs;
-            const PeerTiming peer = openblas_sgemm(n, n, n, ours.input, ours.weights[0].blobs[0], &theirs, iterations);
+            const PeerTiming peer = openblas_sgemm(n, n, n, ours.a, ours.b, &theirs, iterations);
             check({"sgemm " + std::to_string(n), sgemm_gflop(n), sgemm_megabytes(n), ours.timing,
-                   peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs)});
+                   peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.c, theirs)});
         }
     } else if (suite == "nets") {
         for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick")))

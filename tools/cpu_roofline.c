@@ -1,12 +1,25 @@
 /* Measures the two roofline figures a CPU target description needs (targets/README.md):
- * peak_gflops, from ten independent chains of 256-bit FMAs per thread (enough to cover the FMA
- * latency on two pipes), and bandwidth_gbs, from a STREAM-style triad over 256 MiB arrays.
- * Best of three runs each, on all cores (OpenMP). x86-64 with AVX2 + FMA.
- *     cc -O2 -mavx2 -mfma -fopenmp tools/cpu_roofline.c -o cpu_roofline && ./cpu_roofline */
-#include <immintrin.h>
+ * peak_gflops, from ten independent chains of FMAs per thread in the widest vectors the build
+ * enables (512-bit with AVX-512, else 256-bit; enough chains to cover the FMA latency on two
+ * pipes), and bandwidth_gbs, from a STREAM-style triad over 256 MiB arrays. Best of three runs
+ * each, on all cores (OpenMP). x86-64 with AVX2 + FMA at least.
+ *     cc -O2 -march=native -fopenmp tools/cpu_roofline.c -o cpu_roofline && ./cpu_roofline */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#if defined(__AVX512F__)
+enum { kLanes = 16 };
+#else
+enum { kLanes = 8 };
+#endif
+typedef float vfloat __attribute__((vector_size(kLanes * sizeof(float))));
+
+static vfloat splat(float v) {
+    vfloat r;
+    for (int i = 0; i < kLanes; i++) r[i] = v;
+    return r;
+}
 
 static double fma_gflops(void) {
     const long iterations = 20000000;
@@ -20,23 +33,21 @@ static double fma_gflops(void) {
 #pragma omp single
             threads = omp_get_num_threads();
             /* Ten named accumulators: an array here is not always kept in registers. */
-            __m256 a0 = _mm256_set1_ps(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0,
-                   a8 = a0, a9 = a0;
-            const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+            vfloat a0 = splat(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0,
+                   a9 = a0;
+            const vfloat m = splat(0.999999f), c = splat(1e-7f);
             for (long i = 0; i < iterations; i++) {
-                a0 = _mm256_fmadd_ps(a0, m, c), a1 = _mm256_fmadd_ps(a1, m, c), a2 = _mm256_fmadd_ps(a2, m, c);
-                a3 = _mm256_fmadd_ps(a3, m, c), a4 = _mm256_fmadd_ps(a4, m, c), a5 = _mm256_fmadd_ps(a5, m, c);
-                a6 = _mm256_fmadd_ps(a6, m, c), a7 = _mm256_fmadd_ps(a7, m, c), a8 = _mm256_fmadd_ps(a8, m, c);
-                a9 = _mm256_fmadd_ps(a9, m, c);
+                a0 = a0 * m + c, a1 = a1 * m + c, a2 = a2 * m + c, a3 = a3 * m + c, a4 = a4 * m + c;
+                a5 = a5 * m + c, a6 = a6 * m + c, a7 = a7 * m + c, a8 = a8 * m + c, a9 = a9 * m + c;
+                __asm__ volatile("" : "+v"(a0), "+v"(a1), "+v"(a2), "+v"(a3), "+v"(a4));
             }
-            float lanes[8];
-            a0 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)),
-                               _mm256_add_ps(_mm256_add_ps(a4, a5), _mm256_add_ps(_mm256_add_ps(a6, a7), _mm256_add_ps(a8, a9))));
-            _mm256_storeu_ps(lanes, a0);
+            a0 = (a0 + a1) + (a2 + a3) + (a4 + a5) + (a6 + a7) + (a8 + a9);
+            float lanes[kLanes];
+            __builtin_memcpy(lanes, &a0, sizeof lanes);
             sink += lanes[0];
         }
         const double seconds = omp_get_wtime() - start;
-        const double gflops = 2.0 * 8 * 10 * iterations * threads / seconds / 1e9;
+        const double gflops = 2.0 * kLanes * 10 * iterations * threads / seconds / 1e9;
         if (gflops > best && sink != 0) best = gflops;
     }
     return best;
@@ -62,7 +73,7 @@ static double triad_gbs(void) {
 }
 
 int main(void) {
-    printf("peak_gflops = %.1f\nbandwidth_gbs = %.1f\n# %d threads\n", fma_gflops(), triad_gbs(),
-           omp_get_max_threads());
+    printf("peak_gflops = %.1f\nbandwidth_gbs = %.1f\n# %d threads, %d-bit FMAs\n", fma_gflops(), triad_gbs(),
+           omp_get_max_threads(), kLanes * 32);
     return 0;
 }

@@ -90,4 +90,13 @@ std::string link_shared_library(const BuiltNetwork &network, const std::string &
     return so;
 }
 
+std::string link_kernel_library(const KernelInstance &kernel, const std::string &out_dir) {
+    const Toolchain toolchain = toolchain_for(kernel.target);
+    const std::string so = (fs::path(out_dir) / (kernel.function_name() + ".so")).string();
+    run_command(toolchain.cxx + " -shared -o " + shell_quote(so) + " " + shell_quote(build_kernel(kernel)) + " " +
+                    shell_quote(build_halide_runtime(kernel.target)) + " -lpthread -ldl",
+                "linking " + so);
+    return so;
+}
+
 }  // namespace cortado

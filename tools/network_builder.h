@@ -26,4 +26,8 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
 // Links a static network library into a shared object for `cortado run` to dlopen.
 std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir);
 
+// Compiles one kernel (cached) and links it with the Halide runtime into a shared object that
+// exports the kernel's function, for a caller that runs a single op (`cortado bench sgemm`).
+std::string link_kernel_library(const KernelInstance &kernel, const std::string &out_dir);
+
 }  // namespace cortado

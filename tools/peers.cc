@@ -112,11 +112,21 @@ PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, cons
                           std::vector<float> *c, int iterations) {
     c->assign(size_t(m) * n, 0.0f);
     PeerTiming timing = time_runs(iterations, [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.0f, a.data(), k, b.data(), k, 0.0f,
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
                     c->data(), n);
     });
-    timing.implementation = "OpenBLAS sgemm";
+    timing.implementation = "OpenBLAS sgemm (" + std::string(openblas_get_corename()) + " kernels)";
     return timing;
+}
+
+std::string openblas_core_for_this_cpu() {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+        return "SkylakeX";
+#endif
+    return "";
 }
 
 }  // namespace cortado

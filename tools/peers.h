@@ -30,8 +30,15 @@ PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &i
                                 const std::vector<float> &weights, const std::vector<float> &bias,
                                 std::vector<float> *output, int iterations);
 
-// C (M x N) = A (M x K) * B^T, B stored N x K (Caffe's InnerProduct layout).
+// C (M x N) = A (M x K) * B (K x N), all row-major. The implementation names OpenBLAS's
+// kernel set.
 PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, const std::vector<float> &b,
                           std::vector<float> *c, int iterations);
+
+// The OpenBLAS kernel set this CPU's instruction set calls for where OpenBLAS's own detection
+// may fall short: "SkylakeX" on any CPU with AVX-512 F/BW/DQ/VL (OpenBLAS 0.3.21 takes a Zen 5
+// for a Haswell and runs its AVX2 kernels); "" to keep OpenBLAS's choice. OpenBLAS reads
+// OPENBLAS_CORETYPE once, when it is loaded.
+std::string openblas_core_for_this_cpu();
 
 }  // namespace cortado

@@ -57,16 +57,23 @@ inline void parse_field(const std::string &text, Knobs &knobs) {
     }
 }
 
-// Weights as the runtime hands them to the kernel. Caffe's order is all there is today; the
-// GEMM and blocked-layout variants add packed panels, which the runtime builds in NAME_create.
-enum class WeightPacking { CaffeOrder };
+// Weights as the runtime hands them to the kernel, packed once in NAME_create: Caffe's order, or
+// the GEMM's panels (ops/gemm.h): the output-major weight matrix cut into panels of whole
+// output channels, each stored k-major with the panel's channels innermost and the last panel
+// zero-padded. ColumnPanels are read as the GEMM's vector operand (panel width: the `cols`
+// knob), RowPanels as its broadcast operand (panel width: the `rows` knob).
+enum class WeightPacking { CaffeOrder, ColumnPanels, RowPanels };
 // Activation layout of a kernel's input and output tensors.
 enum class Layout { NCHW };
 
-inline std::string field_value(WeightPacking) { return "caffe_order"; }
+inline std::string field_value(WeightPacking p) {
+    return p == WeightPacking::ColumnPanels ? "column_panels" : p == WeightPacking::RowPanels ? "row_panels" : "caffe_order";
+}
 inline void parse_field(const std::string &text, WeightPacking &p) {
-    if (text != "caffe_order") throw std::invalid_argument("unknown weight packing '" + text + "'");
-    p = WeightPacking::CaffeOrder;
+    if (text == "caffe_order") p = WeightPacking::CaffeOrder;
+    else if (text == "column_panels") p = WeightPacking::ColumnPanels;
+    else if (text == "row_panels") p = WeightPacking::RowPanels;
+    else throw std::invalid_argument("unknown weight packing '" + text + "'");
 }
 inline std::string field_value(Layout) { return "nchw"; }
 inline void parse_field(const std::string &text, Layout &l) {

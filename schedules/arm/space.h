@@ -1,5 +1,5 @@
-// The ARM64 family: the generic CPU space with the convolution's register tile sized for NEON:
-// 8 output channels x 3 vectors of 4 floats. NEON has 32 vector registers: 24 accumulators,
+// The ARM64 family: the generic CPU space with the register tiles sized for NEON's 32
+// registers: the convolution's is 8 output channels x 3 vectors of 4 floats, the GEMM's 8 x 3. NEON has 32 vector registers: 24 accumulators,
 // 3 input vectors and a broadcast weight fit with room for addresses, where x86's 6 x 2 tile
 // would leave half the register file idle. Checked under qemu-aarch64 (no ARM hardware here,
 // so no ARM timings are claimed).
@@ -10,9 +10,9 @@
 namespace cortado::schedules::arm {
 
 inline FamilySpace space() {
-    FamilySpace f = cpu::space();
+    FamilySpace f = cpu::space([](const TargetInfo &) { return 32; },
+                               cpu::conv2d_register_tile([](const TargetInfo &) { return 8; }, 3));
     f.name = "arm";
-    f.op<Conv2dShape>() = single_variant(cpu::conv2d_register_tile([](const TargetInfo &) { return 8; }, 3));
     return f;
 }
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "schedules/cpu/gemm_space.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {
@@ -50,18 +51,22 @@ inline VariantSpec<SoftmaxShape> softmax_direct() {
     return v;
 }
 
-inline FamilySpace space() {
+// `registers`: the vector registers the GEMM's register tile may fill (16 for an unknown CPU);
+// `direct`: the convolution's register-tiled variant, sized for the family.
+inline FamilySpace space(RegisterCount registers = [](const TargetInfo &) { return 16; },
+                         VariantSpec<Conv2dShape> direct = conv2d_register_tile([](const TargetInfo &) { return 4; }, 1)) {
     FamilySpace f;
     f.name = "cpu";
-    f.op<Conv2dShape>() = single_variant(conv2d_register_tile([](const TargetInfo &) { return 4; }, 1));
+    f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("cpu_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("cpu_direct"));
-    f.op<InnerProductShape>() = single_variant(inner_product_lane_partials());
+    f.op<InnerProductShape>() = inner_product_space(inner_product_lane_partials(), registers);
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("cpu_direct"));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("cpu_direct"));
     f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("cpu_direct"));
     f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("cpu_direct"));
+    f.op<GemmShape>() = gemm_space(registers);
     return f;
 }
 

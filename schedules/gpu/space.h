@@ -43,7 +43,7 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile() {
                {"threads_c", 1, 64, "threads of a block along the output channels"},
                {"split_k", 1, 64, "shares of the input channels, summed by a second kernel"}};
     for (const KnobSpec &k : conv2d_launch_knobs()) v.knobs.push_back(k);
-    v.violated = [](const Conv2dShape &, const Knobs &k) {
+    v.violated = [](const Conv2dShape &, const TargetInfo &, const Knobs &k) {
         return block_too_large(k.get("threads_x") * k.get("threads_c"));
     };
     v.complete = [](const Conv2dShape &s, const TargetInfo &t, Knobs &knobs) {
@@ -78,7 +78,7 @@ inline VariantSpec<Conv2dShape> conv2d_staged() {
     v.unsupported = [](const Conv2dShape &s) {
         return s.group == 1 ? std::string() : "grouped convolutions cannot stage";
     };
-    v.violated = [](const Conv2dShape &s, const Knobs &knobs) -> std::string {
+    v.violated = [](const Conv2dShape &s, const TargetInfo &, const Knobs &knobs) -> std::string {
         if (s.in_channels % knobs.get("split_k") != 0)
             return "split_k " + std::to_string(knobs.get("split_k")) + " does not divide the " +
                    std::to_string(s.in_channels) + " input channels";

@@ -1,0 +1,83 @@
+// GEMM's descriptor (Halide-free): C (m x n) = op(A) (m x k) · op(B) (k x n), all row-major, op
+// the transpose when trans_a / trans_b is set; a bias per column of C and an activation follow
+// (Choice::epilogue). The same blocking knobs serve this op and the GEMM variants of
+// InnerProduct and Convolution; GemmBlocking reads them.
+#pragma once
+
+#include <algorithm>
+
+#include "generators/ops/conv2d.h"
+#include "generators/ops/inner_product.h"
+#include "generators/ops/op.h"
+
+namespace cortado::ops {
+
+struct GemmShape {
+    static constexpr const char *kOp = "gemm";
+    int m = 1, n = 1, k = 1;
+    bool trans_a = false, trans_b = false;
+
+    template <typename Visit>
+    void fields(Visit &&visit) {
+        visit("m", m), visit("n", n), visit("k", k), visit("trans_a", trans_a), visit("trans_b", trans_b);
+    }
+};
+
+using GemmOp = Op<GemmShape>;
+
+// The product a GEMM kernel computes: C(x, y, n) = Σ_k a(k, y) · b(x, k, n) for y < rows (M),
+// x < cols (N), k < depth (K) and n < batch independent products that share a.
+struct GemmDims {
+    int rows = 1, cols = 1, depth = 1, batch = 1;
+};
+
+inline GemmDims gemm_dims(const GemmShape &s) { return {s.m, s.n, s.k, 1}; }
+
+// InnerProduct: a row of inputs per y, output neurons along x (the weights are b).
+inline GemmDims gemm_dims(const InnerProductShape &s) { return {s.rows, s.outputs, s.inputs, 1}; }
+
+// A convolution whose kernel covers the whole unpadded input, leaving a 1x1 output: an
+// InnerProduct over the flattened image, read in place.
+inline bool is_fully_connected(const Conv2dShape &s) {
+    return s.group == 1 && s.out_h == 1 && s.out_w == 1 && s.pad_h == 0 && s.pad_w == 0 && s.kernel_h == s.in_h &&
+           s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1;
+}
+inline GemmDims fully_connected_gemm_dims(const Conv2dShape &s) {
+    return {s.batch, s.out_channels, s.in_channels * s.kernel_h * s.kernel_w, 1};
+}
+
+// A 1x1 convolution at stride 1 without padding: per image, output channels (y, the weights
+// are a) by pixels (x, read in place along the rows of the image).
+inline bool is_pointwise(const Conv2dShape &s) {
+    return s.group == 1 && s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 &&
+           s.pad_w == 0;
+}
+inline GemmDims pointwise_gemm_dims(const Conv2dShape &s) {
+    return {s.out_channels, s.out_h * s.out_w, s.in_channels, s.batch};
+}
+
+// The blocking of a CPU GEMM, from a choice's knobs. The register tile is `rows` of C by
+// `cols` columns (a whole number of vectors); K is summed `k_block` at a time; each parallel
+// task owns `row_block` x `col_block` of C. `pack` copies the vector operand into panels once
+// per task and K block; variants whose b is packed at create time have no such knob.
+struct GemmBlocking {
+    int rows, cols, k_block, row_block, col_block;
+    bool pack;
+
+    static GemmBlocking from(const Knobs &k) {
+        return {k.get("rows"), k.get("cols"), k.get("k_block"), k.get("row_block"), k.get("col_block"),
+                k.has("pack") && k.get("pack") != 0};
+    }
+};
+
+// The width of the panels the runtime packs the weights into (WeightPacking); 0: not packed.
+inline int panel_width(const Choice &c) {
+    switch (c.weights) {
+        case WeightPacking::ColumnPanels: return c.knobs.get("cols");
+        case WeightPacking::RowPanels: return c.knobs.get("rows");
+        case WeightPacking::CaffeOrder: break;
+    }
+    return 0;
+}
+
+}  // namespace cortado::ops

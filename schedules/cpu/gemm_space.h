@@ -1,0 +1,152 @@
+// The GEMM variants of the CPU families (Halide-free): their knobs, limits and default rule. The
+// register tile is sized from the family's register file; the task blocks from the shape, so
+// that both cores get work from medium sizes up. Used by the gemm op itself, by InnerProduct
+// with enough rows, and by fully-connected and 1x1 convolutions (generators/gemm.h).
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <string>
+
+#include "generators/ops/gemm.h"
+#include "schedules/space.h"
+
+namespace cortado::schedules::cpu {
+
+
+// Vector registers of the family's CPUs, given the target's vector width.
+using RegisterCount = std::function<int(const TargetInfo &)>;
+
+// Rows per register tile: at most `most`, and of those from most / 2 up, the one that wastes
+// the fewest rows on M (20 rows: 5, not 8, which would compute 24).
+inline int tile_rows(int m, int most) {
+    if (m <= most) return m;
+    int best = most;
+    for (int rows = most; rows >= (most + 1) / 2; rows--)
+        if ((m + rows - 1) / rows * rows - m < (m + best - 1) / best * best - m) best = rows;
+    return best;
+}
+
+// The default blocking of an M x N x K product (times `batch`) in `registers` vector registers.
+inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int registers, Knobs &k) {
+    const int lanes = t.float_lanes();
+    const auto round_up = [](int v, int m) { return (v + m - 1) / m * m; };
+    // 8 rows x 3 vectors (24 accumulators, 3 b vectors, 1 broadcast) in 32 registers; 6 x 2 in
+    // 16. Fewer when the product is smaller than the tile.
+    const int vectors = std::min(registers >= 32 ? 3 : 2, (d.cols + lanes - 1) / lanes);
+    if (!k.has("rows")) k.set("rows", tile_rows(d.rows, registers >= 32 ? 8 : 6));
+    if (!k.has("cols")) k.set("cols", vectors * lanes);
+    // 128 x 48 floats of b (24 KiB) stay in half of L1 (docs/PERFORMANCE.md, GEMM).
+    if (!k.has("k_block")) k.set("k_block", std::min(128, d.depth));
+    const int rows = k.get("rows"), cols = k.get("cols");
+    // Tasks of at most about 384 x 384, equal in size.
+    const auto even_block = [&](int extent, int tile) {
+        const int count = (extent + 383) / 384;
+        return round_up((extent + count - 1) / count, tile);
+    };
+    int row_block = even_block(d.rows, rows), col_block = even_block(d.cols, cols);
+    // At least four tasks for two cores where the product allows, halving the larger side.
+    const auto tasks = [&] {
+        return int64_t(d.batch) * ((d.rows + row_block - 1) / row_block) * ((d.cols + col_block - 1) / col_block);
+    };
+    while (tasks() < 4 && (row_block > rows || col_block > cols)) {
+        if (row_block / rows >= col_block / cols && row_block > rows) row_block = round_up((row_block + 1) / 2, rows);
+        else col_block = round_up((col_block + 1) / 2, cols);
+    }
+    if (!k.has("row_block")) k.set("row_block", row_block);
+    if (!k.has("col_block")) k.set("col_block", col_block);
+    if (!k.has("pack")) k.set("pack", 1);
+}
+
+// What makes a blocking unusable on this target: a tile that does not fit the registers,
+// columns that are not whole vectors, tasks that are not whole tiles.
+inline std::string gemm_blocking_violation(const TargetInfo &t, int registers, const Knobs &k) {
+    const int lanes = t.float_lanes(), rows = k.get("rows"), cols = k.get("cols");
+    if (cols % lanes) return "cols = " + std::to_string(cols) + " is not a whole number of " + std::to_string(lanes) + "-float vectors";
+    const int needed = rows * (cols / lanes) + cols / lanes + 1;
+    if (needed > registers)
+        return std::to_string(rows) + " x " + std::to_string(cols / lanes) + " accumulators, their b vectors and a broadcast need " +
+               std::to_string(needed) + " vector registers; the target has " + std::to_string(registers);
+    if (k.get("row_block") % rows) return "row_block is not a multiple of rows";
+    if (k.get("col_block") % cols) return "col_block is not a multiple of cols";
+    return "";
+}
+
+// A GEMM variant of `Shape`, whose product is `dims(shape)`. `packs_b`: b is read in place, so
+// the variant has the `pack` knob; otherwise the weights are b, packed at create time.
+template <typename Shape>
+VariantSpec<Shape> gemm_variant(const std::string &name, ops::WeightPacking weights, bool packs_b,
+                                std::function<ops::GemmDims(const Shape &)> dims, RegisterCount registers) {
+    VariantSpec<Shape> v;
+    v.name = name;
+    v.weights = weights;
+    v.knobs = {{"rows", 1, 32, "rows of C per register tile (broadcasts of a)"},
+               {"cols", 1, 256, "columns of C per register tile, whole vectors"},
+               {"k_block", 1, 1 << 20, "K summed per pass of the register tiles"},
+               {"row_block", 1, 1 << 20, "rows of C per parallel task, a multiple of rows"},
+               {"col_block", 1, 1 << 20, "columns of C per parallel task, a multiple of cols"}};
+    if (packs_b) v.knobs.push_back({"pack", 0, 1, "copy b into panels per task and K block"});
+    v.complete = [dims, registers, packs_b](const Shape &s, const TargetInfo &t, Knobs &k) {
+        complete_gemm_knobs(dims(s), t, registers(t), k);
+        if (!packs_b) k.values.erase(std::remove_if(k.values.begin(), k.values.end(),
+                                                    [](const auto &kv) { return kv.first == "pack"; }),
+                                     k.values.end());
+    };
+    v.violated = [registers](const Shape &, const TargetInfo &t, const Knobs &k) {
+        return gemm_blocking_violation(t, registers(t), k);
+    };
+    return v;
+}
+
+// The gemm op: C = op(A) op(B), with B read in place.
+inline OpSpace<GemmShape> gemm_space(RegisterCount registers) {
+    return single_variant(gemm_variant<GemmShape>("cpu_gemm", ops::WeightPacking::CaffeOrder, true,
+                                                  [](const GemmShape &s) { return ops::gemm_dims(s); }, registers));
+}
+
+// Rows from which InnerProduct is a GEMM by default (docs/PERFORMANCE.md, GEMM).
+inline constexpr int kGemmMinRows = 4;
+
+// InnerProduct as a GEMM over packed weight panels; the weight-streaming GEMV (`gemv`) stays
+// the default for rows too few to reuse a weight vector.
+inline OpSpace<InnerProductShape> inner_product_space(VariantSpec<InnerProductShape> gemv, RegisterCount registers) {
+    OpSpace<InnerProductShape> space;
+    space.variants.push_back(std::move(gemv));
+    space.variants.push_back(gemm_variant<InnerProductShape>(
+        "cpu_gemm", ops::WeightPacking::ColumnPanels, false,
+        [](const InnerProductShape &s) { return ops::gemm_dims(s); }, registers));
+    const std::string gemv_name = space.variants.front().name;
+    space.default_variant = [gemv_name](const InnerProductShape &s, const TargetInfo &) {
+        return s.rows >= kGemmMinRows ? "cpu_gemm" : gemv_name;
+    };
+    return space;
+}
+
+// Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
+// of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
+// the pixels b); everything else by `direct`.
+inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
+    OpSpace<Conv2dShape> space;
+    space.variants.push_back(std::move(direct));
+    auto fc = gemm_variant<Conv2dShape>("cpu_gemm_fully_connected", ops::WeightPacking::ColumnPanels, false,
+                                        ops::fully_connected_gemm_dims, registers);
+    fc.unsupported = [](const Conv2dShape &s) {
+        return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
+    };
+    space.variants.push_back(std::move(fc));
+    auto pointwise = gemm_variant<Conv2dShape>("cpu_gemm_1x1", ops::WeightPacking::RowPanels, true,
+                                               ops::pointwise_gemm_dims, registers);
+    pointwise.unsupported = [](const Conv2dShape &s) {
+        return ops::is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
+    };
+    space.variants.push_back(std::move(pointwise));
+    const std::string direct_name = space.variants.front().name;
+    space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &) -> std::string {
+        if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
+        if (ops::is_pointwise(s)) return "cpu_gemm_1x1";
+        return direct_name;
+    };
+    return space;
+}
+
+}  // namespace cortado::schedules::cpu

@@ -1,0 +1,60 @@
+#include "tools/gemm_kernel.h"
+
+#include <dlfcn.h>
+
+#include <vector>
+
+#include "HalideRuntime.h"
+#include "frontend/compile_error.h"
+#include "tools/network_builder.h"
+#include "tools/toolchain.h"
+
+namespace cortado {
+
+GemmKernel::GemmKernel(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const TargetDescription &target,
+                       const std::string &scratch_dir)
+    : kernel_(plan_gemm(shape, epilogue, target.plan_target())) {
+    require_runs_here(target.halide_target, "the gemm op");
+    const std::string library = link_kernel_library(kernel_, scratch_dir);
+    library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!library_) throw CompileError(library + ": " + dlerror());
+    entry_ = reinterpret_cast<int (*)(void **)>(dlsym(library_, (kernel_.function_name() + "_argv").c_str()));
+    if (!entry_) throw CompileError(library + ": no " + kernel_.function_name() + "_argv");
+}
+
+GemmKernel::~GemmKernel() {
+    if (library_) dlclose(library_);
+}
+
+namespace {
+
+// A dense row-major rows x cols matrix as a Halide buffer (cols innermost).
+struct MatrixBuffer {
+    halide_dimension_t dims[2];
+    halide_buffer_t buffer{};
+
+    MatrixBuffer(const float *data, int rows, int cols) {
+        dims[0] = halide_dimension_t(0, cols, 1);
+        dims[1] = halide_dimension_t(0, rows, cols);
+        buffer.host = reinterpret_cast<uint8_t *>(const_cast<float *>(data));
+        buffer.type = halide_type_t(halide_type_float, 32);
+        buffer.dimensions = rows > 0 ? 2 : 1;
+        buffer.dim = dims;
+    }
+};
+
+}  // namespace
+
+void GemmKernel::run(const float *a, const float *b, const float *bias, float *c) const {
+    const ops::GemmShape s = ops::parse_fields<ops::GemmShape>(kernel_.shape);
+    MatrixBuffer a_buffer(a, s.trans_a ? s.k : s.m, s.trans_a ? s.m : s.k);
+    MatrixBuffer b_buffer(b, s.trans_b ? s.n : s.k, s.trans_b ? s.k : s.n);
+    MatrixBuffer bias_buffer(bias, 0, s.n);
+    MatrixBuffer c_buffer(c, s.m, s.n);
+    void *args[] = {&a_buffer.buffer, &b_buffer.buffer, &bias_buffer.buffer, &c_buffer.buffer};
+    const int result = entry_(args);
+    if (result != 0) throw CompileError("gemm kernel " + kernel_.function_name() + " failed (Halide error " +
+                                        std::to_string(result) + ")");
+}
+
+}  // namespace cortado
