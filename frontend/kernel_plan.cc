@@ -288,7 +288,7 @@ class Planner {
             const int depth = int(w[1] * w[2] * w[3]), width = ops::panel_width(choice);
             const int panels = (p.num_output + width - 1) / width;
             const int batch = shape.batch, pixels = shape.out_h * shape.out_w;
-            const bool fully_connected = ops::is_fully_connected(shape);
+            const bool fully_connected = ops::is_fully_connected_variant(choice.variant);
             views.push_back(fully_connected ? PlannedView{tensor_of(layer.inputs[0]), {depth, batch, 1, 1}}
                                             : PlannedView{tensor_of(layer.inputs[0]), {pixels, depth, batch, 1}});
             views.push_back(param_view(panel_param(weights, p.num_output, depth, width, false),

@@ -37,6 +37,10 @@ const auto cpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target 
 const VariantSchedules<Gemm, ops::Conv2dOp> conv2d_gemm_schedules = {
     {"cpu_gemm_fully_connected", cpu_gemm},
     {"cpu_gemm_1x1", cpu_gemm},
+    {"cpu_gemm_1x1_channel_lanes",
+     [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target &t) {
+         schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t, true);
+     }},
 };
 
 }  // namespace
@@ -68,13 +72,18 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     // packed in panels of `width` output channels (ops::WeightPacking), zero-padded:
     // - fully connected: input (K, batch), weights (width, K, panels) read as b, output (co, batch);
     // - 1x1: input (pixels, channels, batch) read as b, weights (width, K, panels) read as a,
-    //   output (pixels, co, batch).
+    //   output (pixels, co, batch);
+    // - 1x1 with channels in the lanes: the input read as a, the weights as b, the output
+    //   written transposed.
     // Every view has four dimensions, the unused ones of extent 1.
     void generate_gemm(const ops::Conv2dOp &op) {
         using namespace Halide;
         const Conv2dShape &s = op.shape;
-        const bool fully_connected = ops::is_fully_connected(s);
-        const ops::GemmDims d = fully_connected ? ops::fully_connected_gemm_dims(s) : ops::pointwise_gemm_dims(s);
+        const bool fully_connected = ops::is_fully_connected_variant(op.choice.variant);
+        const bool channel_lanes = op.choice.weights == ops::WeightPacking::ColumnPanels && !fully_connected;
+        const ops::GemmDims d = fully_connected ? ops::fully_connected_gemm_dims(s)
+                                : channel_lanes ? ops::pointwise_channel_gemm_dims(s)
+                                                : ops::pointwise_gemm_dims(s);
         const int width = ops::panel_width(op.choice);
         const int panels = (s.out_channels + width - 1) / width;
         Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
@@ -82,23 +91,27 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         // Tasks and register tiles past the last row or column read the last row, column or
         // panel again (never stored).
         if (fully_connected) {
-            a(k, y) = input(k, min(y, d.rows - 1), 0, 0);
+            a(k, y, n) = input(k, min(y, d.rows - 1), 0, 0);
+            b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
+        } else if (channel_lanes) {
+            a(k, y, n) = input(min(y, d.rows - 1), k, n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else {
-            a(k, y) = weights(y % width, k, min(y / width, panels - 1), 0);
+            a(k, y, n) = weights(y % width, k, min(y / width, panels - 1), 0);
             b(x, k, n) = input(min(x, d.cols - 1), k, n, 0);
         }
-        const BiasAxis bias_axis = !op.choice.epilogue.bias ? BiasAxis::None
-                                   : fully_connected        ? BiasAxis::Columns
-                                                            : BiasAxis::Rows;
-        Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4);
+        const BiasAxis bias_axis = !op.choice.epilogue.bias                ? BiasAxis::None
+                                   : fully_connected || channel_lanes ? BiasAxis::Columns
+                                                                      : BiasAxis::Rows;
+        Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4, channel_lanes);
         output = g.output;
+        const int pixels = s.out_h * s.out_w;
         if (fully_connected) {
             require_dense_shape(input, {d.depth, d.rows, 1, 1});
             require_dense_shape(output, {d.cols, d.rows, 1, 1});
         } else {
-            require_dense_shape(input, {d.cols, d.depth, d.batch, 1});
-            require_dense_shape(output, {d.cols, d.rows, d.batch, 1});
+            require_dense_shape(input, {pixels, s.in_channels, s.batch, 1});
+            require_dense_shape(output, {pixels, s.out_channels, s.batch, 1});
         }
         require_dense_shape(weights, {width, d.depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});

@@ -1,11 +1,12 @@
-// The GEMM algorithm every GEMM-shaped kernel uses: C(x, y, n) = Σ_k a(k, y) · b(x, k, n), then
-// a bias (per column x or per row y) and the epilogue's activation. x is the axis the schedules
-// vectorise (b is read along it), y the axis a is broadcast along, n an optional batch of
-// independent products that share a (the images of a 1x1 convolution). `output` has the
-// dimensions its generator's output buffer has: (x, y), (x, y, n) or (x, y, n, unit), the last
-// of extent 1. K is summed in blocks
-// of `k_block`: `block` is one block's partial product, which schedules keep in registers, and
-// `acc` adds the blocks up.
+// The GEMM algorithm every GEMM-shaped kernel uses: C(x, y, n) = Σ_k a(k, y, n) · b(x, k, n),
+// then a bias (per column x or per row y) and the epilogue's activation. x is the axis the
+// schedules vectorise (b is read along it), y the axis a is broadcast along, n an optional batch
+// of independent products (the images of a 1x1 convolution). `output` has the dimensions of its
+// generator's output buffer: (x, y), (x, y, n) or (x, y, n, unit), the last of extent 1; with
+// `transposed_output`, y comes before x (C stored column-major).
+// K is summed in blocks of `k_block`: `block` is one block's partial product, which schedules
+// keep in registers, and `acc` adds the blocks up (when one block covers K, `acc` is the bias
+// plus that block, with no update).
 #pragma once
 
 #include <algorithm>
@@ -26,28 +27,34 @@ struct Gemm {
     Halide::Func block{"gemm_block"}, acc{"gemm_acc"}, output{"gemm"};
     ops::GemmDims dims;
     int k_block;
+    bool single_block;
 
     Gemm(Halide::Func a_operand, Halide::Func b_operand, Halide::Func bias, BiasAxis bias_axis, const ops::GemmDims &d,
-         const ops::Epilogue &epilogue, int k_block_knob, int output_dimensions)
+         const ops::Epilogue &epilogue, int k_block_knob, int output_dimensions, bool transposed_output = false)
         : a(a_operand), b(b_operand), dims(d), k_block(std::clamp(k_block_knob, 1, d.depth)) {
         using namespace Halide;
         const int block_count = (d.depth + k_block - 1) / k_block;
+        single_block = block_count == 1;
         // Block ko sums k in [ko·k_block, min((ko + 1)·k_block, K)): the predicate only bounds
         // the loop, so the last, shorter block needs no padding and no separate tail.
         r = RDom(0, d.depth, "r");
         r.where(r >= ko * k_block && r < ko * k_block + k_block);
         block(x, y, n, ko) = 0.0f;
-        block(x, y, n, ko) += a(r, y) * b(x, r, n);
-        blocks = RDom(0, block_count, "blocks");
+        block(x, y, n, ko) += a(r, y, n) * b(x, r, n);
         // Schedules round the accumulator up to whole register tiles: the bias index is clamped.
         Expr init = bias_axis == BiasAxis::Columns ? bias(min(x, d.cols - 1))
                     : bias_axis == BiasAxis::Rows  ? bias(min(y, d.rows - 1))
                                                    : Expr(0.0f);
-        acc(x, y, n) = init;
-        acc(x, y, n) += block(x, y, n, blocks);
+        blocks = RDom(0, block_count, "blocks");
+        if (single_block) {
+            acc(x, y, n) = init + block(x, y, n, 0);
+        } else {
+            acc(x, y, n) = init;
+            acc(x, y, n) += block(x, y, n, blocks);
+        }
         Expr value = acc(x, y, output_dimensions > 2 ? Expr(n) : Expr(0));
         if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);
-        std::vector<Var> args{x, y, n, unit};
+        std::vector<Var> args{transposed_output ? y : x, transposed_output ? x : y, n, unit};
         args.resize(output_dimensions);
         output(args) = value;
     }

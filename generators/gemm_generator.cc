@@ -35,7 +35,7 @@ class GemmGenerator : public Halide::Generator<GemmGenerator> {
         // Register tiles past the last row or column read the last one again (never stored).
         Expr row = min(y, s.m - 1), col = min(x, s.n - 1);
         Func a_rows{"a_rows"}, b_cols{"b_cols"};
-        a_rows(k, y) = s.trans_a ? a(row, k) : a(k, row);
+        a_rows(k, y, n) = s.trans_a ? a(row, k) : a(k, row);
         b_cols(x, k, n) = s.trans_b ? b(k, col) : b(col, k);
         Gemm g(a_rows, b_cols, bias, op.choice.epilogue.bias ? BiasAxis::Columns : BiasAxis::None, ops::gemm_dims(s),
                op.choice.epilogue, op.choice.knobs.get("k_block"), 2);

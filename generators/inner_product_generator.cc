@@ -65,7 +65,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
         Func rows{"rows"}, panel{"panel"};
         // Tasks and register tiles past the last row or panel read it again (never stored).
-        rows(k, y) = input(k, min(y, s.rows - 1));
+        rows(k, y, n) = input(k, min(y, s.rows - 1));
         panel(x, k, n) = weights(k * width + x % width, min(x / width, panels - 1));
         Gemm g(rows, panel, bias, op.choice.epilogue.bias ? BiasAxis::Columns : BiasAxis::None, ops::gemm_dims(s),
                op.choice.epilogue, op.choice.knobs.get("k_block"), 2);

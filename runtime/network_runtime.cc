@@ -16,6 +16,8 @@
 
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
+#include "runtime/kernel_scratch.h"
+#include "runtime/parallel_for.h"
 
 namespace cortado {
 
@@ -264,7 +266,12 @@ int download(halide_buffer_t *buffer) {
 Network *network_create(const NetworkDescription *description, const char *weights_path,
                         uint64_t filler_seed) {
     static std::once_flag install_handler;
-    std::call_once(install_handler, [] { halide_set_error_handler(capture_halide_error); });
+    std::call_once(install_handler, [] {
+        halide_set_error_handler(capture_halide_error);
+        halide_set_custom_malloc(kernel_scratch_malloc);
+        halide_set_custom_free(kernel_scratch_free);
+        halide_set_custom_do_par_for(parallel_for);
+    });
     const NetworkDescription &d = *description;
     auto network = std::make_unique<Network>();
     network->description = description;

@@ -207,9 +207,12 @@ TEST(Gemm, FullyConnectedAnd1x1Convolutions) {
                              {1, 131, 3, 3}, "fully connected: one output, K 1179, fused ReLU");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(19, "kernel_size: 1")) +
                                  layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
-                             {2, 13, 7, 11}, "1x1: 19 outputs, 77 pixels, batch 2, fused leaky ReLU");
+                             {2, 13, 7, 11}, "1x1, channels in the lanes: 19 outputs, 77 pixels, batch 2, leaky ReLU");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1 bias_term: false")),
-                             {1, 300, 5, 3}, "1x1: K 300 over three K blocks, no bias");
+                             {1, 300, 5, 3}, "1x1, channels in the lanes: K 300 over three K blocks, no bias");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1")) +
+                                 layer("r", "ReLU", "c", "c"),
+                             {2, 150, 20, 21}, "1x1, pixels in the lanes: 420 pixels, K 150 over two blocks, batch 2");
     const ScopedKnobs small("conv2d.variant=cpu_gemm_1x1,conv2d.rows=5,conv2d.k_block=7,conv2d.row_block=10,conv2d.pack=0");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(17, "kernel_size: 1")),
                              {3, 23, 1, 1}, "1x1 on a 1x1 map, unpacked: 5-row tiles, 10-row tasks, K blocks of 7");

@@ -12,6 +12,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
@@ -41,6 +42,12 @@ struct SingleLayer {
     Timing timing;
 };
 
+// Peers' thread pools keep spinning for a while after their last call (OpenBLAS for about
+// 0.1 s, OpenMP runtimes for milliseconds), taking cores from whatever runs next: cortado's
+// timing waits for them to go idle, as the peer's own timing starts after cortado's threads
+// have.
+void let_peer_threads_settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
+
 SingleLayer run_single_layer(const std::string &prototxt, const TargetDescription &target, int iterations,
                              const std::string &scratch) {
     Graph graph = import_caffe_prototxt_text(prototxt, "bench.prototxt", ImportOptions{});
@@ -55,6 +62,8 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float &v : result.input) v = uniform(random);
     result.output.resize(size_t(element_count(graph.values[graph.outputs[0]].shape)));
+    net.forward(result.input.data(), result.output.data());
+    let_peer_threads_settle();
     net.forward(result.input.data(), result.output.data());
     net.set_profiling(true);
     std::vector<double> ms;
@@ -85,6 +94,8 @@ GemmRun run_gemm(int n, const TargetDescription &target, int iterations, const s
     const GemmKernel gemm(ops::GemmShape{n, n, n, false, false}, ops::Epilogue{}, target, scratch);
     const std::vector<float> no_bias(size_t(n), 0.0f);
     gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());  // warm-up
+    let_peer_threads_settle();
+    gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());
     std::vector<double> ms;
     for (int i = 0; i < iterations; i++) {
         const auto start = std::chrono::steady_clock::now();

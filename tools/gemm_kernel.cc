@@ -6,6 +6,8 @@
 
 #include "HalideRuntime.h"
 #include "frontend/compile_error.h"
+#include "runtime/kernel_scratch.h"
+#include "runtime/parallel_for.h"
 #include "tools/network_builder.h"
 #include "tools/toolchain.h"
 
@@ -20,6 +22,19 @@ GemmKernel::GemmKernel(const ops::GemmShape &shape, const ops::Epilogue &epilogu
     if (!library_) throw CompileError(library + ": " + dlerror());
     entry_ = reinterpret_cast<int (*)(void **)>(dlsym(library_, (kernel_.function_name() + "_argv").c_str()));
     if (!entry_) throw CompileError(library + ": no " + kernel_.function_name() + "_argv");
+    // The scratch allocator and the thread pool a network installs (runtime/kernel_scratch.h,
+    // runtime/parallel_for.h), so that the op runs as it does inside one.
+    using SetMalloc = halide_malloc_t (*)(halide_malloc_t);
+    using SetFree = halide_free_t (*)(halide_free_t);
+    using SetParFor = halide_do_par_for_t (*)(halide_do_par_for_t);
+    const auto set_malloc = reinterpret_cast<SetMalloc>(dlsym(library_, "halide_set_custom_malloc"));
+    const auto set_free = reinterpret_cast<SetFree>(dlsym(library_, "halide_set_custom_free"));
+    const auto set_par_for = reinterpret_cast<SetParFor>(dlsym(library_, "halide_set_custom_do_par_for"));
+    if (!set_malloc || !set_free || !set_par_for)
+        throw CompileError(library + ": no halide_set_custom_malloc/free/do_par_for");
+    set_malloc(kernel_scratch_malloc);
+    set_free(kernel_scratch_free);
+    set_par_for(parallel_for);
 }
 
 GemmKernel::~GemmKernel() {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <string>
 
 #include "generators/ops/conv2d.h"
 #include "generators/ops/inner_product.h"
@@ -42,6 +43,12 @@ inline bool is_fully_connected(const Conv2dShape &s) {
     return s.group == 1 && s.out_h == 1 && s.out_w == 1 && s.pad_h == 0 && s.pad_w == 0 && s.kernel_h == s.in_h &&
            s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1;
 }
+// Whether a Convolution variant is the fully-connected GEMM, which reads the image as one row
+// of K values: every family names that variant <family>_gemm_fully_connected.
+inline bool is_fully_connected_variant(const std::string &variant) {
+    const std::string suffix = "_gemm_fully_connected";
+    return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 inline GemmDims fully_connected_gemm_dims(const Conv2dShape &s) {
     return {s.batch, s.out_channels, s.in_channels * s.kernel_h * s.kernel_w, 1};
 }
@@ -54,6 +61,11 @@ inline bool is_pointwise(const Conv2dShape &s) {
 }
 inline GemmDims pointwise_gemm_dims(const Conv2dShape &s) {
     return {s.out_channels, s.out_h * s.out_w, s.in_channels, s.batch};
+}
+// The same product with the roles swapped, for maps too small to fill vectors of pixels:
+// pixels (y) by output channels (x, the weights are b), C stored transposed.
+inline GemmDims pointwise_channel_gemm_dims(const Conv2dShape &s) {
+    return {s.out_h * s.out_w, s.out_channels, s.in_channels, s.batch};
 }
 
 // The blocking of a CPU GEMM, from a choice's knobs. The register tile is `rows` of C by

@@ -5,10 +5,12 @@
 //   the block in registers, then added to the task's accumulator, which stays in cache;
 // - the register tile's x loop is outside its y loop, so the k_block x cols panel of b stays
 //   in L1 while the rows of a stream past it;
+// - when one block covers K, each register tile is written to the accumulator once;
+// - a transposed C (stored y-innermost) is written from the accumulator along y;
 // - `pack` copies the task's k_block x col_block slice of b once per block, so that the panels
 //   are read at a short stride whatever the leading dimension; operands packed at create time
 //   skip it.
-// The accumulator is rounded up to whole register tiles: the operand Funcs must be readable
+// Register tiles are computed whole, past the edges of C: the operand Funcs must be readable
 // there (clamped, or zero-padded panels).
 #pragma once
 
@@ -17,7 +19,8 @@
 
 namespace cortado::schedules::cpu {
 
-inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Target &target) {
+inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Target &target,
+                          bool transposed_output = false) {
     using namespace Halide;
     const int lanes = target.natural_vector_size<float>();
     Var xt{"xt"}, yt{"yt"}, xi{"xi"}, yi{"yi"}, xo{"xo"}, yo{"yo"}, task{"task"};
@@ -26,24 +29,41 @@ inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Tar
     // packed panels are then read at whole-panel offsets.
     g.output.split(g.x, xt, xi, k.col_block, TailStrategy::GuardWithIf)
         .split(g.y, yt, yi, k.row_block, TailStrategy::GuardWithIf)
-        .reorder(xi, yi, xt, yt)
+        .reorder(transposed_output ? std::vector<VarOrRVar>{yi, xi, xt, yt} : std::vector<VarOrRVar>{xi, yi, xt, yt})
         .fuse(xt, yt, task);
     if (g.output.dimensions() > 2) g.output.fuse(task, g.n, task);
-    g.output.parallel(task).vectorize(xi, lanes, TailStrategy::GuardWithIf);
+    g.output.parallel(task);
 
-    g.acc.compute_at(g.output, task).vectorize(g.x, lanes, TailStrategy::RoundUp);
-    g.acc.update()
-        .split(g.x, xo, xi, k.cols)
-        .split(g.y, yo, yi, k.rows)
-        .reorder(xi, yi, yo, xo, g.blocks)
+    g.output.vectorize(transposed_output ? yi : xi, lanes, TailStrategy::GuardWithIf);
+    // The accumulator is rounded up to whole register tiles: constant tile bounds are what
+    // keep `block` in registers.
+    // Per-task buffers live on the worker's stack, at a fixed size: from the heap, buffers
+    // this size come from mmap on every task, and their page faults cost more than the product.
+    g.acc.compute_at(g.output, task)
+        .store_in(MemoryType::Stack)
+        .bound_storage(g.x, k.col_block)
+        .bound_storage(g.y, k.row_block);
+    Stage tiles = g.single_block ? Stage(g.acc) : Stage(g.acc.update());
+    if (!g.single_block) g.acc.vectorize(g.x, lanes, TailStrategy::RoundUp);
+    tiles.split(g.x, xo, xi, k.cols, TailStrategy::RoundUp)
+        .split(g.y, yo, yi, k.rows, TailStrategy::RoundUp)
+        .reorder(g.single_block ? std::vector<VarOrRVar>{xi, yi, yo, xo} : std::vector<VarOrRVar>{xi, yi, yo, xo, g.blocks})
         .vectorize(xi, lanes)
         .unroll(xi)
         .unroll(yi);
-
-    g.block.compute_at(g.acc, yo).vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
+    g.block.compute_at(g.acc, yo);
+    g.block.vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
     g.block.update().reorder(g.x, g.y, g.r).vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
 
-    if (k.pack) g.b.in(g.block).compute_at(g.acc, g.blocks).vectorize(g.b.args()[0], lanes);
+    if (k.pack) {
+        Func packed = g.b.in(g.block);
+        if (g.single_block) packed.compute_at(g.acc, Var::outermost());
+        else packed.compute_at(g.acc, g.blocks);
+        packed.vectorize(packed.args()[0], lanes, TailStrategy::RoundUp)
+            .store_in(MemoryType::Stack)
+            .bound_storage(packed.args()[0], k.col_block)
+            .bound_storage(packed.args()[1], g.single_block ? g.dims.depth : g.k_block);
+    }
 }
 
 }  // namespace cortado::schedules::cpu

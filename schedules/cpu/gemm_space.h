@@ -31,11 +31,23 @@ inline int tile_rows(int m, int most) {
 inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int registers, Knobs &k) {
     const int lanes = t.float_lanes();
     const auto round_up = [](int v, int m) { return (v + m - 1) / m * m; };
-    // 8 rows x 3 vectors (24 accumulators, 3 b vectors, 1 broadcast) in 32 registers; 6 x 2 in
-    // 16. Fewer when the product is smaller than the tile.
-    const int vectors = std::min(registers >= 32 ? 3 : 2, (d.cols + lanes - 1) / lanes);
-    if (!k.has("rows")) k.set("rows", tile_rows(d.rows, registers >= 32 ? 8 : 6));
-    if (!k.has("cols")) k.set("cols", vectors * lanes);
+    // The register tile: v vectors of columns by up to r(v) rows, where r(v) fills the registers
+    // (v·r accumulators, v b vectors and one broadcast; at most 12 rows of broadcasts). Of the
+    // widths, the one that wastes the fewest columns on N, weighted by how full the tile is
+    // (24 accumulators, or 12 in 16 registers, count as full); ties go to the wider tile,
+    // which loads fewer broadcasts per multiply.
+    const int full = registers >= 32 ? 24 : 12;
+    const auto tile_rows_for = [&](int v) { return std::min(12, (registers - v - 1) / v); };
+    int best_vectors = 1;
+    double best_score = -1;
+    for (int v = 1; v <= (registers >= 32 ? 4 : 3); v++) {
+        const int width = v * lanes;
+        const double used = double(d.cols) / ((d.cols + width - 1) / width * width);
+        const double score = used * std::min(1.0, double(v * tile_rows_for(v)) / full);
+        if (score >= best_score - 1e-9) best_score = score, best_vectors = v;
+    }
+    if (!k.has("cols")) k.set("cols", best_vectors * lanes);
+    if (!k.has("rows")) k.set("rows", tile_rows(d.rows, tile_rows_for(k.get("cols") / lanes)));
     // 128 x 48 floats of b (24 KiB) stay in half of L1 (docs/PERFORMANCE.md, GEMM).
     if (!k.has("k_block")) k.set("k_block", std::min(128, d.depth));
     const int rows = k.get("rows"), cols = k.get("cols");
@@ -122,9 +134,15 @@ inline OpSpace<InnerProductShape> inner_product_space(VariantSpec<InnerProductSh
     return space;
 }
 
+// From how many pixels per image and output channels a 1x1 layer vectorises along pixels;
+// smaller maps, or fewer channels to reuse each packed pixel panel, put channels in the lanes
+// (docs/PERFORMANCE.md, GEMM).
+inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
+
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
-// the pixels b); everything else by `direct`.
+// the pixels b; on small maps the other way round, channels in the vector lanes); everything
+// else by `direct`.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
     space.variants.push_back(std::move(direct));
@@ -134,16 +152,24 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
         return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
     };
     space.variants.push_back(std::move(fc));
-    auto pointwise = gemm_variant<Conv2dShape>("cpu_gemm_1x1", ops::WeightPacking::RowPanels, true,
-                                               ops::pointwise_gemm_dims, registers);
-    pointwise.unsupported = [](const Conv2dShape &s) {
+    const auto not_pointwise = [](const Conv2dShape &s) {
         return ops::is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
     };
-    space.variants.push_back(std::move(pointwise));
+    auto pixels = gemm_variant<Conv2dShape>("cpu_gemm_1x1", ops::WeightPacking::RowPanels, true,
+                                            ops::pointwise_gemm_dims, registers);
+    pixels.unsupported = not_pointwise;
+    space.variants.push_back(std::move(pixels));
+    auto channels = gemm_variant<Conv2dShape>("cpu_gemm_1x1_channel_lanes", ops::WeightPacking::ColumnPanels, false,
+                                              ops::pointwise_channel_gemm_dims, registers);
+    channels.unsupported = not_pointwise;
+    space.variants.push_back(std::move(channels));
     const std::string direct_name = space.variants.front().name;
     space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &) -> std::string {
         if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
-        if (ops::is_pointwise(s)) return "cpu_gemm_1x1";
+        if (ops::is_pointwise(s))
+            return s.out_h * s.out_w >= kPixelLanesMinPixels && s.out_channels >= kPixelLanesMinChannels
+                       ? "cpu_gemm_1x1"
+                       : "cpu_gemm_1x1_channel_lanes";
         return direct_name;
     };
     return space;
