@@ -17,6 +17,7 @@
 #include "generators/ops/concat.h"
 #include "generators/ops/conv2d.h"
 #include "generators/ops/elementwise.h"
+#include "generators/ops/gemm.h"
 #include "schedules/families.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "tests/scoped_knobs.h"
@@ -140,6 +141,66 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
         }
     }
     EXPECT_GE(variants, 5 * 5 * 9);
+}
+
+// The GEMM default rules on AVX-512 (32 registers, 16 lanes): which layers become GEMMs, and
+// register tiles that waste no rows or columns where a tile size divides the product.
+TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
+    const schedules::TargetInfo avx512{"x86-64-linux-avx-avx2-avx512-f16c-fma-sse41", "x86", 512, 0};
+    const schedules::FamilySpace &x86 = schedules::families().at("x86");
+    const auto choose = [&](const auto &shape) {
+        using Shape = std::decay_t<decltype(shape)>;
+        return resolve_choice(x86.op<Shape>(), shape, avx512, {}).choice;
+    };
+    EXPECT_EQ(choose(ops::InnerProductShape{1, 9216, 4096}).variant, "cpu_lane_partials") << "batch 1 stays a GEMV";
+    const ops::Choice fc6 = choose(ops::InnerProductShape{20, 9216, 4096});
+    EXPECT_EQ(fc6.variant, "cpu_gemm");
+    EXPECT_EQ(fc6.weights, ops::WeightPacking::ColumnPanels);
+    EXPECT_EQ(fc6.knobs.get("cols"), 48) << "4096 columns: the 8 x 3-vector tile";
+    EXPECT_EQ(fc6.knobs.get("rows"), 5) << "20 rows: tiles of 5, not 8 (24 rows)";
+    EXPECT_EQ(ops::panel_width(fc6), 48);
+    const ops::Choice narrow = choose(ops::InnerProductShape{20, 4096, 64});
+    EXPECT_EQ(narrow.knobs.get("cols"), 32) << "64 columns: 2 vectors waste none, 3 would waste 32";
+    EXPECT_EQ(narrow.knobs.get("rows"), 10) << "12 rows of 2 vectors, fitted to 20 rows";
+    // Convolutions: kernel over the whole input; 1x1 on a large map; 1x1 on a small one; 3x3.
+    EXPECT_EQ(choose(ops::Conv2dShape{5, 256, 6, 6, 4096, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1}).variant,
+              "cpu_gemm_fully_connected");
+    const ops::Choice pixels = choose(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 1, 1, 1, 1, 0, 0, 1, 1, 1});
+    EXPECT_EQ(pixels.variant, "cpu_gemm_1x1");
+    EXPECT_EQ(pixels.weights, ops::WeightPacking::RowPanels);
+    EXPECT_EQ(ops::panel_width(pixels), pixels.knobs.get("rows"));
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 832, 7, 7, 384, 7, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1}).variant,
+              "cpu_gemm_1x1_channel_lanes");
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "cpu_register_tile");
+    // Tasks: at least four where the product allows, whole tiles each.
+    const ops::Choice square = choose(ops::GemmShape{256, 256, 256, false, false});
+    const int rows = square.knobs.get("rows"), cols = square.knobs.get("cols");
+    EXPECT_EQ(square.knobs.get("row_block") % rows, 0);
+    EXPECT_EQ(square.knobs.get("col_block") % cols, 0);
+    EXPECT_GE((256 + square.knobs.get("row_block") - 1) / square.knobs.get("row_block") *
+                  ((256 + square.knobs.get("col_block") - 1) / square.knobs.get("col_block")),
+              4);
+}
+
+TEST(GemmRules, TilesThatDoNotFitTheRegistersOrTheVectorsAreRefusedWithTheReason) {
+    const schedules::TargetInfo avx2{kAvx2, "x86", 256, 0};
+    const schedules::FamilySpace &x86 = schedules::families().at("x86");
+    const ops::GemmShape shape{64, 64, 64, false, false};
+    const auto refused = [&](std::vector<std::pair<std::string, int>> knobs) {
+        ChoiceSettings s;
+        s.source = "test";
+        s.knobs = std::move(knobs);
+        try {
+            resolve_choice(x86.op<ops::GemmShape>(), shape, avx2, {&s});
+        } catch (const CompileError &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(refused({{"rows", 8}, {"cols", 24}}).find("need 28 vector registers; the target has 16"), std::string::npos);
+    EXPECT_NE(refused({{"cols", 12}}).find("cols = 12 is not a whole number of 8-float vectors"), std::string::npos);
+    EXPECT_NE(refused({{"rows", 4}, {"row_block", 6}}).find("row_block is not a multiple of rows"), std::string::npos);
+    EXPECT_EQ(refused({{"rows", 4}, {"cols", 24}}), "");
 }
 
 TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange) {

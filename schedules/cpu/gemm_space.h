@@ -31,32 +31,36 @@ inline int tile_rows(int m, int most) {
 inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int registers, Knobs &k) {
     const int lanes = t.float_lanes();
     const auto round_up = [](int v, int m) { return (v + m - 1) / m * m; };
-    // The register tile: v vectors of columns by up to r(v) rows, where r(v) fills the registers
-    // (v·r accumulators, v b vectors and one broadcast; at most 12 rows of broadcasts). Of the
+    // The register tile: v vectors of columns by up to r(v) rows, r(v) = 24 / v accumulators
+    // rows in 32 registers (12 / v in 16, at most 12 rows of broadcasts), leaving room for the
+    // v b vectors and the broadcast. Of the
     // widths, the one that wastes the fewest columns on N, weighted by how full the tile is
-    // (24 accumulators, or 12 in 16 registers, count as full); ties go to the wider tile,
-    // which loads fewer broadcasts per multiply.
+    // (24 accumulators, or 12 in 16 registers, count as full). 3 vectors (8 x 3 in 32
+    // registers, 4 x 3 in 16) measured fastest on large products, so they win unless another
+    // width scores 4% better (docs/PERFORMANCE.md, GEMM).
     const int full = registers >= 32 ? 24 : 12;
-    const auto tile_rows_for = [&](int v) { return std::min(12, (registers - v - 1) / v); };
-    int best_vectors = 1;
-    double best_score = -1;
-    for (int v = 1; v <= (registers >= 32 ? 4 : 3); v++) {
+    const auto tile_rows_for = [&](int v) { return std::min({12, full / v, (registers - v - 1) / v}); };
+    const auto score = [&](int v) {
         const int width = v * lanes;
         const double used = double(d.cols) / ((d.cols + width - 1) / width * width);
-        const double score = used * std::min(1.0, double(v * tile_rows_for(v)) / full);
-        if (score >= best_score - 1e-9) best_score = score, best_vectors = v;
-    }
+        return used * double(v * tile_rows_for(v)) / full;
+    };
+    int best_vectors = 3;
+    for (int v = 1; v <= (registers >= 32 ? 4 : 3); v++)
+        if (score(v) > score(best_vectors) * 1.04) best_vectors = v;
     if (!k.has("cols")) k.set("cols", best_vectors * lanes);
     if (!k.has("rows")) k.set("rows", tile_rows(d.rows, tile_rows_for(k.get("cols") / lanes)));
-    // 128 x 48 floats of b (24 KiB) stay in half of L1 (docs/PERFORMANCE.md, GEMM).
-    if (!k.has("k_block")) k.set("k_block", std::min(128, d.depth));
+    // 256 x 48 floats of b (48 KiB): a K block as long as L1, measured faster than 128 on
+    // products of 1024 and more.
+    if (!k.has("k_block")) k.set("k_block", std::min(256, d.depth));
     const int rows = k.get("rows"), cols = k.get("cols");
-    // Tasks of at most about 384 x 384, equal in size.
-    const auto even_block = [&](int extent, int tile) {
-        const int count = (extent + 383) / 384;
+    // Tasks of at most about 768 rows by 384 columns, equal in size: tall tasks pack each slice
+    // of b fewer times.
+    const auto even_block = [&](int extent, int most, int tile) {
+        const int count = (extent + most - 1) / most;
         return round_up((extent + count - 1) / count, tile);
     };
-    int row_block = even_block(d.rows, rows), col_block = even_block(d.cols, cols);
+    int row_block = even_block(d.rows, 768, rows), col_block = even_block(d.cols, 384, cols);
     // At least four tasks for two cores where the product allows, halving the larger side.
     const auto tasks = [&] {
         return int64_t(d.batch) * ((d.rows + row_block - 1) / row_block) * ((d.cols + col_block - 1) / col_block);
