@@ -201,7 +201,7 @@ class Planner {
     // `width` outputs, the last zero-padded.
     static PlannedParam panel_param(int blob, int outputs, int depth, int width, bool transposed) {
         PlannedParam param{transposed ? Packing::PanelsOfTranspose : Packing::Panels, blob,
-                           int64_t(outputs + width - 1) / width * width * depth};
+                           int64_t(ops::panel_count(outputs, width)) * width * depth};
         param.rows = transposed ? depth : outputs;
         param.cols = transposed ? outputs : depth;
         param.panel_width = width;
@@ -275,29 +275,26 @@ class Planner {
         const Shape &w = layer.weight_shapes[0];
         int weights = add_blob(layer, 0, p.weight_filler);
         const ops::Choice &choice = plan_.kernels[k].choice;
-        std::vector<PlannedView> views;
+        PlannedView input = full_view(layer.inputs[0]), output = full_view(layer.outputs[0]), packed;
         if (choice.weights == ops::WeightPacking::CaffeOrder) {
-            views.push_back(full_view(layer.inputs[0]));
-            views.push_back(param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
-                                       {int(w[3]), int(w[2]), int(w[1]), int(w[0])}));
-            views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
-            views.push_back(full_view(layer.outputs[0]));
+            packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
+                                {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
         } else {
             // The GEMM variants (generators/conv2d_generator.cc): the same tensors seen as
             // matrices, the weights in panels.
             const int depth = int(w[1] * w[2] * w[3]), width = ops::panel_width(choice);
-            const int panels = (p.num_output + width - 1) / width;
             const int batch = shape.batch, pixels = shape.out_h * shape.out_w;
-            const bool fully_connected = ops::is_fully_connected_variant(choice.variant);
-            views.push_back(fully_connected ? PlannedView{tensor_of(layer.inputs[0]), {depth, batch, 1, 1}}
-                                            : PlannedView{tensor_of(layer.inputs[0]), {pixels, depth, batch, 1}});
-            views.push_back(param_view(panel_param(weights, p.num_output, depth, width, false),
-                                       {width, depth, panels, 1}));
-            views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
-            views.push_back(fully_connected ? PlannedView{tensor_of(layer.outputs[0]), {p.num_output, batch, 1, 1}}
-                                            : PlannedView{tensor_of(layer.outputs[0]), {pixels, p.num_output, batch, 1}});
+            if (ops::conv_gemm_form(choice.variant) == ops::ConvGemmForm::FullyConnected) {
+                input.extents = {depth, batch, 1, 1};
+                output.extents = {p.num_output, batch, 1, 1};
+            } else {
+                input.extents = {pixels, depth, batch, 1};
+                output.extents = {pixels, p.num_output, batch, 1};
+            }
+            packed = param_view(panel_param(weights, p.num_output, depth, width, false),
+                                {width, depth, ops::panel_count(p.num_output, width), 1});
         }
-        add_step(layer, k, std::move(views));
+        add_step(layer, k, {input, packed, bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output), output});
     }
 
     void plan(const Layer &layer, const ReLUParams &p) {
@@ -343,9 +340,9 @@ class Planner {
                                 inputs * p.num_output, inputs, p.num_output};
             views.push_back(param_view(packed, {int(inputs), p.num_output}));
         } else {
-            const int width = ops::panel_width(choice), panels = (p.num_output + width - 1) / width;
+            const int width = ops::panel_width(choice);
             views.push_back(param_view(panel_param(weights, p.num_output, int(inputs), width, p.transpose),
-                                       {width * int(inputs), panels}));
+                                       {width * int(inputs), ops::panel_count(p.num_output, width)}));
         }
         views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
         views.push_back(PlannedView{tensor_of(layer.outputs[0]), {p.num_output, int(rows)}});

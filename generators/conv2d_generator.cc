@@ -31,16 +31,15 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},
 };
 
+// Channels in the lanes write C transposed (ops::ConvGemmForm).
 const auto cpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target &t) {
-    schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
+    schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t,
+                                  ops::conv_gemm_form(op.choice.variant) == ops::ConvGemmForm::ChannelLanes);
 };
 const VariantSchedules<Gemm, ops::Conv2dOp> conv2d_gemm_schedules = {
     {"cpu_gemm_fully_connected", cpu_gemm},
     {"cpu_gemm_1x1", cpu_gemm},
-    {"cpu_gemm_1x1_channel_lanes",
-     [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t, true);
-     }},
+    {"cpu_gemm_1x1_channel_lanes", cpu_gemm},
 };
 
 }  // namespace
@@ -79,13 +78,12 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     void generate_gemm(const ops::Conv2dOp &op) {
         using namespace Halide;
         const Conv2dShape &s = op.shape;
-        const bool fully_connected = ops::is_fully_connected_variant(op.choice.variant);
-        const bool channel_lanes = op.choice.weights == ops::WeightPacking::ColumnPanels && !fully_connected;
-        const ops::GemmDims d = fully_connected ? ops::fully_connected_gemm_dims(s)
-                                : channel_lanes ? ops::pointwise_channel_gemm_dims(s)
-                                                : ops::pointwise_gemm_dims(s);
+        const ops::ConvGemmForm form = ops::conv_gemm_form(op.choice.variant);
+        const bool fully_connected = form == ops::ConvGemmForm::FullyConnected;
+        const bool channel_lanes = form == ops::ConvGemmForm::ChannelLanes;
+        const ops::GemmDims d = ops::conv_gemm_dims(s, form);
         const int width = ops::panel_width(op.choice);
-        const int panels = (s.out_channels + width - 1) / width;
+        const int panels = ops::panel_count(s.out_channels, width);
         Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
         Func a{"a"}, b{"b"};
         // Tasks and register tiles past the last row or column read the last row, column or

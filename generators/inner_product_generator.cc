@@ -61,7 +61,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         using namespace Halide;
         const InnerProductShape &s = op.shape;
         const int width = ops::panel_width(op.choice);
-        const int panels = (s.outputs + width - 1) / width;
+        const int panels = ops::panel_count(s.outputs, width);
         Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
         Func rows{"rows"}, panel{"panel"};
         // Tasks and register tiles past the last row or panel read it again (never stored).

@@ -16,8 +16,7 @@
 
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
-#include "runtime/kernel_scratch.h"
-#include "runtime/parallel_for.h"
+#include "runtime/kernel_hooks.h"
 
 namespace cortado {
 
@@ -265,12 +264,10 @@ int download(halide_buffer_t *buffer) {
 
 Network *network_create(const NetworkDescription *description, const char *weights_path,
                         uint64_t filler_seed) {
-    static std::once_flag install_handler;
-    std::call_once(install_handler, [] {
+    static std::once_flag install_hooks;
+    std::call_once(install_hooks, [] {
         halide_set_error_handler(capture_halide_error);
-        halide_set_custom_malloc(kernel_scratch_malloc);
-        halide_set_custom_free(kernel_scratch_free);
-        halide_set_custom_do_par_for(parallel_for);
+        install_kernel_hooks(halide_set_custom_malloc, halide_set_custom_free, halide_set_custom_do_par_for);
     });
     const NetworkDescription &d = *description;
     auto network = std::make_unique<Network>();

@@ -1,7 +1,6 @@
 #include "tools/bench_networks.h"
 
 #include <algorithm>
-#include <chrono>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -102,15 +101,9 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     net.forward(input.data(), output.data());
     net.set_blob_callback(nullptr, nullptr);
 
-    std::vector<double> ms;
-    for (int i = 0; i < iterations; i++) {
-        const auto start = std::chrono::steady_clock::now();
-        net.forward(input.data(), output.data());
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(ms.begin(), ms.end());
+    const Timing ours = time_calls(iterations, [&] { net.forward(input.data(), output.data()); });
 
-    BenchRow row{bench_network_name(c), 0, 0, {ms[ms.size() / 2], ms.front(), ms.back()}, "oneDNN conv+IP sum", {}, 0};
+    BenchRow row{bench_network_name(c), 0, 0, ours, "oneDNN conv+IP sum", {}, 0};
     for (const Layer &layer : graph.layers) {
         row.gflop += layer_cost(graph, layer).flops * 1e-9;
         const auto found = std::find_if(weights.begin(), weights.end(), [&](const LayerWeights &w) { return w.layer == layer.name; });

@@ -22,6 +22,11 @@ std::string json_timing(const Timing &t) {
 
 }  // namespace
 
+Timing timing_of(std::vector<double> ms) {
+    std::sort(ms.begin(), ms.end());
+    return {ms[ms.size() / 2], ms.front(), ms.back()};
+}
+
 double relative_l2_error(const std::vector<float> &ours, const std::vector<float> &theirs) {
     if (ours.size() != theirs.size()) return INFINITY;
     double diff = 0, norm = 0;

@@ -3,6 +3,7 @@
 // as a markdown table and as JSON (which tools/bench_plots.py turns into PNG plots).
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,21 @@ namespace cortado {
 struct Timing {
     double median_ms = 0, min_ms = 0, max_ms = 0;
 };
+
+// The median, fastest and slowest of some run times (at least one).
+Timing timing_of(std::vector<double> ms);
+
+// Times `iterations` calls of `run` (warming up is the caller's).
+template <typename Run>
+Timing time_calls(int iterations, Run run) {
+    std::vector<double> ms;
+    for (int i = 0; i < iterations; i++) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    }
+    return timing_of(std::move(ms));
+}
 
 struct BenchRow {
     std::string name;

@@ -71,8 +71,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
         net.forward(result.input.data(), result.output.data());
         ms.push_back(net.layer_time_ms(0));
     }
-    std::sort(ms.begin(), ms.end());
-    result.timing = {ms[ms.size() / 2], ms.front(), ms.back()};
+    result.timing = timing_of(std::move(ms));
     return result;
 }
 
@@ -95,15 +94,9 @@ GemmRun run_gemm(int n, const TargetDescription &target, int iterations, const s
     const std::vector<float> no_bias(size_t(n), 0.0f);
     gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());  // warm-up
     let_peer_threads_settle();
-    gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());
-    std::vector<double> ms;
-    for (int i = 0; i < iterations; i++) {
-        const auto start = std::chrono::steady_clock::now();
-        gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    result.timing = {ms[ms.size() / 2], ms.front(), ms.back()};
+    const auto run = [&] { gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data()); };
+    run();
+    result.timing = time_calls(iterations, run);
     return result;
 }
 

@@ -6,8 +6,7 @@
 
 #include "HalideRuntime.h"
 #include "frontend/compile_error.h"
-#include "runtime/kernel_scratch.h"
-#include "runtime/parallel_for.h"
+#include "runtime/kernel_hooks.h"
 #include "tools/network_builder.h"
 #include "tools/toolchain.h"
 
@@ -15,15 +14,14 @@ namespace cortado {
 
 GemmKernel::GemmKernel(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const TargetDescription &target,
                        const std::string &scratch_dir)
-    : kernel_(plan_gemm(shape, epilogue, target.plan_target())) {
+    : kernel_(plan_gemm(shape, epilogue, target.plan_target())), shape_(shape) {
     require_runs_here(target.halide_target, "the gemm op");
     const std::string library = link_kernel_library(kernel_, scratch_dir);
     library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library_) throw CompileError(library + ": " + dlerror());
     entry_ = reinterpret_cast<int (*)(void **)>(dlsym(library_, (kernel_.function_name() + "_argv").c_str()));
     if (!entry_) throw CompileError(library + ": no " + kernel_.function_name() + "_argv");
-    // The scratch allocator and the thread pool a network installs (runtime/kernel_scratch.h,
-    // runtime/parallel_for.h), so that the op runs as it does inside one.
+    // What a network installs (runtime/kernel_hooks.h), so that the op runs as it does inside one.
     using SetMalloc = halide_malloc_t (*)(halide_malloc_t);
     using SetFree = halide_free_t (*)(halide_free_t);
     using SetParFor = halide_do_par_for_t (*)(halide_do_par_for_t);
@@ -32,9 +30,7 @@ GemmKernel::GemmKernel(const ops::GemmShape &shape, const ops::Epilogue &epilogu
     const auto set_par_for = reinterpret_cast<SetParFor>(dlsym(library_, "halide_set_custom_do_par_for"));
     if (!set_malloc || !set_free || !set_par_for)
         throw CompileError(library + ": no halide_set_custom_malloc/free/do_par_for");
-    set_malloc(kernel_scratch_malloc);
-    set_free(kernel_scratch_free);
-    set_par_for(parallel_for);
+    install_kernel_hooks(set_malloc, set_free, set_par_for);
 }
 
 GemmKernel::~GemmKernel() {
@@ -61,7 +57,7 @@ struct MatrixBuffer {
 }  // namespace
 
 void GemmKernel::run(const float *a, const float *b, const float *bias, float *c) const {
-    const ops::GemmShape s = ops::parse_fields<ops::GemmShape>(kernel_.shape);
+    const ops::GemmShape &s = shape_;
     MatrixBuffer a_buffer(a, s.trans_a ? s.k : s.m, s.trans_a ? s.m : s.k);
     MatrixBuffer b_buffer(b, s.trans_b ? s.n : s.k, s.trans_b ? s.k : s.n);
     MatrixBuffer bias_buffer(bias, 0, s.n);

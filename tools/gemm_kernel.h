@@ -27,6 +27,7 @@ class GemmKernel {
 
   private:
     KernelInstance kernel_;
+    ops::GemmShape shape_;
     void *library_ = nullptr;
     int (*entry_)(void **) = nullptr;
 };

@@ -2,9 +2,9 @@
 
 #include <cblas.h>
 
-#include <algorithm>
-#include <chrono>
 #include <dnnl.hpp>
+
+#include "tools/bench_report.h"
 
 namespace cortado {
 namespace {
@@ -24,14 +24,8 @@ dnnl::memory in_layout(dnnl::memory &user, const dnnl::memory::desc &wanted, con
 template <typename Run>
 PeerTiming time_runs(int iterations, Run run) {
     run();  // warm-up
-    std::vector<double> ms;
-    for (int i = 0; i < iterations; i++) {
-        const auto start = std::chrono::steady_clock::now();
-        run();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return PeerTiming{ms[ms.size() / 2], ms.front(), ms.back(), ""};
+    const Timing t = time_calls(iterations, run);
+    return PeerTiming{t.median_ms, t.min_ms, t.max_ms, ""};
 }
 
 }  // namespace

@@ -43,12 +43,6 @@ inline bool is_fully_connected(const Conv2dShape &s) {
     return s.group == 1 && s.out_h == 1 && s.out_w == 1 && s.pad_h == 0 && s.pad_w == 0 && s.kernel_h == s.in_h &&
            s.kernel_w == s.in_w && s.dilation_h == 1 && s.dilation_w == 1;
 }
-// Whether a Convolution variant is the fully-connected GEMM, which reads the image as one row
-// of K values: every family names that variant <family>_gemm_fully_connected.
-inline bool is_fully_connected_variant(const std::string &variant) {
-    const std::string suffix = "_gemm_fully_connected";
-    return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
 inline GemmDims fully_connected_gemm_dims(const Conv2dShape &s) {
     return {s.batch, s.out_channels, s.in_channels * s.kernel_h * s.kernel_w, 1};
 }
@@ -68,6 +62,30 @@ inline GemmDims pointwise_channel_gemm_dims(const Conv2dShape &s) {
     return {s.out_h * s.out_w, s.out_channels, s.in_channels, s.batch};
 }
 
+// How a Convolution GEMM variant lays the layer onto the product, which its generator and the
+// planner's views must agree on. Every family names its variants by the same suffixes:
+// <family>_gemm_fully_connected, <family>_gemm_1x1_channel_lanes, <family>_gemm_1x1.
+enum class ConvGemmForm { FullyConnected, PixelLanes, ChannelLanes };
+
+inline ConvGemmForm conv_gemm_form(const std::string &variant) {
+    const auto ends_with = [&](const std::string &suffix) {
+        return variant.size() >= suffix.size() &&
+               variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
+    };
+    if (ends_with("_gemm_fully_connected")) return ConvGemmForm::FullyConnected;
+    if (ends_with("_gemm_1x1_channel_lanes")) return ConvGemmForm::ChannelLanes;
+    return ConvGemmForm::PixelLanes;
+}
+
+inline GemmDims conv_gemm_dims(const Conv2dShape &s, ConvGemmForm form) {
+    switch (form) {
+        case ConvGemmForm::FullyConnected: return fully_connected_gemm_dims(s);
+        case ConvGemmForm::ChannelLanes: return pointwise_channel_gemm_dims(s);
+        case ConvGemmForm::PixelLanes: break;
+    }
+    return pointwise_gemm_dims(s);
+}
+
 // The blocking of a CPU GEMM, from a choice's knobs. The register tile is `rows` of C by
 // `cols` columns (a whole number of vectors); K is summed `k_block` at a time; each parallel
 // task owns `row_block` x `col_block` of C. `pack` copies the vector operand into panels once
@@ -81,6 +99,9 @@ struct GemmBlocking {
                 k.has("pack") && k.get("pack") != 0};
     }
 };
+
+// Panels of `width` that hold `outputs` output channels, the last zero-padded.
+inline int panel_count(int outputs, int width) { return (outputs + width - 1) / width; }
 
 // The width of the panels the runtime packs the weights into (WeightPacking); 0: not packed.
 inline int panel_width(const Choice &c) {

@@ -36,9 +36,9 @@ inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Tar
 
     g.output.vectorize(transposed_output ? yi : xi, lanes, TailStrategy::GuardWithIf);
     // The accumulator is rounded up to whole register tiles: constant tile bounds are what
-    // keep `block` in registers.
-    // Per-task buffers live on the worker's stack, at a fixed size: from the heap, buffers
-    // this size come from mmap on every task, and their page faults cost more than the product.
+    // keep `block` in registers. Per-task buffers have a fixed size, so that every task asks
+    // the allocator for the same blocks (runtime/kernel_scratch.h reuses them); Halide puts
+    // only small ones on the stack, whatever store_in says.
     g.acc.compute_at(g.output, task)
         .store_in(MemoryType::Stack)
         .bound_storage(g.x, k.col_block)

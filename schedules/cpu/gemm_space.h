@@ -13,7 +13,6 @@
 
 namespace cortado::schedules::cpu {
 
-
 // Vector registers of the family's CPUs, given the target's vector width.
 using RegisterCount = std::function<int(const TargetInfo &)>;
 
@@ -21,28 +20,28 @@ using RegisterCount = std::function<int(const TargetInfo &)>;
 // the fewest rows on M (20 rows: 5, not 8, which would compute 24).
 inline int tile_rows(int m, int most) {
     if (m <= most) return m;
+    const auto waste = [m](int rows) { return (m + rows - 1) / rows * rows - m; };
     int best = most;
     for (int rows = most; rows >= (most + 1) / 2; rows--)
-        if ((m + rows - 1) / rows * rows - m < (m + best - 1) / best * best - m) best = rows;
+        if (waste(rows) < waste(best)) best = rows;
     return best;
 }
 
-// The default blocking of an M x N x K product (times `batch`) in `registers` vector registers.
-inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int registers, Knobs &k) {
+// The default blocking of an M x N x K product (times `batch`) in `registers` vector registers;
+// `packs_b`: the variant has the `pack` knob.
+inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int registers, bool packs_b, Knobs &k) {
     const int lanes = t.float_lanes();
     const auto round_up = [](int v, int m) { return (v + m - 1) / m * m; };
-    // The register tile: v vectors of columns by up to r(v) rows, r(v) = 24 / v accumulators
-    // rows in 32 registers (12 / v in 16, at most 12 rows of broadcasts), leaving room for the
-    // v b vectors and the broadcast. Of the
-    // widths, the one that wastes the fewest columns on N, weighted by how full the tile is
-    // (24 accumulators, or 12 in 16 registers, count as full). 3 vectors (8 x 3 in 32
-    // registers, 4 x 3 in 16) measured fastest on large products, so they win unless another
-    // width scores 4% better (docs/PERFORMANCE.md, GEMM).
+    // The register tile: v vectors of columns by r(v) rows, the rows that make a full tile of
+    // accumulators (24 in 32 registers, 12 in 16; at most 12 rows of broadcasts) with room left
+    // for the v b vectors and the broadcast. Of the widths, the one that wastes the fewest
+    // columns on N, weighted by how full its tile is. 3 vectors (8 x 3 in 32 registers, 4 x 3
+    // in 16) measured fastest on large products, so they win unless another width scores 4%
+    // better (docs/PERFORMANCE.md, GEMM).
     const int full = registers >= 32 ? 24 : 12;
     const auto tile_rows_for = [&](int v) { return std::min({12, full / v, (registers - v - 1) / v}); };
     const auto score = [&](int v) {
-        const int width = v * lanes;
-        const double used = double(d.cols) / ((d.cols + width - 1) / width * width);
+        const double used = double(d.cols) / round_up(d.cols, v * lanes);
         return used * double(v * tile_rows_for(v)) / full;
     };
     int best_vectors = 3;
@@ -71,7 +70,7 @@ inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int
     }
     if (!k.has("row_block")) k.set("row_block", row_block);
     if (!k.has("col_block")) k.set("col_block", col_block);
-    if (!k.has("pack")) k.set("pack", 1);
+    if (packs_b && !k.has("pack")) k.set("pack", 1);
 }
 
 // What makes a blocking unusable on this target: a tile that does not fit the registers,
@@ -103,10 +102,7 @@ VariantSpec<Shape> gemm_variant(const std::string &name, ops::WeightPacking weig
                {"col_block", 1, 1 << 20, "columns of C per parallel task, a multiple of cols"}};
     if (packs_b) v.knobs.push_back({"pack", 0, 1, "copy b into panels per task and K block"});
     v.complete = [dims, registers, packs_b](const Shape &s, const TargetInfo &t, Knobs &k) {
-        complete_gemm_knobs(dims(s), t, registers(t), k);
-        if (!packs_b) k.values.erase(std::remove_if(k.values.begin(), k.values.end(),
-                                                    [](const auto &kv) { return kv.first == "pack"; }),
-                                     k.values.end());
+        complete_gemm_knobs(dims(s), t, registers(t), packs_b, k);
     };
     v.violated = [registers](const Shape &, const TargetInfo &t, const Knobs &k) {
         return gemm_blocking_violation(t, registers(t), k);
