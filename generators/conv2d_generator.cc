@@ -7,6 +7,7 @@
 #include "schedules/cpu/conv2d_register_tile.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/gpu/conv2d.h"
+#include "schedules/gpu/gemm.h"
 #include "schedules/hvx/conv2d.h"
 
 namespace cortado {
@@ -36,10 +37,18 @@ const auto cpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target 
     schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t,
                                   ops::conv_gemm_form(op.choice.variant) == ops::ConvGemmForm::ChannelLanes);
 };
+const auto gpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target &) {
+    schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs),
+                                  ops::conv_gemm_form(op.choice.variant) == ops::ConvGemmForm::ChannelLanes);
+};
 const VariantSchedules<Gemm, ops::Conv2dOp> conv2d_gemm_schedules = {
     {"cpu_gemm_fully_connected", cpu_gemm},
     {"cpu_gemm_1x1", cpu_gemm},
     {"cpu_gemm_1x1_channel_lanes", cpu_gemm},
+    {"gpu_gemm_fully_connected", gpu_gemm},
+    {"gpu_skinny_gemm_fully_connected", gpu_gemm},
+    {"gpu_gemm_1x1", gpu_gemm},
+    {"gpu_gemm_1x1_channel_lanes", gpu_gemm},
 };
 
 }  // namespace

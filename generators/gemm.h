@@ -35,12 +35,15 @@ struct Gemm {
         using namespace Halide;
         const int block_count = (d.depth + k_block - 1) / k_block;
         single_block = block_count == 1;
-        // Block ko sums k in [ko·k_block, min((ko + 1)·k_block, K)): the predicate only bounds
-        // the loop, so the last, shorter block needs no padding and no separate tail.
-        r = RDom(0, d.depth, "r");
-        r.where(r >= ko * k_block && r < ko * k_block + k_block);
+        // Block ko sums k = ko·k_block + r for r in [0, k_block), stopping at K: the predicate,
+        // there only when the last block is short, bounds its loop, so it needs no padding
+        // (the clamp tells bounds inference what the predicate guarantees).
+        r = RDom(0, k_block, "r");
+        const bool short_last_block = d.depth % k_block != 0;
+        if (short_last_block) r.where(ko * k_block + r < d.depth);
+        const Expr k = short_last_block ? min(ko * k_block + r, d.depth - 1) : ko * k_block + r;
         block(x, y, n, ko) = 0.0f;
-        block(x, y, n, ko) += a(r, y, n) * b(x, r, n);
+        block(x, y, n, ko) += a(k, y, n) * b(x, k, n);
         // Schedules round the accumulator up to whole register tiles: the bias index is clamped.
         Expr init = bias_axis == BiasAxis::Columns ? bias(min(x, d.cols - 1))
                     : bias_axis == BiasAxis::Rows  ? bias(min(y, d.rows - 1))

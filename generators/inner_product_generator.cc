@@ -4,6 +4,7 @@
 #include "generators/variant_schedules.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/cpu/inner_product.h"
+#include "schedules/gpu/gemm.h"
 #include "schedules/gpu/inner_product.h"
 #include "schedules/hvx/memory_bound.h"
 
@@ -27,6 +28,8 @@ const VariantSchedules<Gemm, ops::InnerProductOp> inner_product_gemm_schedules =
     {"cpu_gemm", [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &t) {
          schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
      }},
+    {"gpu_gemm", schedules::gpu::gemm_schedule<ops::InnerProductOp>()},
+    {"gpu_skinny_gemm", schedules::gpu::gemm_schedule<ops::InnerProductOp>()},
 };
 
 }  // namespace

@@ -203,6 +203,56 @@ TEST(GemmRules, TilesThatDoNotFitTheRegistersOrTheVectorsAreRefusedWithTheReason
     EXPECT_EQ(refused({{"rows", 4}, {"cols", 24}}), "");
 }
 
+// The GPU GEMM's default rules with the H100's 128 registers: the skinny form up to 4 rows,
+// split into K shares that divide K; the square form's tiles by size; 1x1 layers by map size;
+// tiles the registers or K cannot hold are refused with the reason.
+TEST(GemmRules, GpuFormsFollowTheRowsAndTheSize) {
+    const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
+    const schedules::FamilySpace &gpu = schedules::families().at("gpu");
+    const auto choose = [&](const auto &shape, std::vector<std::pair<std::string, int>> knobs = {}) {
+        using Shape = std::decay_t<decltype(shape)>;
+        ChoiceSettings s;
+        s.source = "test";
+        s.knobs = std::move(knobs);
+        return resolve_choice(gpu.op<Shape>(), shape, h100, {&s}).choice;
+    };
+    const ops::Choice fc8 = choose(ops::InnerProductShape{1, 4096, 1000});
+    EXPECT_EQ(fc8.variant, "gpu_skinny_gemm");
+    EXPECT_EQ(fc8.knobs.get("rows"), 1);
+    EXPECT_LT(fc8.knobs.get("k_block"), 4096) << "1000 columns alone leave the GPU short: K is split";
+    EXPECT_EQ(4096 % fc8.knobs.get("k_block"), 0);
+    EXPECT_EQ(ops::panel_width(fc8), fc8.knobs.get("threads_x") * fc8.knobs.get("cols"));
+    EXPECT_EQ(choose(ops::InnerProductShape{5, 4096, 1000}).variant, "gpu_gemm");
+    const ops::Choice large = choose(ops::InnerProductShape{4096, 4096, 4096});
+    EXPECT_EQ(large.knobs.get("rows"), 8);
+    EXPECT_EQ(large.knobs.get("pack_a"), 1);
+    EXPECT_EQ(large.knobs.get("k_block"), 4096);
+    const ops::Choice medium = choose(ops::InnerProductShape{1024, 1024, 1024});
+    EXPECT_EQ(medium.knobs.get("rows"), 4);
+    EXPECT_EQ(medium.knobs.get("pack_a"), 0);
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 256, 6, 6, 4096, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1}).variant, "gpu_gemm_fully_connected");
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 256, 6, 6, 4096, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1}).variant,
+              "gpu_skinny_gemm_fully_connected");
+    const ops::Choice pixels = choose(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 1, 1, 1, 1, 0, 0, 1, 1, 1});
+    EXPECT_EQ(pixels.variant, "gpu_gemm_1x1");
+    EXPECT_EQ(pixels.weights, ops::WeightPacking::RowPanels);
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 832, 7, 7, 384, 7, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1}).variant,
+              "gpu_gemm_1x1_channel_lanes");
+    const auto refused = [&](std::vector<std::pair<std::string, int>> knobs, int size = 0) {
+        try {
+            choose(size ? ops::InnerProductShape{size, size, size} : ops::InnerProductShape{37, 60, 97}, std::move(knobs));
+        } catch (const CompileError &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(refused({{"rows", 37}, {"cols", 4}}).find("need more than the 128 registers"), std::string::npos);
+    EXPECT_NE(refused({{"k_block", 25}, {"k_unroll", 4}}).find("k_unroll 4 needs K = 60 in whole K blocks of 25, each a multiple of 4"),
+              std::string::npos);
+    EXPECT_NE(refused({{"threads_x", 64}, {"threads_y", 32}}, 1024).find("a block of 2048 threads"), std::string::npos);
+    EXPECT_EQ(refused({{"k_block", 25}, {"k_unroll", 1}}), "") << "a short last share is fine without staged loads";
+}
+
 TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange) {
     const Graph graph = conv_graph();
     {

@@ -199,7 +199,7 @@ TEST(Gemm, InnerProductEdgeSizes) {
 }
 
 TEST(Gemm, FullyConnectedAnd1x1Convolutions) {
-    if (!cpu_test_target()) GTEST_SKIP() << "the GEMM variants are CPU schedules; " << test_target() << " has none";
+    if (resolve_target(test_target()).schedule_family == "hvx") GTEST_SKIP() << "HVX has no GEMM variants";
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(23, "kernel_h: 7 kernel_w: 11")),
                              {3, 5, 7, 11}, "fully connected: the kernel covers the 7x11 input, batch 3");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(1, "kernel_size: 3")) +
@@ -213,9 +213,46 @@ TEST(Gemm, FullyConnectedAnd1x1Convolutions) {
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1")) +
                                  layer("r", "ReLU", "c", "c"),
                              {2, 150, 20, 21}, "1x1, pixels in the lanes: 420 pixels, K 150 over two blocks, batch 2");
+    if (!cpu_test_target()) return;
     const ScopedKnobs small("conv2d.variant=cpu_gemm_1x1,conv2d.rows=5,conv2d.k_block=7,conv2d.row_block=10,conv2d.pack=0");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(17, "kernel_size: 1")),
                              {3, 23, 1, 1}, "1x1 on a 1x1 map, unpacked: 5-row tiles, 10-row tasks, K blocks of 7");
+}
+
+// The GPU GEMM's two forms, forced, at sizes where the last tile shifts inwards, K splits into
+// shares (with and without staged 4-k loads, and with a short last share), a block spans
+// several warps, and a tile is taller than the rows or wider than the columns.
+TEST(Gemm, GpuFormsAtEdgeSizes) {
+    if (!gpu_test_target()) GTEST_SKIP() << "the GPU GEMM forms need a GPU target; " << test_target() << " is not one";
+    const std::string fc = layer("f", "InnerProduct", "data", "f", ip("", 53)) + layer("r", "ReLU", "f", "f");
+    for (const char *knobs : {"inner_product.variant=gpu_skinny_gemm",
+                              "inner_product.variant=gpu_skinny_gemm,inner_product.k_block=64,inner_product.k_unroll=4",
+                              "inner_product.variant=gpu_skinny_gemm,inner_product.k_block=48,inner_product.k_unroll=1",
+                              "inner_product.variant=gpu_gemm",
+                              "inner_product.variant=gpu_gemm,inner_product.pack_a=1",
+                              "inner_product.variant=gpu_gemm,inner_product.pack_a=1,inner_product.k_unroll=1",
+                              "inner_product.variant=gpu_gemm,inner_product.cols=2,inner_product.rows=3,"
+                              "inner_product.threads_x=8,inner_product.threads_y=8,inner_product.k_block=32"}) {
+        const ScopedKnobs forced(knobs);
+        expect_matches_reference(fc, {7, 256}, std::string("7 rows, 53 outputs, K 256, fused ReLU: ") + knobs);
+        expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("transpose: true bias_term: false", 97)),
+                                 {13, 3, 5, 4}, std::string("13 rows, 97 outputs, K 60, transposed weights: ") + knobs);
+    }
+    for (const char *knobs : {"conv2d.variant=gpu_gemm_fully_connected", "conv2d.variant=gpu_skinny_gemm_fully_connected",
+                              "conv2d.variant=gpu_gemm_fully_connected,conv2d.pack_a=1",
+                              "conv2d.variant=gpu_skinny_gemm_fully_connected,conv2d.k_block=36"}) {
+        const ScopedKnobs forced(knobs);
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(70, "kernel_size: 3")), {3, 16, 3, 3},
+                                 std::string("fully connected, 70 outputs, K 144, batch 3: ") + knobs);
+    }
+    for (const char *knobs : {"conv2d.variant=gpu_gemm_1x1", "conv2d.variant=gpu_gemm_1x1_channel_lanes",
+                              "conv2d.variant=gpu_gemm_1x1,conv2d.k_block=32,conv2d.rows=5",
+                              "conv2d.variant=gpu_gemm_1x1_channel_lanes,conv2d.k_block=32,conv2d.cols=1"}) {
+        const ScopedKnobs forced(knobs);
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1")) +
+                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                 {2, 96, 9, 11}, std::string("1x1, 37 outputs, 99 pixels, K 96, batch 2: ") + knobs);
+    }
 }
 
 // The gemm op on its own (what `cortado bench sgemm` runs): every transpose combination, on

@@ -67,11 +67,36 @@ layer { name: "ip" type: "InnerProduct" bottom: "f" top: "ip" inner_product_para
 layer { name: "s" type: "Softmax" bottom: "ip" top: "s" }
 NET
 
+# The GPU GEMM's uses in one net: 1x1 layers with pixels and with channels along the columns, a
+# fully-connected convolution and an InnerProduct at 48 rows (the square form), one at 3 (the
+# skinny form, K split into shares).
+cat > .device/models/gemm_mix.prototxt <<'NET'
+name: "gemm_mix"
+input: "data"
+input_shape { dim: 48 dim: 16 dim: 30 dim: 30 }
+layer { name: "c1" type: "Convolution" bottom: "data" top: "c1" convolution_param { num_output: 40 kernel_size: 1 weight_filler { type: "xavier" } bias_filler { type: "gaussian" } } }
+layer { name: "r1" type: "ReLU" bottom: "c1" top: "c1" }
+layer { name: "p1" type: "Pooling" bottom: "c1" top: "p1" pooling_param { pool: MAX kernel_size: 3 stride: 3 } }
+layer { name: "c2" type: "Convolution" bottom: "p1" top: "c2" convolution_param { num_output: 36 kernel_size: 1 weight_filler { type: "xavier" } } }
+layer { name: "c3" type: "Convolution" bottom: "c2" top: "c3" convolution_param { num_output: 200 kernel_size: 10 weight_filler { type: "xavier" } bias_filler { type: "gaussian" } } }
+layer { name: "r3" type: "ReLU" bottom: "c3" top: "c3" relu_param { negative_slope: 0.1 } }
+layer { name: "ip" type: "InnerProduct" bottom: "c3" top: "ip" inner_product_param { num_output: 130 weight_filler { type: "xavier" } } }
+layer { name: "s" type: "Softmax" bottom: "ip" top: "s" }
+NET
+# A small convolution for racecheck with the staged variant forced: the one kernel family that
+# stages through shared memory.
+cat > .device/models/staged_conv.prototxt <<'NET'
+name: "staged_conv"
+input: "data"
+input_shape { dim: 1 dim: 16 dim: 12 dim: 12 }
+layer { name: "c" type: "Convolution" bottom: "data" top: "c" convolution_param { num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: "xavier" } } }
+NET
+
 # Libraries are compiled for the target descriptions (with their knob tables); the checker plans
 # with the Halide target string.
 declare -A names=([cuda]=cuda-h100 [opencl]=opencl-nvidia)
 declare -A targets=([cuda]=$(sed -n 's/^halide_target = //p' targets/cuda-h100.target) [opencl]=$(sed -n 's/^halide_target = //p' targets/opencl-nvidia.target))
-cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1"
+cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1 gemm_mix:0 gemm_mix:3"
 {
   echo 'set -u; cd "$(dirname "$0")"; export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}'
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
@@ -87,6 +112,14 @@ for api in cuda opencl; do
     echo "bin/prebuilt_network_check models/$net.prototxt ${dir#.device/}/libnet.so ${targets[$api]} $batch_option --iterations 20 || status=1" >> .device/run.sh
   done
 done
+# racecheck (compute-sanitizer) on the kernels that stage through shared memory (gpu_staged) and
+# on the GEMM's, which by design use none (docs/PERFORMANCE.md records the command and result).
+CORTADO_KNOBS=conv2d.variant=gpu_staged,conv2d.stage_channels=4 device_library .device/cuda/staged_conv "${names[cuda]}" .device/models/staged_conv.prototxt
+{
+  echo 'sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)'
+  echo "\$sanitizer --tool racecheck --error-exitcode 9 bin/prebuilt_network_check models/staged_conv.prototxt cuda/staged_conv/libnet.so ${targets[cuda]} --iterations 1 || status=1"
+  echo "\$sanitizer --tool racecheck --error-exitcode 9 bin/prebuilt_network_check models/gemm_mix.prototxt cuda/gemm_mix-b3/libnet.so ${targets[cuda]} --batch 3 --iterations 1 || status=1"
+} >> .device/run.sh
 # The non-finite cases, at their own shape and narrower than a vector (as non_finite_test runs
 # them), xz-compressed.
 mkdir -p .device/models/non_finite .device/stage

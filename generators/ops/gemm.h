@@ -104,7 +104,9 @@ struct GemmBlocking {
 inline int panel_count(int outputs, int width) { return (outputs + width - 1) / width; }
 
 // The width of the panels the runtime packs the weights into (WeightPacking); 0: not packed.
+// Variants with a `panel` knob set it; the CPU ones pack one register tile's width.
 inline int panel_width(const Choice &c) {
+    if (c.weights != WeightPacking::CaffeOrder && c.knobs.has("panel")) return c.knobs.get("panel");
     switch (c.weights) {
         case WeightPacking::ColumnPanels: return c.knobs.get("cols");
         case WeightPacking::RowPanels: return c.knobs.get("rows");

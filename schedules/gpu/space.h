@@ -7,6 +7,7 @@
 
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
+#include "schedules/gpu/gemm_space.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::gpu {
@@ -126,12 +127,16 @@ inline FamilySpace space() {
     f.name = "gpu";
     OpSpace<Conv2dShape> conv;
     conv.variants = {conv2d_register_tile(), conv2d_staged()};
+    add_conv2d_gemm_variants(conv);
     // Staging lost on most of the H100 conv suite (Conv2dKnobs::stage_channels): never the default.
-    conv.default_variant = [](const Conv2dShape &, const TargetInfo &) { return std::string("gpu_register_tile"); };
+    conv.default_variant = [](const Conv2dShape &s, const TargetInfo &) {
+        const std::string gemm = conv2d_gemm_default(s);
+        return gemm.empty() ? std::string("gpu_register_tile") : gemm;
+    };
     f.op<Conv2dShape>() = conv;
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("gpu_direct"));
-    f.op<InnerProductShape>() = single_variant(inner_product_block_partials());
+    f.op<InnerProductShape>() = inner_product_space(inner_product_block_partials());
     f.op<SoftmaxShape>() = single_variant(plain_variant<SoftmaxShape>("gpu_direct"));
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("gpu_direct"));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("gpu_direct"));

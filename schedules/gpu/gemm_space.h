@@ -1,0 +1,107 @@
+// The GEMM variants of the GPU family (Halide-free): the skinny and square forms of InnerProduct
+// and of fully-connected and 1x1 convolutions, with their knobs, limits and
+// default rules (schedules/gpu/gemm_tile.h). Weights that are b are packed at create time into
+// panels as wide as a block's columns, so that a warp's loads at each k are one contiguous run;
+// weights that are a (1x1 layers, pixels in the lanes) into panels as tall as a tile's rows.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "generators/ops/gemm.h"
+#include "schedules/gpu/gemm_tile.h"
+#include "schedules/space.h"
+
+namespace cortado::schedules::gpu {
+
+// 255 is the most a CUDA thread can address; Halide 21's CUDA runtime caps kernels at 64
+// unless the network runtime raises it (runtime/cuda_register_cap.h).
+inline int gemm_register_budget(const TargetInfo &t) { return t.registers_per_thread > 0 ? t.registers_per_thread : 64; }
+
+// A GPU GEMM variant of `Shape` whose product is `dims(shape)`; `skinny` picks its form;
+// `a_in_place`: a is an activation read along k (it can be packed per run, the pack_a knob).
+template <typename Shape>
+VariantSpec<Shape> gemm_variant(const std::string &name, bool skinny, ops::WeightPacking weights, bool a_in_place,
+                                std::function<ops::GemmDims(const Shape &)> dims) {
+    VariantSpec<Shape> v;
+    v.name = name;
+    v.weights = weights;
+    v.knobs = {{"cols", 1, 16, "adjacent columns of C per thread (b is read along them)"},
+               {"rows", 1, 64, "rows of C per thread (broadcasts of a)"},
+               {"threads_x", 1, 1024, "threads of a block along the columns"},
+               {"threads_y", 1, 1024, "threads of a block along the rows"},
+               {"k_block", 1, 1 << 20, "K per share; shorter than K splits it, a second kernel adds the shares"},
+               {"k_unroll", 1, 16, "k per step, the operands of those k loaded first as vectors"}};
+    if (weights != ops::WeightPacking::CaffeOrder)
+        v.knobs.push_back({"panel", 1, 4096, "width of the packed weight panels"});
+    if (a_in_place)
+        v.knobs.push_back({"pack_a", 0, 1, "copy a (read along k in place) with its rows innermost first"});
+    v.complete = [dims, skinny, weights, a_in_place](const Shape &s, const TargetInfo &t, Knobs &k) {
+        complete_gemm_tile(dims(s), skinny, gemm_register_budget(t), a_in_place, k);
+        if (weights == ops::WeightPacking::ColumnPanels && !k.has("panel"))
+            k.set("panel", k.get("threads_x") * k.get("cols"));
+        if (weights == ops::WeightPacking::RowPanels && !k.has("panel")) k.set("panel", k.get("rows"));
+    };
+    v.violated = [dims](const Shape &s, const TargetInfo &t, const Knobs &k) {
+        return gemm_tile_violation(dims(s), gemm_register_budget(t), k);
+    };
+    return v;
+}
+
+// The form a product takes by default.
+inline bool skinny_by_default(const ops::GemmDims &d) { return d.rows <= kSkinnyMaxRows; }
+
+// InnerProduct: the weight-streaming `gemv` (kept as a variant) and the two GEMM forms.
+inline OpSpace<InnerProductShape> inner_product_space(VariantSpec<InnerProductShape> gemv) {
+    OpSpace<InnerProductShape> space;
+    const auto dims = [](const InnerProductShape &s) { return ops::gemm_dims(s); };
+    space.variants = {std::move(gemv),
+                      gemm_variant<InnerProductShape>("gpu_gemm", false, ops::WeightPacking::ColumnPanels, true, dims),
+                      gemm_variant<InnerProductShape>("gpu_skinny_gemm", true, ops::WeightPacking::ColumnPanels, true, dims)};
+    space.default_variant = [](const InnerProductShape &s, const TargetInfo &) {
+        return std::string(skinny_by_default(ops::gemm_dims(s)) ? "gpu_skinny_gemm" : "gpu_gemm");
+    };
+    return space;
+}
+
+// Convolution: fully-connected layers in either form (the image is a row of a, the weights
+// packed column panels), 1x1 stride-1 layers as a square GEMM per image, pixels along the
+// columns (the weights are a, in row panels) or, on small maps, output channels (the weights
+// are b); everything else by the convolution variants listed first in `conv`.
+inline void add_conv2d_gemm_variants(OpSpace<Conv2dShape> &conv) {
+    const auto not_fully_connected = [](const Conv2dShape &s) {
+        return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
+    };
+    const auto not_pointwise = [](const Conv2dShape &s) {
+        return ops::is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
+    };
+    for (bool skinny : {false, true}) {
+        auto fc = gemm_variant<Conv2dShape>(skinny ? "gpu_skinny_gemm_fully_connected" : "gpu_gemm_fully_connected", skinny,
+                                            ops::WeightPacking::ColumnPanels, true, ops::fully_connected_gemm_dims);
+        fc.unsupported = not_fully_connected;
+        conv.variants.push_back(std::move(fc));
+    }
+    auto pixels = gemm_variant<Conv2dShape>("gpu_gemm_1x1", false, ops::WeightPacking::RowPanels, false,
+                                            ops::pointwise_gemm_dims);
+    pixels.unsupported = not_pointwise;
+    conv.variants.push_back(std::move(pixels));
+    auto channels = gemm_variant<Conv2dShape>("gpu_gemm_1x1_channel_lanes", false, ops::WeightPacking::ColumnPanels, false,
+                                              ops::pointwise_channel_gemm_dims);
+    channels.unsupported = not_pointwise;
+    conv.variants.push_back(std::move(channels));
+}
+
+// From how many pixels per image a 1x1 layer puts pixels along the columns.
+inline constexpr int kPixelColumnsMinPixels = 784;
+
+// The GEMM variant a convolution takes by default; empty for one that is no GEMM.
+inline std::string conv2d_gemm_default(const Conv2dShape &s) {
+    if (ops::is_fully_connected(s))
+        return skinny_by_default(ops::fully_connected_gemm_dims(s)) ? "gpu_skinny_gemm_fully_connected"
+                                                                    : "gpu_gemm_fully_connected";
+    if (ops::is_pointwise(s))
+        return s.out_h * s.out_w >= kPixelColumnsMinPixels ? "gpu_gemm_1x1" : "gpu_gemm_1x1_channel_lanes";
+    return "";
+}
+
+}  // namespace cortado::schedules::gpu
