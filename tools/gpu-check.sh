@@ -10,19 +10,23 @@
 # runs the conv and sgemm suites, AlexNet's five convolutions (issue 4's floor) and the knob sweep
 # against cuDNN/cuBLAS (tools/gpu_bench.py), and writes JSON and markdown into $OUT. Plot here with tools/bench_plots.py.
 # It also runs the non-finite cases (tests/non_finite/) on both APIs.
-#     tools/gpu-check.sh [--quick | --checks-only]
+#     tools/gpu-check.sh [--quick | --checks-only | --gemm]
 #       --quick: the CI-sized subsets of the conv, sgemm and nets suites
 #       --checks-only: the correctness checks alone (networks with their per-layer times, ops,
 #                      non-finite cases); no benchmark suites, so no `run.sh nets` either
+#       --gemm: the checks, then the conv and sgemm suites only (no staged conv suite, nets,
+#               floors or knob sweep): what the GEMM's floors are read from
 set -euo pipefail
-quick="" checks_only=""
+usage="usage: tools/gpu-check.sh [--quick | --checks-only | --gemm]"
+quick="" checks_only="" gemm_only=""
 case "${1:-}" in
   "") ;;
   --quick) quick="--quick" ;;
   --checks-only) checks_only=yes ;;
-  *) echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2 ;;
+  --gemm) gemm_only=yes ;;
+  *) echo "$usage" >&2; exit 2 ;;
 esac
-[ $# -le 1 ] || { echo "usage: tools/gpu-check.sh [--quick | --checks-only]" >&2; exit 2; }
+[ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
 cd "$root"
@@ -144,6 +148,18 @@ fi
 # is a separate library, timed and checked against cuDNN like a benchmark case.
 mkdir -p .device/stage
 build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/bench $quick
+if [ -n "$gemm_only" ]; then
+  build/tools/cortado bench sgemm --target cuda-h100 --prepare .device/stage/bench
+  tar -C .device/stage -cf - . | xz -9 -T2 > .device/stage.tar.xz
+  rm -rf .device/stage
+  cat >> .device/run.sh <<'RUN'
+python3 gpu_bench.py stage/bench conv ${OUT:-/tmp}/gpu-conv.json 20 || status=1
+python3 gpu_bench.py stage/bench sgemm ${OUT:-/tmp}/gpu-sgemm.json 20 || status=1
+exit $status
+RUN
+  du -sh .device
+  exit 0
+fi
 # The conv suite once more with shared-memory staging forced where it applies (ungrouped
 # layers): what it would change against the default register variant.
 CORTADO_KNOBS=conv2d.variant=gpu_staged,conv2d.stage_channels=4 \
