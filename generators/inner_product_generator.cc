@@ -24,12 +24,15 @@ const VariantSchedules<InnerProduct, ops::InnerProductOp> inner_product_schedule
      }},
 };
 
+const auto gpu_gemm = [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &) {
+    schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
+};
 const VariantSchedules<Gemm, ops::InnerProductOp> inner_product_gemm_schedules = {
     {"cpu_gemm", [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &t) {
          schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
      }},
-    {"gpu_gemm", schedules::gpu::gemm_schedule<ops::InnerProductOp>()},
-    {"gpu_skinny_gemm", schedules::gpu::gemm_schedule<ops::InnerProductOp>()},
+    {"gpu_gemm", gpu_gemm},
+    {"gpu_skinny_gemm", gpu_gemm},
 };
 
 }  // namespace

@@ -11,11 +11,7 @@ out=${1:-$root/out/bench-gemm}
 target=${2:-epyc-2core-avx512}
 csv="$root/../shared/bench/boda-convs.csv"
 cortado="$root/build/tools/cortado"
-mkdir -p "$out"
-# Columns: batch,in_chan,in_h,in_w,out_chan,kernel_h,kernel_w,stride_h,stride_w,pad_h,pad_w,out_h,out_w[,group]
-awk -F, 'NR == 1 || ($12 == 1 && $13 == 1 && $10 == 0 && $11 == 0 && $6 == $3 && $7 == $4 && ($14 == "" || $14 == 1))' \
-  "$csv" > "$out/fully-connected.csv"
-awk -F, 'NR == 1 || ($6 == 1 && $7 == 1)' "$csv" > "$out/1x1.csv"
+"$root/tools/bench-subsets.sh" "$csv" "$out"
 run() {  # NAME SUITE ARGS...
   local name=$1 suite=$2
   shift 2

@@ -12,13 +12,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 cmake --build build --target cortado >/dev/null
-csv="$root/../shared/bench/boda-convs.csv"
-[ -f "$csv" ] || { echo "gpu-gemm-sweep: needs ../shared/bench/boda-convs.csv beside the checkout" >&2; exit 1; }
 rm -rf .device && mkdir -p .device/stage
 cp tools/gpu_bench.py .device/
-awk -F, 'NR == 1 || ($12 == 1 && $13 == 1 && $10 == 0 && $11 == 0 && $6 == $3 && $7 == $4 && ($14 == "" || $14 == 1))' \
-  "$csv" > .device/fully-connected.csv
-awk -F, 'NR == 1 || ($6 == 1 && $7 == 1)' "$csv" > .device/1x1.csv
+tools/bench-subsets.sh "$root/../shared/bench/boda-convs.csv" .device
 
 # prepare LABEL SUITE KNOBS [bench options...]
 prepare() {

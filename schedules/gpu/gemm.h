@@ -95,10 +95,4 @@ inline void schedule_gemm(Gemm &g, const GemmGpuTile &tile, bool transposed_outp
     g.acc.update().reorder(g.x, g.y, g.blocks).unroll(g.x).unroll(g.y);
 }
 
-// The schedule of InnerProduct's GEMM variants (C is never transposed there).
-template <typename OpT>
-auto gemm_schedule() {
-    return [](Gemm &g, const OpT &op, const Halide::Target &) { schedule_gemm(g, GemmGpuTile::from(op.choice.knobs)); };
-}
-
 }  // namespace cortado::schedules::gpu

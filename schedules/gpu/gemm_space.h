@@ -10,13 +10,10 @@
 
 #include "generators/ops/gemm.h"
 #include "schedules/gpu/gemm_tile.h"
+#include "schedules/gpu/limits.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::gpu {
-
-// 255 is the most a CUDA thread can address; Halide 21's CUDA runtime caps kernels at 64
-// unless the network runtime raises it (runtime/cuda_register_cap.h).
-inline int gemm_register_budget(const TargetInfo &t) { return t.registers_per_thread > 0 ? t.registers_per_thread : 64; }
 
 // A GPU GEMM variant of `Shape` whose product is `dims(shape)`; `skinny` picks its form;
 // `a_in_place`: a is an activation read along k (it can be packed per run, the pack_a knob).
@@ -37,13 +34,13 @@ VariantSpec<Shape> gemm_variant(const std::string &name, bool skinny, ops::Weigh
     if (a_in_place)
         v.knobs.push_back({"pack_a", 0, 1, "copy a (read along k in place) with its rows innermost first"});
     v.complete = [dims, skinny, weights, a_in_place](const Shape &s, const TargetInfo &t, Knobs &k) {
-        complete_gemm_tile(dims(s), skinny, gemm_register_budget(t), a_in_place, k);
+        complete_gemm_tile(dims(s), skinny, register_budget(t), a_in_place, k);
         if (weights == ops::WeightPacking::ColumnPanels && !k.has("panel"))
             k.set("panel", k.get("threads_x") * k.get("cols"));
         if (weights == ops::WeightPacking::RowPanels && !k.has("panel")) k.set("panel", k.get("rows"));
     };
     v.violated = [dims](const Shape &s, const TargetInfo &t, const Knobs &k) {
-        return gemm_tile_violation(dims(s), gemm_register_budget(t), k);
+        return gemm_tile_violation(dims(s), register_budget(t), k);
     };
     return v;
 }

@@ -12,6 +12,7 @@
 
 #include "generators/ops/gemm.h"
 #include "schedules/gpu/fitting.h"
+#include "schedules/gpu/limits.h"
 
 namespace cortado::schedules::gpu {
 
@@ -95,7 +96,6 @@ inline void complete_gemm_tile(const ops::GemmDims &d, bool skinny, int register
     if (k.has("rows")) t.rows = k.get("rows");
     if (k.has("threads_x")) t.threads_x = k.get("threads_x");
     if (k.has("threads_y")) t.threads_y = k.get("threads_y");
-    t.k_block = d.depth;
     t = t.fitted(d);
     if (!k.has("k_block")) k.set("k_block", split_k_block(d, t, kGemmTargetThreads, skinny ? 64 : 256));
     t.k_block = k.get("k_block");
@@ -114,8 +114,8 @@ inline std::string gemm_tile_violation(const ops::GemmDims &d, int registers, co
     if (k_unroll > 1 && (d.depth % k_block || k_block % k_unroll))
         return "k_unroll " + std::to_string(k_unroll) + " needs K = " + std::to_string(d.depth) + " in whole K blocks of " +
                std::to_string(k_block) + ", each a multiple of " + std::to_string(k_unroll);
-    const int threads = k.get("threads_x") * k.get("threads_y");
-    if (threads > 1024) return "a block of " + std::to_string(threads) + " threads; CUDA and OpenCL allow 1024";
+    const std::string too_large = block_too_large(k.get("threads_x") * k.get("threads_y"));
+    if (!too_large.empty()) return too_large;
     const int accumulators = k.get("cols") * k.get("rows");
     if (accumulators + k.get("cols") + k.get("rows") > registers)
         return std::to_string(k.get("rows")) + " x " + std::to_string(k.get("cols")) +

@@ -8,6 +8,7 @@
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/gemm_space.h"
+#include "schedules/gpu/limits.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::gpu {
@@ -16,14 +17,6 @@ namespace cortado::schedules::gpu {
 inline std::vector<KnobSpec> conv2d_launch_knobs() {
     return {{"target_threads", 1024, 1 << 22, "threads the split of the reduction aims for"},
             {"registers", 16, 255, "registers per thread the tile may plan for"}};
-}
-
-// 255 is the most a CUDA thread can address. Halide 21's CUDA runtime caps every kernel at 64
-// unless the network runtime raises the cap (runtime/cuda_register_cap.h).
-inline int register_budget(const TargetInfo &t) { return t.registers_per_thread > 0 ? t.registers_per_thread : 64; }
-
-inline std::string block_too_large(int threads) {
-    return threads > 1024 ? "a block of " + std::to_string(threads) + " threads; CUDA and OpenCL allow 1024" : "";
 }
 
 // The knobs set so far as the schedules read them: 0 for a tile knob not set yet, the

@@ -1,0 +1,19 @@
+// Limits of CUDA and OpenCL devices that every GPU variant's default rule and constraint check
+// respects (Halide-free).
+#pragma once
+
+#include <string>
+
+#include "schedules/space.h"
+
+namespace cortado::schedules::gpu {
+
+// 255 is the most a CUDA thread can address. Halide 21's CUDA runtime caps every kernel at 64
+// unless the network runtime raises the cap (runtime/cuda_register_cap.h).
+inline int register_budget(const TargetInfo &t) { return t.registers_per_thread > 0 ? t.registers_per_thread : 64; }
+
+inline std::string block_too_large(int threads) {
+    return threads > 1024 ? "a block of " + std::to_string(threads) + " threads; CUDA and OpenCL allow 1024" : "";
+}
+
+}  // namespace cortado::schedules::gpu

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Cuts the GEMM-shaped subsets out of Boda's convolution set: the fully-connected convolutions (a
+# kernel covering the whole unpadded input: 15) and the 1x1 convolutions (120), as
+# OUT_DIR/fully-connected.csv and OUT_DIR/1x1.csv, for `cortado bench conv --set`.
+# Usage: tools/bench-subsets.sh CSV OUT_DIR
+set -euo pipefail
+[ $# -eq 2 ] || { echo "usage: tools/bench-subsets.sh CSV OUT_DIR" >&2; exit 2; }
+csv=$1 out=$2
+[ -f "$csv" ] || { echo "bench-subsets: no $csv (../shared/bench beside the checkout?)" >&2; exit 1; }
+mkdir -p "$out"
+# Columns: batch,in_chan,in_h,in_w,out_chan,kernel_h,kernel_w,stride_h,stride_w,pad_h,pad_w,out_h,out_w[,group]
+awk -F, 'NR == 1 || ($12 == 1 && $13 == 1 && $10 == 0 && $11 == 0 && $6 == $3 && $7 == $4 && ($14 == "" || $14 == 1))' \
+  "$csv" > "$out/fully-connected.csv"
+awk -F, 'NR == 1 || ($6 == 1 && $7 == 1)' "$csv" > "$out/1x1.csv"
