@@ -45,8 +45,8 @@ struct GemmGpuTile {
 // Rows from which a product takes the square form by default; up to it, the skinny one.
 inline constexpr int kSkinnyMaxRows = 4;
 
-// Threads the default rules aim for: 132 SMs x 256, enough loads in flight to stream the
-// weights at HBM speed (docs/PERFORMANCE.md, the GEMM on the H100).
+// Threads the default rules aim for: 256 on each of the H100's 132 SMs, so that every SM has
+// several warps to switch between while their loads are in flight.
 inline constexpr long kGemmTargetThreads = 32768;
 
 // Halves the K block until about `target` threads run, keeping every share at least
