@@ -280,11 +280,13 @@ class Planner {
             packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
                                 {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
         } else {
-            // The GEMM variants (generators/conv2d_generator.cc): the same tensors seen as
-            // matrices, the weights in panels.
+            // The GEMM and channel-lanes variants (generators/conv2d_generator.cc): the same
+            // tensors seen as matrices, the weights in panels.
             const int depth = int(w[1] * w[2] * w[3]), width = ops::panel_width(choice);
             const int batch = shape.batch, pixels = shape.out_h * shape.out_w;
-            if (ops::conv_gemm_form(choice.variant) == ops::ConvGemmForm::FullyConnected) {
+            if (ops::is_direct_channel_lanes(choice.variant)) {
+                output.extents = {pixels, p.num_output, batch, 1};
+            } else if (ops::conv_gemm_form(choice.variant) == ops::ConvGemmForm::FullyConnected) {
                 input.extents = {depth, batch, 1, 1};
                 output.extents = {p.num_output, batch, 1, 1};
             } else {

@@ -13,6 +13,20 @@ namespace cortado {
 
 using ops::Conv2dShape;
 
+// padded(x, y, c, n): the input shifted by the padding, zero outside it; the input itself when
+// the layer has no padding.
+inline void define_padded(Halide::Func &padded, Halide::Func input, const Conv2dShape &s) {
+    using namespace Halide;
+    Var x{"x"}, y{"y"}, c{"c"}, n{"n"};  // the names the schedules use
+    if (s.pad_h > 0 || s.pad_w > 0) {
+        Func zero_outside = BoundaryConditions::constant_exterior(
+            input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
+        padded(x, y, c, n) = zero_outside(x - s.pad_w, y - s.pad_h, c, n);
+    } else {
+        padded(x, y, c, n) = input(x, y, c, n);
+    }
+}
+
 struct Conv2d {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::RDom r;            // (kx, ky, ci within the group)
@@ -25,14 +39,7 @@ struct Conv2d {
            const ops::Epilogue &epilogue)
         : weights(weights_input) {
         using namespace Halide;
-        const bool has_pad = s.pad_h > 0 || s.pad_w > 0;
-        if (has_pad) {
-            Func zero_outside = BoundaryConditions::constant_exterior(
-                input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
-            padded(x, y, c, n) = zero_outside(x - s.pad_w, y - s.pad_h, c, n);
-        } else {
-            padded(x, y, c, n) = input(x, y, c, n);
-        }
+        define_padded(padded, input, s);
         const int in_per_group = s.in_channels / s.group;
         const int out_per_group = s.out_channels / s.group;
         r = RDom(0, s.kernel_w, 0, s.kernel_h, 0, in_per_group, "r");

@@ -2,8 +2,10 @@
 // generator parameter; every value in it is a compile-time constant of the kernel.
 #include "generators/buffer_shape.h"
 #include "generators/conv2d.h"
+#include "generators/conv2d_channel_lanes.h"
 #include "generators/gemm.h"
 #include "generators/variant_schedules.h"
+#include "schedules/cpu/conv2d_channel_lanes.h"
 #include "schedules/cpu/conv2d_register_tile.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/gpu/conv2d.h"
@@ -51,6 +53,14 @@ const VariantSchedules<Gemm, ops::Conv2dOp> conv2d_gemm_schedules = {
     {"gpu_gemm_1x1_channel_lanes", gpu_gemm},
 };
 
+const VariantSchedules<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_schedules = {
+    {"cpu_direct_channel_lanes",
+     [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Halide::Target &t) {
+         schedules::cpu::schedule_conv2d_channel_lanes(a, op.shape, t, op.choice.knobs.get("rows"),
+                                                       op.choice.knobs.get("task_tiles"));
+     }},
+};
+
 }  // namespace
 
 class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
@@ -65,6 +75,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     void generate() {
         const auto op = read_descriptor<ops::Conv2dOp>(descriptor);
         if (conv2d_gemm_schedules.count(op.choice.variant)) return generate_gemm(op);
+        if (conv2d_channel_lanes_schedules.count(op.choice.variant)) return generate_channel_lanes(op);
         const Conv2dShape &s = op.shape;
         Conv2d conv(input, weights, bias, s, op.choice.epilogue);
         output = conv.output;
@@ -76,6 +87,26 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     }
 
   private:
+    // The channel-lanes variants read the input in place, the weights packed in panels of
+    // `width` output channels (width, K, panels, 1), and write the output as (pixels, co, n, 1).
+    void generate_channel_lanes(const ops::Conv2dOp &op) {
+        using namespace Halide;
+        const Conv2dShape &s = op.shape;
+        const int width = ops::panel_width(op.choice);
+        const int depth = s.in_channels / s.group * s.kernel_h * s.kernel_w;
+        const int panels = ops::panel_count(s.out_channels, width);
+        Var lane{"lane"}, k{"k"}, panel{"panel"};
+        Func packed{"packed_weights"};
+        packed(lane, k, panel) = weights(lane, k, panel, 0);
+        Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width);
+        output = conv.output;
+        require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
+        require_dense_shape(weights, {width, depth, panels, 1});
+        require_dense_shape(bias, {s.out_channels});
+        require_dense_shape(output, {s.out_w * s.out_h, s.out_channels, s.batch, 1});
+        apply_variant(conv2d_channel_lanes_schedules, conv, op, get_target());
+    }
+
     // The GEMM variants read the tensors in place through the planner's views, with the weights
     // packed in panels of `width` output channels (ops::WeightPacking), zero-padded:
     // - fully connected: input (K, batch), weights (width, K, panels) read as b, output (co, batch);

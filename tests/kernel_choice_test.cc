@@ -171,7 +171,23 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     EXPECT_EQ(ops::panel_width(pixels), pixels.knobs.get("rows"));
     EXPECT_EQ(choose(ops::Conv2dShape{1, 832, 7, 7, 384, 7, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1}).variant,
               "cpu_gemm_1x1_channel_lanes");
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "cpu_register_tile");
+    const ops::Choice direct = choose(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    EXPECT_EQ(direct.variant, "cpu_direct_channel_lanes");
+    EXPECT_EQ(direct.weights, ops::WeightPacking::ColumnPanels);
+    EXPECT_EQ(direct.knobs.get("cols"), 64) << "4 vectors of channels, the widest full tile";
+    EXPECT_EQ(direct.knobs.get("rows"), 6) << "6 pixels x 4 vectors: 24 accumulators";
+    const ops::Choice conv1 = choose(ops::Conv2dShape{1, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1});
+    EXPECT_EQ(conv1.knobs.get("cols"), 48) << "96 channels: 2 panels of 3 vectors waste none";
+    EXPECT_EQ(conv1.knobs.get("rows"), 8);
+    const ops::Choice grouped = choose(ops::Conv2dShape{1, 96, 27, 27, 256, 27, 27, 5, 5, 1, 1, 2, 2, 1, 1, 2});
+    EXPECT_EQ(grouped.variant, "cpu_direct_channel_lanes");
+    EXPECT_EQ(128 % grouped.knobs.get("cols"), 0) << "a panel within one group of 128";
+    const ops::Choice batch1 = choose(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    const int tiles = (169 + batch1.knobs.get("rows") - 1) / batch1.knobs.get("rows");
+    EXPECT_GE(384 / batch1.knobs.get("cols") * ((tiles + batch1.knobs.get("task_tiles") - 1) / batch1.knobs.get("task_tiles")), 16)
+        << "batch 1 still gives both cores many tasks";
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 48, 13, 13, 48, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "cpu_register_tile")
+        << "24 channels per group: no whole 16-float vector fits a group";
     // Tasks: at least four where the product allows, whole tiles each.
     const ops::Choice square = choose(ops::GemmShape{256, 256, 256, false, false});
     const int rows = square.knobs.get("rows"), cols = square.knobs.get("cols");
@@ -392,8 +408,7 @@ TEST(Choices, TheFamilyIsPartOfBothSignatures) {
     EXPECT_EQ(cpu.family, "cpu");
     EXPECT_NE(x86.op_signature_hash(), cpu.op_signature_hash());
     EXPECT_NE(x86.function_name(), cpu.function_name());
-    EXPECT_EQ(x86.choice.knobs.get("channel_block"), 6);  // AVX2's tile
-    EXPECT_EQ(cpu.choice.knobs.get("channel_block"), 4);  // the generic one
+    EXPECT_EQ(x86.choice.variant, cpu.choice.variant);
 }
 
 TEST(Choices, FamiliesMustExistAndSuitTheTarget) {

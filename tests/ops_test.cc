@@ -71,6 +71,30 @@ TEST(Convolution, StridePadGroupDilationEdgeCases) {
                              {1, 2, 6, 40}, "fused leaky ReLU");
 }
 
+bool gpu_test_target() { return Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature(); }
+bool cpu_test_target() { return !gpu_test_target() && resolve_target(test_target()).schedule_family != "hvx"; }
+
+// Both CPU direct variants, forced, on edge shapes: the channel-lanes tile with a short last
+// panel (37 outputs), pixel tiles across rows and images, maps smaller than one tile, groups
+// whose channels fill whole panels, and single-pixel tiles; the output-x register tile that
+// stays for groups no vector of channels fits.
+TEST(Convolution, CpuDirectVariantsForcedOnEdgeShapes) {
+    if (!cpu_test_target()) GTEST_SKIP() << "the direct variants forced here are CPU schedules; " << test_target() << " has none";
+    for (const char *knobs : {"conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=3,conv2d.task_tiles=3",
+                              "conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=1", "conv2d.variant=cpu_register_tile"}) {
+        const ScopedKnobs forced(knobs);
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
+                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                 {2, 6, 6, 5}, std::string(knobs) + ": 37 outputs, 2 images of 30 pixels, leaky ReLU");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1 bias_term: false")),
+                                 {1, 3, 17, 13}, std::string(knobs) + ": rectangular kernel, strides and pads, no bias");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 group: 2 dilation: 2 pad: 1")),
+                                 {1, 8, 9, 7}, std::string(knobs) + ": 2 groups of 32 outputs, dilation 2");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 1 stride: 2")),
+                                 {1, 3, 3, 4}, std::string(knobs) + ": 4 pixels, fewer than a tile");
+    }
+}
+
 TEST(Convolution, RandomShapes) {
     std::mt19937 random(static_cast<uint32_t>(test_seed()));
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };
@@ -88,7 +112,6 @@ TEST(Convolution, RandomShapes) {
     }
 }
 
-bool gpu_test_target() { return Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature(); }
 
 // The GPU family's shared-memory staging (schedules/gpu/conv2d_staged.h), chosen family-wide
 // on shapes its default leaves to the register variant: split input channels, strides,
@@ -182,8 +205,6 @@ TEST(InnerProduct, AxisTransposeBiasAndFusedRelu) {
 // The GEMM variants (generators/gemm.h) at edge sizes: one row or column, primes, sizes that are
 // not multiples of the register tile or the task, K longer than one K block (with a short last
 // block), and small blocks forced through the knobs so that many tasks and blocks meet.
-bool cpu_test_target() { return !gpu_test_target() && resolve_target(test_target()).schedule_family != "hvx"; }
-
 TEST(Gemm, InnerProductEdgeSizes) {
     if (!cpu_test_target()) GTEST_SKIP() << "the GEMM variants are CPU schedules; " << test_target() << " has none";
     const ScopedKnobs gemm("inner_product.variant=cpu_gemm");

@@ -19,8 +19,10 @@ struct PeerTiming {
     std::string implementation;
 };
 
-// NCHW input, OIHW weights (I = in_channels / group), bias; writes NCHW output. Throws
-// dnnl::error on failure.
+// NCHW input, OIHW weights (I = in_channels / group), bias; writes NCHW output. oneDNN gets its
+// best: convolution_direct and convolution_auto (Winograd where this oneDNN offers it) are both
+// timed, and the faster one's timing is returned with the direct one's output (Winograd's is
+// less exact than the bench's agreement check). Throws dnnl::error on failure.
 PeerTiming onednn_convolution(const ConvShape &shape, const std::vector<float> &input,
                               const std::vector<float> &weights, const std::vector<float> &bias,
                               std::vector<float> *output, int iterations);

@@ -1,6 +1,8 @@
 // Convolution's descriptor (Halide-free): the shape, in Caffe's terms.
 #pragma once
 
+#include <string>
+
 #include "generators/ops/op.h"
 
 namespace cortado::ops {
@@ -23,5 +25,13 @@ struct Conv2dShape {
 };
 
 using Conv2dOp = Op<Conv2dShape>;
+
+// The direct variants with the output channels in the vector lanes (generators/
+// conv2d_channel_lanes.h): the input in Caffe's layout, the weights in column panels, and the
+// output read as (pixels, channels, images, 1). Every family names them <family>_direct_channel_lanes.
+inline bool is_direct_channel_lanes(const std::string &variant) {
+    const std::string suffix = "_direct_channel_lanes";
+    return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
 
 }  // namespace cortado::ops

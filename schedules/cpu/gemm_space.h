@@ -134,45 +134,4 @@ inline OpSpace<InnerProductShape> inner_product_space(VariantSpec<InnerProductSh
     return space;
 }
 
-// From how many pixels per image and output channels a 1x1 layer vectorises along pixels;
-// smaller maps, or fewer channels to reuse each packed pixel panel, put channels in the lanes
-// (docs/PERFORMANCE.md, GEMM).
-inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
-
-// Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
-// of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
-// the pixels b; on small maps the other way round, channels in the vector lanes); everything
-// else by `direct`.
-inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
-    OpSpace<Conv2dShape> space;
-    space.variants.push_back(std::move(direct));
-    auto fc = gemm_variant<Conv2dShape>("cpu_gemm_fully_connected", ops::WeightPacking::ColumnPanels, false,
-                                        ops::fully_connected_gemm_dims, registers);
-    fc.unsupported = [](const Conv2dShape &s) {
-        return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
-    };
-    space.variants.push_back(std::move(fc));
-    const auto not_pointwise = [](const Conv2dShape &s) {
-        return ops::is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
-    };
-    auto pixels = gemm_variant<Conv2dShape>("cpu_gemm_1x1", ops::WeightPacking::RowPanels, true,
-                                            ops::pointwise_gemm_dims, registers);
-    pixels.unsupported = not_pointwise;
-    space.variants.push_back(std::move(pixels));
-    auto channels = gemm_variant<Conv2dShape>("cpu_gemm_1x1_channel_lanes", ops::WeightPacking::ColumnPanels, false,
-                                              ops::pointwise_channel_gemm_dims, registers);
-    channels.unsupported = not_pointwise;
-    space.variants.push_back(std::move(channels));
-    const std::string direct_name = space.variants.front().name;
-    space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &) -> std::string {
-        if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
-        if (ops::is_pointwise(s))
-            return s.out_h * s.out_w >= kPixelLanesMinPixels && s.out_channels >= kPixelLanesMinChannels
-                       ? "cpu_gemm_1x1"
-                       : "cpu_gemm_1x1_channel_lanes";
-        return direct_name;
-    };
-    return space;
-}
-
 }  // namespace cortado::schedules::cpu

@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "schedules/cpu/gemm_space.h"
+#include "schedules/cpu/conv2d_space.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {

@@ -1,0 +1,53 @@
+// The CPU schedule of the channel-lanes convolution (generators/conv2d_channel_lanes.h): a
+// register tile of `vectors` vectors of output channels by `pixels` consecutive output pixels of
+// an image (across rows), summed over the whole (kx, ky, ci) reduction in
+// registers. Per reduction step the tile loads `vectors` weight vectors (contiguous in the packed
+// panel) and broadcasts `pixels` inputs. Parallel tasks are one panel of channels by
+// `task_tiles` consecutive pixel tiles, so a batch-1 layer still has many tasks, and each task
+// streams one panel of weights. The padded input is materialised once so inner loads are
+// unguarded.
+#pragma once
+
+#include <algorithm>
+
+#include "generators/conv2d_channel_lanes.h"
+
+namespace cortado::schedules::cpu {
+
+inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dShape &s, const Halide::Target &target,
+                                          int pixels, int task_tiles) {
+    using namespace Halide;
+    const int lanes = target.natural_vector_size<float>();
+    pixels = std::min(pixels, s.out_w * s.out_h);
+    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
+
+    if (s.pad_h > 0 || s.pad_w > 0) {
+        const std::vector<Var> xycn = a.padded.args();
+        a.padded.compute_root().parallel(xycn[3]).parallel(xycn[2]).vectorize(xycn[0], lanes);
+    }
+    a.output.split(a.q, qo, qi, pixels, TailStrategy::ShiftInwards)
+        .split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
+        .reorder(ci, qi, qo, co)
+        .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
+        .reorder(ci, qi, qo, qt, co, a.n)
+        .fuse(qt, co, task)
+        .fuse(task, a.n, task)
+        .parallel(task)
+        .unroll(qi);
+    // The tile's accumulators live in registers: every loop over the tile is unrolled or
+    // vectorised. Its lanes are bounded to the whole panel, also in the last, partial one.
+    a.tile.compute_at(a.output, qo)
+        .bound(a.lane, 0, a.width)
+        .bound_extent(a.panel, 1)
+        .store_in(MemoryType::Register)
+        .vectorize(a.lane, lanes)
+        .unroll(a.lane)
+        .unroll(a.q);
+    a.tile.update()
+        .reorder(a.lane, a.q, a.r.x, a.r.y, a.r.z, a.n, a.panel)
+        .vectorize(a.lane, lanes)
+        .unroll(a.lane)
+        .unroll(a.q);
+}
+
+}  // namespace cortado::schedules::cpu

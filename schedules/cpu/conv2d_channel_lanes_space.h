@@ -1,0 +1,84 @@
+// The channel-lanes direct convolution of the CPU families (Halide-free): its knobs, limits and
+// default rule (algorithm: generators/conv2d_channel_lanes.h, schedule: conv2d_channel_lanes.h).
+// The register tile has the GEMM's names: `cols` output channels (whole vectors, the panel the
+// weights are packed in) by `rows` output pixels.
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "schedules/cpu/gemm_space.h"
+
+namespace cortado::schedules::cpu {
+
+inline constexpr const char *kChannelLanes = "cpu_direct_channel_lanes";
+
+// Parallel tasks a layer is cut into at least, where it has that many tiles: enough for two
+// cores to finish together when one is slowed down.
+inline constexpr int kChannelLanesMinTasks = 16;
+
+// A panel of `cols` channels must not span two groups: every lane reads the same input channel.
+inline bool channel_panel_fits_groups(const Conv2dShape &s, int cols) {
+    return s.group == 1 || (s.out_channels / s.group) % cols == 0;
+}
+
+// Whether some whole number of vectors fits the groups (always, for one group).
+inline bool channel_lanes_apply(const Conv2dShape &s, const TargetInfo &t) {
+    return channel_panel_fits_groups(s, t.float_lanes());
+}
+
+inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
+    VariantSpec<Conv2dShape> v;
+    v.name = kChannelLanes;
+    v.weights = ops::WeightPacking::ColumnPanels;
+    v.knobs = {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
+               {"cols", 1, 256, "output channels per register tile, whole vectors"},
+               {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
+    v.complete = [registers](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
+        const int lanes = t.float_lanes(), regs = registers(t);
+        const int full = regs >= 32 ? 24 : 12;
+        const auto rows_for = [&](int vectors) { return std::min({12, full / vectors, (regs - vectors - 1) / vectors}); };
+        // Of the widths that fit the groups, the one that wastes the fewest channels, weighted
+        // by how full its tile is; on a tie the widest, which loads the fewest inputs per FMA.
+        int best = 0;
+        double best_score = 0;
+        for (int vectors = 1; vectors <= (regs >= 32 ? 4 : 3); vectors++) {
+            const int cols = vectors * lanes;
+            if (!channel_panel_fits_groups(s, cols)) continue;
+            const double used = double(s.out_channels) / ((s.out_channels + cols - 1) / cols * cols);
+            const double score = used * vectors * rows_for(vectors) / full;
+            if (score >= best_score) best = vectors, best_score = score;
+        }
+        if (!k.has("cols")) k.set("cols", std::max(best, 1) * lanes);
+        const int pixels = s.out_w * s.out_h;
+        // Of the row counts from a full tile down to half of it, the one that computes the most
+        // useful pixels per accumulator (a short last tile recomputes pixels of the one before).
+        const int most = std::min(pixels, rows_for(std::max(1, k.get("cols") / lanes)));
+        int rows = most;
+        const auto useful = [&](int r) { return double(pixels) / ((pixels + r - 1) / r * r) * r / most; };
+        for (int r = most; r >= (most + 1) / 2; r--)
+            if (useful(r) > useful(rows)) rows = r;
+        if (!k.has("rows")) k.set("rows", rows);
+        const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
+        const int panels = ops::panel_count(s.out_channels, k.get("cols"));
+        const int chunks = std::max(1, (kChannelLanesMinTasks + panels * s.batch - 1) / (panels * s.batch));
+        if (!k.has("task_tiles")) k.set("task_tiles", std::max(1, (tiles + chunks - 1) / chunks));
+    };
+    v.violated = [registers](const Conv2dShape &s, const TargetInfo &t, const Knobs &k) -> std::string {
+        const int lanes = t.float_lanes(), rows = k.get("rows"), cols = k.get("cols");
+        if (cols % lanes)
+            return "cols = " + std::to_string(cols) + " is not a whole number of " + std::to_string(lanes) + "-float vectors";
+        const int needed = rows * (cols / lanes) + cols / lanes + 1;
+        if (needed > registers(t))
+            return std::to_string(rows) + " x " + std::to_string(cols / lanes) +
+                   " accumulators, their weight vectors and a broadcast need " + std::to_string(needed) +
+                   " vector registers; the target has " + std::to_string(registers(t));
+        if (!channel_panel_fits_groups(s, cols))
+            return "cols = " + std::to_string(cols) + " does not divide the " + std::to_string(s.out_channels / s.group) +
+                   " output channels per group";
+        return "";
+    };
+    return v;
+}
+
+}  // namespace cortado::schedules::cpu
