@@ -23,6 +23,7 @@
 #include "generators/ops/lrn.h"
 #include "generators/ops/pooling.h"
 #include "generators/ops/softmax.h"
+#include "generators/ops/winograd.h"
 #include "schedules/families.h"
 
 namespace cortado {
@@ -279,6 +280,15 @@ class Planner {
         if (choice.weights == ops::WeightPacking::CaffeOrder) {
             packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
                                 {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
+        } else if (const int m = ops::winograd_tile(choice.variant)) {
+            // Winograd (generators/conv2d_winograd.h): the tensors as they are, the weights
+            // transformed in panels per position.
+            const int width = ops::panel_width(choice), alpha = ops::winograd_matrices(m).alpha;
+            const int panels = ops::panel_count(p.num_output, width);
+            PlannedParam param{m == 4 ? Packing::WinogradF4Panels : Packing::WinogradF2Panels, weights,
+                               int64_t(alpha) * alpha * panels * width * shape.in_channels};
+            param.rows = p.num_output, param.cols = shape.in_channels, param.panel_width = width;
+            packed = param_view(param, {width, shape.in_channels, panels, alpha * alpha});
         } else {
             // The GEMM and channel-lanes variants (generators/conv2d_generator.cc): the same
             // tensors seen as matrices, the weights in panels.

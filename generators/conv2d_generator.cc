@@ -3,10 +3,12 @@
 #include "generators/buffer_shape.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
+#include "generators/conv2d_winograd.h"
 #include "generators/gemm.h"
 #include "generators/variant_schedules.h"
 #include "schedules/cpu/conv2d_channel_lanes.h"
 #include "schedules/cpu/conv2d_register_tile.h"
+#include "schedules/cpu/conv2d_winograd.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/gpu/conv2d.h"
 #include "schedules/gpu/gemm.h"
@@ -61,6 +63,14 @@ const VariantSchedules<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_s
      }},
 };
 
+const auto cpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const Halide::Target &t) {
+    schedules::cpu::schedule_conv2d_winograd(a, ops::GemmBlocking::from(op.choice.knobs), t);
+};
+const VariantSchedules<Conv2dWinograd, ops::Conv2dOp> conv2d_winograd_schedules = {
+    {"cpu_winograd_f2", cpu_winograd},
+    {"cpu_winograd_f4", cpu_winograd},
+};
+
 }  // namespace
 
 class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
@@ -76,6 +86,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         const auto op = read_descriptor<ops::Conv2dOp>(descriptor);
         if (conv2d_gemm_schedules.count(op.choice.variant)) return generate_gemm(op);
         if (conv2d_channel_lanes_schedules.count(op.choice.variant)) return generate_channel_lanes(op);
+        if (conv2d_winograd_schedules.count(op.choice.variant)) return generate_winograd(op);
         const Conv2dShape &s = op.shape;
         Conv2d conv(input, weights, bias, s, op.choice.epilogue);
         output = conv.output;
@@ -105,6 +116,25 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         require_dense_shape(bias, {s.out_channels});
         require_dense_shape(output, {s.out_w * s.out_h, s.out_channels, s.batch, 1});
         apply_variant(conv2d_channel_lanes_schedules, conv, op, get_target());
+    }
+
+    // The Winograd variants read the input and write the output as they are; the weights come
+    // transformed, in panels of `width` output channels per position (width, ci, panels, α²).
+    void generate_winograd(const ops::Conv2dOp &op) {
+        using namespace Halide;
+        const Conv2dShape &s = op.shape;
+        const int m = ops::winograd_tile(op.choice.variant), alpha = ops::winograd_matrices(m).alpha;
+        const int width = ops::panel_width(op.choice), panels = ops::panel_count(s.out_channels, width);
+        Var lane{"lane"}, ci{"ci"}, panel{"panel"}, pos{"pos"};
+        Func packed{"packed_weights"};
+        packed(lane, ci, panel, pos) = weights(lane, ci, panel, pos);
+        Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"));
+        output = conv.output;
+        require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
+        require_dense_shape(weights, {width, s.in_channels, panels, alpha * alpha});
+        require_dense_shape(bias, {s.out_channels});
+        require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
+        apply_variant(conv2d_winograd_schedules, conv, op, get_target());
     }
 
     // The GEMM variants read the tensors in place through the planner's views, with the weights

@@ -1,5 +1,7 @@
 #include "runtime/network_runtime.h"
 
+#include "generators/ops/winograd.h"
+
 #include <HalideRuntime.h>
 
 #include <algorithm>
@@ -174,6 +176,28 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
             for (int64_t o = 0; o < outputs; o++)
                 for (int64_t k = 0; k < depth; k++)
                     out[(o / w * depth + k) * w + o % w] = in[transposed ? k * outputs + o : o * depth + k];
+            break;
+        }
+        case Packing::WinogradF2Panels:
+        case Packing::WinogradF4Panels: {
+            const std::vector<float> &in = blobs[p.first_blob];
+            const ops::WinogradMatrices t = ops::winograd_matrices(p.packing == Packing::WinogradF4Panels ? 4 : 2);
+            const int64_t outputs = p.rows, inputs = p.cols, w = p.panel_width, panels = (outputs + w - 1) / w;
+            const int alpha = t.alpha;
+            for (int64_t o = 0; o < outputs; o++)
+                for (int64_t i = 0; i < inputs; i++) {
+                    const float *g = &in[(o * inputs + i) * 9];
+                    double gg[6][3] = {};  // G g
+                    for (int r = 0; r < alpha; r++)
+                        for (int c = 0; c < 3; c++)
+                            for (int k = 0; k < 3; k++) gg[r][c] += t.g[r * 3 + k] * g[k * 3 + c];
+                    for (int r = 0; r < alpha; r++)
+                        for (int c = 0; c < alpha; c++) {
+                            double u = 0;  // (G g Gᵀ)(r, c)
+                            for (int k = 0; k < 3; k++) u += gg[r][k] * t.g[c * 3 + k];
+                            out[(((r * alpha + c) * panels + o / w) * inputs + i) * w + o % w] = float(u);
+                        }
+                }
             break;
         }
         case Packing::BatchNormScale:

@@ -95,6 +95,24 @@ TEST(Convolution, CpuDirectVariantsForcedOnEdgeShapes) {
     }
 }
 
+// Winograd F(2x2, 3x3) and F(4x4, 3x3), forced, checked against their own tolerances: maps
+// that are not whole tiles, padding 0 and 1, batch 2, more output channels than a register
+// tile, fused activations, no bias.
+TEST(Convolution, CpuWinogradVariantsForced) {
+    if (!cpu_test_target()) GTEST_SKIP() << "the Winograd variants are CPU schedules; " << test_target() << " has none";
+    for (const char *variant : {"conv2d.variant=cpu_winograd_f2", "conv2d.variant=cpu_winograd_f4"}) {
+        const ScopedKnobs forced(variant);
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
+                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                 {2, 5, 9, 11}, std::string(variant) + ": 37 outputs, 9x11 map, batch 2, leaky ReLU");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 3 bias_term: false")),
+                                 {1, 4, 7, 6}, std::string(variant) + ": no padding, 5x4 map, no bias");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 pad: 1")) +
+                                     layer("r", "ReLU", "c", "c"),
+                                 {1, 64, 14, 14}, std::string(variant) + ": 64 input channels, 14x14");
+    }
+}
+
 TEST(Convolution, RandomShapes) {
     std::mt19937 random(static_cast<uint32_t>(test_seed()));
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };

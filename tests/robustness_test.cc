@@ -3,6 +3,7 @@
 // tests/non_finite_test.cc.)
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 #include <memory>
 #include <random>
@@ -12,6 +13,7 @@
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
+#include "tests/scoped_knobs.h"
 #include "tools/loaded_network.h"
 #include "tools/network_builder.h"
 #include "tools/temporary_directory.h"
@@ -106,6 +108,40 @@ TEST(NonFinite, NegativeInfinityThroughReluIsZeroNotNaN) {
     const auto out = run(one_layer("layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n"), input, 32);
     EXPECT_EQ(out[0], 0.0f);
     EXPECT_EQ(out[1], std::numeric_limits<float>::infinity());
+}
+
+// Winograd's documented non-finite behaviour, for an Inf in the input: F(2x2) spoils exactly the
+// outputs the direct convolution spoils (though an Inf may come out as NaN); F(4x4) spoils every
+// output of the tiles whose input patches hold it, beyond that 3x3 neighbourhood. Outputs of
+// other tiles stay finite.
+TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
+    const std::string family = resolve_target(test_target()).schedule_family;
+    const bool cpu = family == "x86" || family == "arm" || family == "cpu";
+    if (!cpu) GTEST_SKIP() << "the Winograd variants are CPU schedules; " << test_target() << " has none";
+    const std::string net =
+        "input: \"data\"\ninput_shape { dim: 1 dim: 1 dim: 8 dim: 8 }\n"
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2 "
+        "kernel_size: 3 pad: 1 weight_filler { type: \"constant\" value: 0.25 } } }\n";
+    std::vector<float> input(64, 0.5f);
+    input[2 * 8 + 2] = std::numeric_limits<float>::infinity();  // (x, y) = (2, 2)
+    const auto non_finite = [](const std::vector<float> &out) {
+        std::vector<bool> spoilt(64);
+        for (int i = 0; i < 64; i++) spoilt[i] = !std::isfinite(out[i]);
+        return spoilt;
+    };
+    const std::vector<bool> direct = non_finite(run(net, input, 128));
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 8; x++)
+            EXPECT_EQ(direct[y * 8 + x], x >= 1 && x <= 3 && y >= 1 && y <= 3) << "direct " << x << "," << y;
+    {
+        const ScopedKnobs f2("conv2d.variant=cpu_winograd_f2");
+        EXPECT_EQ(non_finite(run(net, input, 128)), direct) << "F(2x2) spoils what the direct convolution spoils";
+    }
+    const ScopedKnobs f4("conv2d.variant=cpu_winograd_f4");
+    const std::vector<bool> spread = non_finite(run(net, input, 128));
+    for (int y = 0; y < 8; y++)
+        for (int x = 0; x < 8; x++)
+            EXPECT_EQ(spread[y * 8 + x], x <= 3 && y <= 3) << "F(4x4): the 4x4 tile at the origin, " << x << "," << y;
 }
 
 }  // namespace

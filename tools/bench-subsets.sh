@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Cuts the GEMM-shaped subsets out of Boda's convolution set: the fully-connected convolutions (a
-# kernel covering the whole unpadded input: 15) and the 1x1 convolutions (120), as
-# OUT_DIR/fully-connected.csv and OUT_DIR/1x1.csv, for `cortado bench conv --set`.
+# Cuts subsets out of Boda's convolution set: the fully-connected convolutions (a kernel covering
+# the whole unpadded input: 15), the 1x1 convolutions (120) and the stride-1 3x3 ones in one
+# group (Winograd's), as OUT_DIR/fully-connected.csv, OUT_DIR/1x1.csv and OUT_DIR/3x3s1.csv,
+# for `cortado bench conv --set`.
 # Usage: tools/bench-subsets.sh CSV OUT_DIR
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: tools/bench-subsets.sh CSV OUT_DIR" >&2; exit 2; }
@@ -12,3 +13,4 @@ mkdir -p "$out"
 awk -F, 'NR == 1 || ($12 == 1 && $13 == 1 && $10 == 0 && $11 == 0 && $6 == $3 && $7 == $4 && ($14 == "" || $14 == 1))' \
   "$csv" > "$out/fully-connected.csv"
 awk -F, 'NR == 1 || ($6 == 1 && $7 == 1)' "$csv" > "$out/1x1.csv"
+awk -F, 'NR == 1 || ($6 == 3 && $7 == 3 && $8 == 1 && $9 == 1 && ($14 == "" || $14 == 1))' "$csv" > "$out/3x3s1.csv"

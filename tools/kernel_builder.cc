@@ -107,6 +107,7 @@ std::string build_cortado_runtime(const Toolchain &toolchain) {
     const fs::path sources = fs::path(CORTADO_SOURCE_DIR) / "runtime";
     std::vector<fs::path> files;  // headers too: they change what the sources compile to
     for (const auto &entry : fs::directory_iterator(sources)) files.push_back(entry.path());
+    files.push_back(fs::path(CORTADO_SOURCE_DIR) / "generators" / "ops" / "winograd.h");  // the weight transform
     std::sort(files.begin(), files.end());
     std::string key = "cortado_runtime " + toolchain.cxx;
     for (const fs::path &file : files) key += "\n" + file.filename().string() + " " + content_hash_hex(read_file(file));

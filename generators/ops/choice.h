@@ -62,17 +62,26 @@ inline void parse_field(const std::string &text, Knobs &knobs) {
 // output channels, each stored k-major with the panel's channels innermost and the last panel
 // zero-padded. ColumnPanels are read as the GEMM's vector operand (panel width: the `cols`
 // knob), RowPanels as its broadcast operand (panel width: the `rows` knob).
-enum class WeightPacking { CaffeOrder, ColumnPanels, RowPanels };
+// WinogradPanels: the weights transformed for Winograd (ops/winograd.h) and packed in column
+// panels per position of the transform.
+enum class WeightPacking { CaffeOrder, ColumnPanels, RowPanels, WinogradPanels };
 // Activation layout of a kernel's input and output tensors.
 enum class Layout { NCHW };
 
 inline std::string field_value(WeightPacking p) {
-    return p == WeightPacking::ColumnPanels ? "column_panels" : p == WeightPacking::RowPanels ? "row_panels" : "caffe_order";
+    switch (p) {
+        case WeightPacking::ColumnPanels: return "column_panels";
+        case WeightPacking::RowPanels: return "row_panels";
+        case WeightPacking::WinogradPanels: return "winograd_panels";
+        case WeightPacking::CaffeOrder: break;
+    }
+    return "caffe_order";
 }
 inline void parse_field(const std::string &text, WeightPacking &p) {
     if (text == "caffe_order") p = WeightPacking::CaffeOrder;
     else if (text == "column_panels") p = WeightPacking::ColumnPanels;
     else if (text == "row_panels") p = WeightPacking::RowPanels;
+    else if (text == "winograd_panels") p = WeightPacking::WinogradPanels;
     else throw std::invalid_argument("unknown weight packing '" + text + "'");
 }
 inline std::string field_value(Layout) { return "nchw"; }

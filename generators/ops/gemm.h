@@ -108,7 +108,8 @@ inline int panel_count(int outputs, int width) { return (outputs + width - 1) / 
 inline int panel_width(const Choice &c) {
     if (c.weights != WeightPacking::CaffeOrder && c.knobs.has("panel")) return c.knobs.get("panel");
     switch (c.weights) {
-        case WeightPacking::ColumnPanels: return c.knobs.get("cols");
+        case WeightPacking::ColumnPanels:
+        case WeightPacking::WinogradPanels: return c.knobs.get("cols");
         case WeightPacking::RowPanels: return c.knobs.get("rows");
         case WeightPacking::CaffeOrder: break;
     }

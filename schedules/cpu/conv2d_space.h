@@ -5,6 +5,7 @@
 #include <string>
 
 #include "schedules/cpu/conv2d_channel_lanes_space.h"
+#include "schedules/cpu/conv2d_winograd_space.h"
 #include "schedules/cpu/gemm_space.h"
 
 namespace cortado::schedules::cpu {
@@ -40,6 +41,9 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
                                               ops::pointwise_channel_gemm_dims, registers);
     channels.unsupported = not_pointwise;
     space.variants.push_back(std::move(channels));
+    // Winograd is never a default: it is less exact than the 1e-5 every default is held to.
+    space.variants.push_back(conv2d_winograd(2, registers));
+    space.variants.push_back(conv2d_winograd(4, registers));
     const std::string direct_name = space.variants.front().name;
     space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &t) -> std::string {
         if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
