@@ -14,11 +14,11 @@ namespace cortado {
 using ops::Conv2dShape;
 
 // padded(x, y, c, n): the input shifted by the padding, zero outside it; the input itself when
-// the layer has no padding.
-inline void define_padded(Halide::Func &padded, Halide::Func input, const Conv2dShape &s) {
+// the layer has no padding, unless `reads_past_edges` (Winograd's last tiles).
+inline void define_padded(Halide::Func &padded, Halide::Func input, const Conv2dShape &s, bool reads_past_edges = false) {
     using namespace Halide;
     Var x{"x"}, y{"y"}, c{"c"}, n{"n"};  // the names the schedules use
-    if (s.pad_h > 0 || s.pad_w > 0) {
+    if (s.pad_h > 0 || s.pad_w > 0 || reads_past_edges) {
         Func zero_outside = BoundaryConditions::constant_exterior(
             input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
         padded(x, y, c, n) = zero_outside(x - s.pad_w, y - s.pad_h, c, n);

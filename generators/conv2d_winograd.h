@@ -36,9 +36,7 @@ struct Conv2dWinograd {
         using namespace Halide;
         const int alpha = matrices.alpha;
         // Tiles past the right and bottom edges read zeros, like the padding.
-        Func zero_outside = BoundaryConditions::constant_exterior(
-            input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
-        padded(x, y, c, n) = zero_outside(x - s.pad_w, y - s.pad_h, c, n);
+        define_padded(padded, input, s, true);
 
         // Bᵀ d B, as one expression per position.
         std::vector<Expr> by_position;

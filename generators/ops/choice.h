@@ -98,6 +98,12 @@ struct Epilogue {
     float relu_slope = 0.0f;
 };
 
+// Variant names end with what they compute (<family>_gemm_1x1, <family>_winograd_f2, ...): the
+// planner and the generators read the kernel's form from that suffix.
+inline bool variant_has_suffix(const std::string &variant, const std::string &suffix) {
+    return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 struct Choice {
     std::string variant;
     Knobs knobs;

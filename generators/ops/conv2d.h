@@ -30,8 +30,7 @@ using Conv2dOp = Op<Conv2dShape>;
 // conv2d_channel_lanes.h): the input in Caffe's layout, the weights in column panels, and the
 // output read as (pixels, channels, images, 1). Every family names them <family>_direct_channel_lanes.
 inline bool is_direct_channel_lanes(const std::string &variant) {
-    const std::string suffix = "_direct_channel_lanes";
-    return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return variant_has_suffix(variant, "_direct_channel_lanes");
 }
 
 }  // namespace cortado::ops

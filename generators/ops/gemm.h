@@ -68,12 +68,8 @@ inline GemmDims pointwise_channel_gemm_dims(const Conv2dShape &s) {
 enum class ConvGemmForm { FullyConnected, PixelLanes, ChannelLanes };
 
 inline ConvGemmForm conv_gemm_form(const std::string &variant) {
-    const auto ends_with = [&](const std::string &suffix) {
-        return variant.size() >= suffix.size() &&
-               variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    if (ends_with("_gemm_fully_connected")) return ConvGemmForm::FullyConnected;
-    if (ends_with("_gemm_1x1_channel_lanes")) return ConvGemmForm::ChannelLanes;
+    if (variant_has_suffix(variant, "_gemm_fully_connected")) return ConvGemmForm::FullyConnected;
+    if (variant_has_suffix(variant, "_gemm_1x1_channel_lanes")) return ConvGemmForm::ChannelLanes;
     return ConvGemmForm::PixelLanes;
 }
 

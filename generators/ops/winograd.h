@@ -43,10 +43,7 @@ inline WinogradMatrices winograd_matrices(int m) {
 // The output tile m of a Winograd variant, from its name (<family>_winograd_f2, _f4); 0 for
 // any other variant.
 inline int winograd_tile(const std::string &variant) {
-    const auto ends_with = [&](const std::string &suffix) {
-        return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
-    };
-    return ends_with("_winograd_f2") ? 2 : ends_with("_winograd_f4") ? 4 : 0;
+    return variant_has_suffix(variant, "_winograd_f2") ? 2 : variant_has_suffix(variant, "_winograd_f4") ? 4 : 0;
 }
 
 // Winograd computes 3×3 kernels at stride 1, undilated, in one group.

@@ -1,8 +1,8 @@
 // The CPU schedule of the channel-lanes convolution (generators/conv2d_channel_lanes.h): a
-// register tile of `vectors` vectors of output channels by `pixels` consecutive output pixels of
-// an image (across rows), summed over the whole (kx, ky, ci) reduction in
-// registers. Per reduction step the tile loads `vectors` weight vectors (contiguous in the packed
-// panel) and broadcasts `pixels` inputs. Parallel tasks are one panel of channels by
+// register tile of one panel of output channels (whole vectors) by `pixels` consecutive output
+// pixels of an image (across rows), summed over the whole (kx, ky, ci) reduction in registers.
+// Per reduction step the tile loads the panel's weight vectors (contiguous in the packed panel)
+// and broadcasts `pixels` inputs. Parallel tasks are one panel of channels by
 // `task_tiles` consecutive pixel tiles, so a batch-1 layer still has many tasks, and each task
 // streams one panel of weights. The padded input is materialised once so inner loads are
 // unguarded.
@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "generators/conv2d_channel_lanes.h"
+#include "schedules/cpu/padded_input.h"
 
 namespace cortado::schedules::cpu {
 
@@ -21,10 +22,7 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
     pixels = std::min(pixels, s.out_w * s.out_h);
     Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
 
-    if (s.pad_h > 0 || s.pad_w > 0) {
-        const std::vector<Var> xycn = a.padded.args();
-        a.padded.compute_root().parallel(xycn[3]).parallel(xycn[2]).vectorize(xycn[0], lanes);
-    }
+    if (s.pad_h > 0 || s.pad_w > 0) schedule_padded_input(a.padded, lanes);
     a.output.split(a.q, qo, qi, pixels, TailStrategy::ShiftInwards)
         .split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
         .reorder(ci, qi, qo, co)

@@ -36,17 +36,16 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
                {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
     v.complete = [registers](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
         const int lanes = t.float_lanes(), regs = registers(t);
-        const int full = regs >= 32 ? 24 : 12;
-        const auto rows_for = [&](int vectors) { return std::min({12, full / vectors, (regs - vectors - 1) / vectors}); };
+        const auto rows_for = [&](int vectors) { return register_tile_rows(vectors, regs); };
         // Of the widths that fit the groups, the one that wastes the fewest channels, weighted
         // by how full its tile is; on a tie the widest, which loads the fewest inputs per FMA.
         int best = 0;
         double best_score = 0;
-        for (int vectors = 1; vectors <= (regs >= 32 ? 4 : 3); vectors++) {
+        for (int vectors = 1; vectors <= widest_tile_vectors(regs); vectors++) {
             const int cols = vectors * lanes;
             if (!channel_panel_fits_groups(s, cols)) continue;
             const double used = double(s.out_channels) / ((s.out_channels + cols - 1) / cols * cols);
-            const double score = used * vectors * rows_for(vectors) / full;
+            const double score = used * vectors * rows_for(vectors) / full_tile_accumulators(regs);
             if (score >= best_score) best = vectors, best_score = score;
         }
         if (!k.has("cols")) k.set("cols", std::max(best, 1) * lanes);
@@ -65,14 +64,9 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         if (!k.has("task_tiles")) k.set("task_tiles", std::max(1, (tiles + chunks - 1) / chunks));
     };
     v.violated = [registers](const Conv2dShape &s, const TargetInfo &t, const Knobs &k) -> std::string {
-        const int lanes = t.float_lanes(), rows = k.get("rows"), cols = k.get("cols");
-        if (cols % lanes)
-            return "cols = " + std::to_string(cols) + " is not a whole number of " + std::to_string(lanes) + "-float vectors";
-        const int needed = rows * (cols / lanes) + cols / lanes + 1;
-        if (needed > registers(t))
-            return std::to_string(rows) + " x " + std::to_string(cols / lanes) +
-                   " accumulators, their weight vectors and a broadcast need " + std::to_string(needed) +
-                   " vector registers; the target has " + std::to_string(registers(t));
+        const int cols = k.get("cols");
+        const std::string tile = register_tile_violation(t.float_lanes(), registers(t), k.get("rows"), cols);
+        if (!tile.empty()) return tile;
         if (!channel_panel_fits_groups(s, cols))
             return "cols = " + std::to_string(cols) + " does not divide the " + std::to_string(s.out_channels / s.group) +
                    " output channels per group";

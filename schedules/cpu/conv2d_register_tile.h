@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "generators/conv2d.h"
+#include "schedules/cpu/padded_input.h"
 
 namespace cortado::schedules::cpu {
 
@@ -21,9 +22,7 @@ inline void schedule_conv2d_register_tile(Conv2d &a, const Conv2dShape &s, const
     const int x_vector = std::min(vec, x_tile);
     Var xo{"xo"}, xi{"xi"}, co{"co"}, ci{"ci"}, block{"block"};
 
-    if (s.pad_h > 0 || s.pad_w > 0) {
-        a.padded.compute_root().parallel(a.n).parallel(a.c).vectorize(a.x, vec);
-    }
+    if (s.pad_h > 0 || s.pad_w > 0) schedule_padded_input(a.padded, vec);
     a.output.split(a.x, xo, xi, x_tile, TailStrategy::ShiftInwards)
         .split(a.c, co, ci, channel_block,
                s.out_channels % channel_block == 0 ? TailStrategy::RoundUp : TailStrategy::ShiftInwards)

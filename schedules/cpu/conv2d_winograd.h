@@ -9,6 +9,7 @@
 
 #include "generators/conv2d_winograd.h"
 #include "schedules/cpu/gemm.h"
+#include "schedules/cpu/padded_input.h"
 
 namespace cortado::schedules::cpu {
 
@@ -18,8 +19,7 @@ inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking 
     const int m = a.matrices.m;
     Var txo{"txo"}, txi{"txi"}, xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"};
 
-    const std::vector<Var> xycn = a.padded.args();
-    a.padded.compute_root().parallel(xycn[3]).parallel(xycn[2]).vectorize(xycn[0], lanes);
+    schedule_padded_input(a.padded, lanes);
 
     a.transformed.compute_root()
         .reorder(a.pos, a.tx, a.ty, a.image, a.ci)

@@ -27,28 +27,44 @@ inline int tile_rows(int m, int most) {
     return best;
 }
 
+// Register tiles of `vectors` vectors by rows of broadcasts, shared by the GEMM and the
+// channel-lanes convolution: full with 24 accumulators in 32 registers, 12 in 16, at most 4 (3)
+// vectors wide and 12 rows tall, with room left for the loaded vectors and the broadcast.
+inline int full_tile_accumulators(int registers) { return registers >= 32 ? 24 : 12; }
+inline int widest_tile_vectors(int registers) { return registers >= 32 ? 4 : 3; }
+inline int register_tile_rows(int vectors, int registers) {
+    return std::min({12, full_tile_accumulators(registers) / vectors, (registers - vectors - 1) / vectors});
+}
+
+// Why a tile of rows x cols cannot be a register tile: cols not whole vectors, or more
+// registers than the target has; empty when it can.
+inline std::string register_tile_violation(int lanes, int registers, int rows, int cols) {
+    if (cols % lanes) return "cols = " + std::to_string(cols) + " is not a whole number of " + std::to_string(lanes) + "-float vectors";
+    const int needed = rows * (cols / lanes) + cols / lanes + 1;
+    if (needed > registers)
+        return std::to_string(rows) + " x " + std::to_string(cols / lanes) + " accumulators, their loaded vectors and a broadcast need " +
+               std::to_string(needed) + " vector registers; the target has " + std::to_string(registers);
+    return "";
+}
+
 // The default blocking of an M x N x K product (times `batch`) in `registers` vector registers;
 // `packs_b`: the variant has the `pack` knob.
 inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int registers, bool packs_b, Knobs &k) {
     const int lanes = t.float_lanes();
     const auto round_up = [](int v, int m) { return (v + m - 1) / m * m; };
-    // The register tile: v vectors of columns by r(v) rows, the rows that make a full tile of
-    // accumulators (24 in 32 registers, 12 in 16; at most 12 rows of broadcasts) with room left
-    // for the v b vectors and the broadcast. Of the widths, the one that wastes the fewest
-    // columns on N, weighted by how full its tile is. 3 vectors (8 x 3 in 32 registers, 4 x 3
-    // in 16) measured fastest on large products, so they win unless another width scores 4%
-    // better (docs/PERFORMANCE.md, GEMM).
-    const int full = registers >= 32 ? 24 : 12;
-    const auto tile_rows_for = [&](int v) { return std::min({12, full / v, (registers - v - 1) / v}); };
+    // The register tile: v vectors of columns by register_tile_rows(v) rows. Of the widths, the
+    // one that wastes the fewest columns on N, weighted by how full its tile is. 3 vectors (8 x 3
+    // in 32 registers, 4 x 3 in 16) measured fastest on large products, so they win unless
+    // another width scores 4% better (docs/PERFORMANCE.md, GEMM).
     const auto score = [&](int v) {
         const double used = double(d.cols) / round_up(d.cols, v * lanes);
-        return used * double(v * tile_rows_for(v)) / full;
+        return used * double(v * register_tile_rows(v, registers)) / full_tile_accumulators(registers);
     };
     int best_vectors = 3;
-    for (int v = 1; v <= (registers >= 32 ? 4 : 3); v++)
+    for (int v = 1; v <= widest_tile_vectors(registers); v++)
         if (score(v) > score(best_vectors) * 1.04) best_vectors = v;
     if (!k.has("cols")) k.set("cols", best_vectors * lanes);
-    if (!k.has("rows")) k.set("rows", tile_rows(d.rows, tile_rows_for(k.get("cols") / lanes)));
+    if (!k.has("rows")) k.set("rows", tile_rows(d.rows, register_tile_rows(k.get("cols") / lanes, registers)));
     // 256 x 48 floats of b (48 KiB): a K block as long as L1, measured faster than 128 on
     // products of 1024 and more.
     if (!k.has("k_block")) k.set("k_block", std::min(256, d.depth));
@@ -76,12 +92,9 @@ inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int
 // What makes a blocking unusable on this target: a tile that does not fit the registers,
 // columns that are not whole vectors, tasks that are not whole tiles.
 inline std::string gemm_blocking_violation(const TargetInfo &t, int registers, const Knobs &k) {
-    const int lanes = t.float_lanes(), rows = k.get("rows"), cols = k.get("cols");
-    if (cols % lanes) return "cols = " + std::to_string(cols) + " is not a whole number of " + std::to_string(lanes) + "-float vectors";
-    const int needed = rows * (cols / lanes) + cols / lanes + 1;
-    if (needed > registers)
-        return std::to_string(rows) + " x " + std::to_string(cols / lanes) + " accumulators, their b vectors and a broadcast need " +
-               std::to_string(needed) + " vector registers; the target has " + std::to_string(registers);
+    const int rows = k.get("rows"), cols = k.get("cols");
+    const std::string tile = register_tile_violation(t.float_lanes(), registers, rows, cols);
+    if (!tile.empty()) return tile;
     if (k.get("row_block") % rows) return "row_block is not a multiple of rows";
     if (k.get("col_block") % cols) return "col_block is not a multiple of cols";
     return "";
