@@ -103,21 +103,25 @@ std::string build_halide_runtime(const std::string &target) {
 
 std::string build_cortado_runtime(const Toolchain &toolchain) {
     if (!toolchain.cross) return CORTADO_RUNTIME_LIBRARY;
-    // Cross targets: compile runtime/*.cc with the target's compiler, keyed on the sources.
-    const fs::path sources = fs::path(CORTADO_SOURCE_DIR) / "runtime";
+    // Cross targets: compile runtime/*.cc with the target's compiler, keyed on the sources, the
+    // op headers they include (the Winograd weight transform) and the flags. GNU unique symbols
+    // would keep a network library loaded after dlclose, so a new one at the same path could not
+    // replace it: the runtime is built without them, as CMakeLists.txt builds the host's.
     std::vector<fs::path> files;  // headers too: they change what the sources compile to
-    for (const auto &entry : fs::directory_iterator(sources)) files.push_back(entry.path());
-    files.push_back(fs::path(CORTADO_SOURCE_DIR) / "generators" / "ops" / "winograd.h");  // the weight transform
+    for (const char *folder : {"runtime", "generators/ops"})
+        for (const auto &entry : fs::directory_iterator(fs::path(CORTADO_SOURCE_DIR) / folder)) files.push_back(entry.path());
     std::sort(files.begin(), files.end());
-    std::string key = "cortado_runtime " + toolchain.cxx;
-    for (const fs::path &file : files) key += "\n" + file.filename().string() + " " + content_hash_hex(read_file(file));
+    const std::string flags = "-std=c++17 -O2 -fPIC -fno-gnu-unique";
+    std::string key = "cortado_runtime " + toolchain.cxx + " " + flags;
+    for (const fs::path &file : files)
+        key += "\n" + fs::relative(file, CORTADO_SOURCE_DIR).string() + " " + content_hash_hex(read_file(file));
     const std::string library = "libcortado_runtime.a";
     return cached("cortado_runtime", key, [&](const std::string &dir) {
         std::string objects;
         for (const fs::path &file : files) {
             if (file.extension() != ".cc") continue;
             const std::string object = dir + "/" + file.stem().string() + ".o";
-            run_or_throw(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
+            run_or_throw(toolchain.cxx + " " + flags + " -I" + shell_quote(CORTADO_SOURCE_DIR) + " -I" +
                              shell_quote(CORTADO_HALIDE_INCLUDE_DIR) + " -c " + shell_quote(file.string()) + " -o " +
                              shell_quote(object),
                          "compiling the cortado runtime with " + toolchain.cxx);

@@ -23,8 +23,6 @@ struct WinogradMatrices {
 };
 
 // Interpolation points 0, 1, -1 (and ∞) for F(2×2, 3×3); 0, ±1, ±2 (and ∞) for F(4×4, 3×3).
-// Namespace-scope constants, not static locals of an inline function: those become GNU unique
-// symbols, which keep every network library that the runtime is linked into from unloading.
 constexpr double kWinogradBt2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
 constexpr double kWinogradG2[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
 constexpr double kWinogradAt2[] = {1, 1, 1, 0, 0, 1, -1, -1};
