@@ -188,6 +188,12 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
         << "batch 1 still gives both cores many tasks";
     EXPECT_EQ(choose(ops::Conv2dShape{1, 48, 13, 13, 48, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "cpu_register_tile")
         << "24 channels per group: no whole 16-float vector fits a group";
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant, "cpu_register_tile")
+        << "CIFAR-10 conv1: a reduction of 75, shallower than kChannelLanesMinDepth";
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 224, 224, 64, 112, 112, 7, 7, 2, 2, 3, 3, 1, 1, 1}).variant, "cpu_register_tile")
+        << "GoogLeNet conv1: a reduction of 147";
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 8, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant, "cpu_direct_channel_lanes")
+        << "a reduction of 200";
     // Tasks: at least four where the product allows, whole tiles each.
     const ops::Choice square = choose(ops::GemmShape{256, 256, 256, false, false});
     const int rows = square.knobs.get("rows"), cols = square.knobs.get("cols");

@@ -15,11 +15,18 @@ namespace cortado::schedules::cpu {
 // (docs/PERFORMANCE.md, GEMM).
 inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
 
+// From which reduction depth (input channels per group x kernel area) the channel-lanes direct
+// convolution is the default. A shallower layer (a first layer on 3 colour channels) sums too
+// little per pixel to pay for the channel-lanes tile's stores, one scalar per channel plane: the
+// register tile, which stores whole vectors along x, ran such layers 1.3-3x faster at every
+// batch (CIFAR-10 conv1, GoogLeNet conv1; docs/PERFORMANCE.md, CPU convolution variants).
+inline constexpr int kChannelLanesMinDepth = 192;
+
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
 // the pixels b; on small maps the other way round, channels in the vector lanes); everything
 // else by the channel-lanes direct convolution, and by `direct` (output x in the lanes) where no
-// whole vector of channels fits a group.
+// whole vector of channels fits a group or the reduction is shallow.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
     space.variants.push_back(std::move(direct));
@@ -51,7 +58,8 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
             return s.out_h * s.out_w >= kPixelLanesMinPixels && s.out_channels >= kPixelLanesMinChannels
                        ? "cpu_gemm_1x1"
                        : "cpu_gemm_1x1_channel_lanes";
-        return channel_lanes_apply(s, t) ? kChannelLanes : direct_name;
+        const int depth = s.in_channels / s.group * s.kernel_h * s.kernel_w;
+        return channel_lanes_apply(s, t) && depth >= kChannelLanesMinDepth ? kChannelLanes : direct_name;
     };
     return space;
 }
