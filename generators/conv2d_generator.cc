@@ -11,6 +11,7 @@
 #include "schedules/cpu/conv2d_winograd.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/gpu/conv2d.h"
+#include "schedules/gpu/conv2d_channel_lanes.h"
 #include "schedules/gpu/gemm.h"
 #include "schedules/hvx/conv2d.h"
 
@@ -61,6 +62,12 @@ const VariantSchedules<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_s
          schedules::cpu::schedule_conv2d_channel_lanes(a, op.shape, t, op.choice.knobs.get("rows"),
                                                        op.choice.knobs.get("task_tiles"));
      }},
+    {"gpu_direct_channel_lanes",
+     [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Halide::Target &) {
+         const ops::Knobs &k = op.choice.knobs;
+         schedules::gpu::schedule_conv2d_channel_lanes(
+             a, op.shape, {k.get("channels"), k.get("panel"), k.get("rows"), k.get("threads_q"), k.get("split_k")});
+     }},
 };
 
 const auto cpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const Halide::Target &t) {
@@ -109,7 +116,9 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Var lane{"lane"}, k{"k"}, panel{"panel"};
         Func packed{"packed_weights"};
         packed(lane, k, panel) = weights(lane, k, panel, 0);
-        Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width);
+        // GPU panels are shared by panel / channels threads; CPU tiles are whole panels.
+        Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width,
+                                op.choice.knobs.has("channels") ? width / op.choice.knobs.get("channels") : 0);
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {width, depth, panels, 1});

@@ -275,6 +275,60 @@ TEST(GemmRules, GpuFormsFollowTheRowsAndTheSize) {
     EXPECT_EQ(refused({{"k_block", 25}, {"k_unroll", 1}}), "") << "a short last share is fine without staged loads";
 }
 
+// The GPU channel-lanes variant: the default for deep layers on narrow maps from batch 5 and for
+// 11x11 stride-4 first layers up to batch 5; its panels fit the groups, split-K makes up the
+// threads a small batch lacks, and knobs that break its limits are refused with the reason.
+TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
+    const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
+    const schedules::FamilySpace &gpu = schedules::families().at("gpu");
+    const auto choose = [&](const ops::Conv2dShape &shape, std::vector<std::pair<std::string, int>> knobs = {}) {
+        ChoiceSettings s;
+        s.source = "test";
+        s.knobs = std::move(knobs);
+        return resolve_choice(gpu.op<ops::Conv2dShape>(), shape, h100, {&s}).choice;
+    };
+    const ops::Choice l6 = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    EXPECT_EQ(l6.variant, "gpu_direct_channel_lanes");
+    EXPECT_EQ(l6.weights, ops::WeightPacking::ColumnPanels);
+    EXPECT_EQ(l6.knobs.get("channels"), 4);
+    EXPECT_EQ(ops::panel_width(l6), 128) << "32 threads of 4 channels";
+    EXPECT_EQ(l6.knobs.get("rows"), 8);
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "gpu_register_tile")
+        << "batch 1";
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 160, 14, 14, 320, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "gpu_register_tile")
+        << "a 14-wide map";
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 96, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "gpu_register_tile")
+        << "a reduction of 864";
+    const ops::Choice conv1 = choose(ops::Conv2dShape{1, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1});
+    EXPECT_EQ(conv1.variant, "gpu_direct_channel_lanes");
+    EXPECT_EQ(conv1.knobs.get("rows"), 4) << "an 11x11 kernel takes 4 pixels per thread";
+    EXPECT_EQ(ops::panel_width(conv1), 96) << "24 threads of 4 channels waste none of 96";
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1}).variant, "gpu_register_tile");
+    const ops::Choice grouped = choose(ops::Conv2dShape{5, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2});
+    EXPECT_EQ(grouped.variant, "gpu_direct_channel_lanes");
+    EXPECT_EQ(128 % ops::panel_width(grouped), 0) << "a panel within one group of 128";
+    const ops::Choice split = choose(ops::Conv2dShape{5, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    EXPECT_GT(split.knobs.get("split_k"), 1) << "5 x 22 tiles x 96 threads fall short of 65536";
+    EXPECT_GE(384 / split.knobs.get("split_k"), 16) << "at least 16 input channels per share";
+    const auto refused = [&](std::vector<std::pair<std::string, int>> knobs) {
+        try {
+            ChoiceSettings s;
+            s.source = "test";
+            s.variant = "gpu_direct_channel_lanes";
+            s.knobs = std::move(knobs);
+            resolve_choice(gpu.op<ops::Conv2dShape>(), ops::Conv2dShape{1, 64, 9, 9, 96, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 2}, h100, {&s});
+        } catch (const CompileError &e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    EXPECT_NE(refused({{"channels", 4}, {"panel", 30}}).find("panel = 30 is not a multiple of channels = 4"), std::string::npos);
+    EXPECT_NE(refused({{"channels", 4}, {"panel", 32}}).find("does not divide the 48 output channels per group"), std::string::npos);
+    EXPECT_NE(refused({{"channels", 16}, {"rows", 8}}).find("a tile of 128 accumulators does not fit 128 registers"), std::string::npos);
+    EXPECT_NE(refused({{"channels", 1}, {"panel", 16}, {"threads_q", 128}}).find("a block of 2048 threads"), std::string::npos);
+    EXPECT_EQ(refused({{"channels", 2}, {"panel", 48}}), "");
+}
+
 TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange) {
     const Graph graph = conv_graph();
     {

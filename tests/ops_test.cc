@@ -95,6 +95,33 @@ TEST(Convolution, CpuDirectVariantsForcedOnEdgeShapes) {
     }
 }
 
+// The GPU channel-lanes variant, forced, on the CPU variant's edge shapes: a short last panel
+// (37 outputs), pixel tiles across rows and images and past the last pixel tile of a block,
+// groups whose channels fill whole panels, maps smaller than one tile; with the default tile
+// and with small odd ones; the input channels split into shares, some short or empty.
+TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
+    if (!gpu_test_target()) GTEST_SKIP() << "the channel-lanes variant forced here is a GPU schedule; " << test_target() << " is no GPU";
+    for (const char *knobs : {"conv2d.variant=gpu_direct_channel_lanes",
+                              "conv2d.variant=gpu_direct_channel_lanes,conv2d.channels=2,conv2d.panel=6,conv2d.rows=3,conv2d.threads_q=3",
+                              "conv2d.variant=gpu_direct_channel_lanes,conv2d.channels=1,conv2d.panel=8,conv2d.rows=1",
+                              "conv2d.variant=gpu_direct_channel_lanes,conv2d.split_k=3,conv2d.rows=5"}) {
+        const ScopedKnobs forced(knobs);
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
+                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                 {2, 6, 6, 5}, std::string(knobs) + ": 37 outputs, 2 images of 30 pixels, leaky ReLU");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1 bias_term: false")),
+                                 {1, 3, 17, 13}, std::string(knobs) + ": rectangular kernel, strides and pads, no bias");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(48, "kernel_size: 3 group: 2 dilation: 2 pad: 1")),
+                                 {1, 8, 9, 7}, std::string(knobs) + ": 2 groups of 24 outputs, dilation 2");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 1 stride: 2")),
+                                 {1, 3, 3, 4}, std::string(knobs) + ": 4 pixels, fewer than a tile");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(16, "kernel_size: 11 stride: 4")),
+                                 {2, 3, 35, 35}, std::string(knobs) + ": 11x11 stride 4, batch 2");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")),
+                                 {2, 40, 9, 9}, std::string(knobs) + ": 40 input channels (3 shares of 14, the last short)");
+    }
+}
+
 // Winograd F(2x2, 3x3) and F(4x4, 3x3), forced, checked against their own tolerances: maps
 // that are not whole tiles, padding 0 and 1, batch 2, more output channels than a register
 // tile, fused activations, no bias.

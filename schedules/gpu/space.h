@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "schedules/gpu/conv2d_channel_lanes_space.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/gemm_space.h"
@@ -119,12 +120,13 @@ inline FamilySpace space() {
     FamilySpace f;
     f.name = "gpu";
     OpSpace<Conv2dShape> conv;
-    conv.variants = {conv2d_register_tile(), conv2d_staged()};
+    conv.variants = {conv2d_register_tile(), conv2d_staged(), gpu_conv2d_channel_lanes()};
     add_conv2d_gemm_variants(conv);
     // Staging lost on most of the H100 conv suite (Conv2dKnobs::stage_channels): never the default.
     conv.default_variant = [](const Conv2dShape &s, const TargetInfo &) {
         const std::string gemm = conv2d_gemm_default(s);
-        return gemm.empty() ? std::string("gpu_register_tile") : gemm;
+        if (!gemm.empty()) return gemm;
+        return std::string(gpu_channel_lanes_by_default(s) ? kGpuChannelLanes : "gpu_register_tile");
     };
     f.op<Conv2dShape>() = conv;
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct"));
