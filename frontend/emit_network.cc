@@ -157,7 +157,8 @@ std::string emit_glue(const NetworkPlan &plan) {
       << plan.output_tensor << ",\n    kBlobs, " << plan.blobs.size() << ",\n    kParams, "
       << plan.params.size() << ",\n    kViews, " << first_view << ",\n    kSteps, "
       << plan.steps.size() << ",\n    " << (device.empty() ? "nullptr" : device) << ",\n    "
-      << (api == "cuda" ? plan.registers_per_thread : 0) << ",\n};\n\n"
+      << (api == "cuda" ? plan.registers_per_thread : 0) << ",\n    "
+      << quoted(api == "opencl" ? plan.opencl_build_options : "") << ",\n};\n\n"
       << "Network *network(" << n << "_context *ctx) { return reinterpret_cast<Network *>(ctx); }\n"
       << "const Network *network(const " << n
       << "_context *ctx) { return reinterpret_cast<const Network *>(ctx); }\n\n"

@@ -120,6 +120,7 @@ class Planner {
     Planner(const Graph &graph, const PlanTarget &target, const ChoiceOverrides &overrides)
         : graph_(graph), info_(resolve_plan_target(target)), family_(schedules::families().at(info_.family)) {
         sources_ = ChoiceSources{parse_knob_table(target.knobs, "target knobs"), overrides};
+        plan_.opencl_build_options = target.opencl_build_options;
     }
 
     NetworkPlan run(const std::string &name) {

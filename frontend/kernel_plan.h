@@ -89,6 +89,8 @@ struct NetworkPlan {
     // The largest GPU register budget its kernels were scheduled for (the conv2d registers
     // knob, by default the target's registers_per_thread); 0: none asked, the driver's default.
     int registers_per_thread = 0;
+    // OpenCL: the target description's options for the driver's compiler; empty: none.
+    std::string opencl_build_options;
 
     // The relative L2 error its outputs are held to against the double-precision reference: the
     // loosest tolerance among its kernels' variants (an approximate layer's error flows into

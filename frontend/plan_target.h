@@ -15,6 +15,7 @@ struct PlanTarget {
     int vector_bits = 0;            // 0: from the Halide string
     int registers_per_thread = 0;   // 0: the GPU API's default
     std::string knobs;              // the description's table, "op.knob=value,..."
+    std::string opencl_build_options;  // OpenCL: options for the driver's compiler
 
     PlanTarget() = default;
     PlanTarget(std::string halide) : halide_target(std::move(halide)) {}  // NOLINT: plain strings plan too

@@ -100,6 +100,10 @@ struct NetworkDescription {
     // CUDA only: registers per thread the kernels were scheduled for; the runtime raises Halide's
     // JIT cap (64) to it when the network is created (runtime/cuda_register_cap.h). 0: leave it.
     int cuda_registers_per_thread;
+    // OpenCL only: options for the driver's compiler, from the target description (e.g. NVIDIA's
+    // -cl-nv-maxrregcount); the runtime hands them to Halide when the network is created
+    // (runtime/opencl_build_options.h). Empty: none.
+    const char *opencl_build_options;
 };
 
 }  // namespace cortado

@@ -18,6 +18,7 @@
 
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
+#include "runtime/opencl_build_options.h"
 #include "runtime/kernel_hooks.h"
 
 namespace cortado {
@@ -240,6 +241,7 @@ bool crop_device_arena(Network &network, int64_t offset, int64_t count, halide_b
 bool attach_device(Network &network) {
     const NetworkDescription &d = *network.description;
     raise_cuda_register_cap(d.cuda_registers_per_thread);
+    set_opencl_build_options(d.opencl_build_options);
     network.device = d.device_interface();
     network.arena_dimension = halide_dimension_t(0, int32_t(std::max<int64_t>(d.arena_floats, 1)), 1);
     network.device_arena.host = reinterpret_cast<uint8_t *>(network.arena.get());

@@ -336,10 +336,10 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
     EXPECT_EQ(knob(plan.kernels[0], "registers"), std::make_pair(96, std::string("default rule")));
     // The CUDA glue hands the budget to the runtime (the last field of the description); other
     // APIs have no cap to raise.
-    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n};"), std::string::npos) << emit_glue(plan);
+    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n    \"\",\n};"), std::string::npos) << emit_glue(plan);
     PlanTarget opencl = t.plan_target();
     opencl.halide_target = resolve_target("x86-64-linux-opencl").halide_target;
-    EXPECT_NE(emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n};"),
+    EXPECT_NE(emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n    \"\",\n};"),
               std::string::npos);
     // The runtime must grant what the kernels were finally scheduled for: a knob that overrides
     // the description's budget sets the cap too, and without any budget there is none.
@@ -360,6 +360,26 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
         ::unsetenv("CORTADO_KNOBS");
     }
     EXPECT_EQ(plan_network(graph, "net", t.halide_target).registers_per_thread, 0);
+}
+
+// An OpenCL description's compiler options reach the OpenCL glue (the description's last field)
+// and no other API's; the shipped NVIDIA description raises the driver's register cap.
+TEST(Targets, OpenClBuildOptionsReachTheOpenClRuntimeOnly) {
+    const std::string path = write_target("options", "halide_target = x86-64-linux-opencl\n"
+        "opencl_build_options = -cl-nv-maxrregcount=128 -D NAME=\"x\"\n");
+    const TargetDescription t = resolve_target(path);
+    std::filesystem::remove(path);
+    EXPECT_EQ(t.opencl_build_options, "-cl-nv-maxrregcount=128 -D NAME=\"x\"");
+    EXPECT_EQ(resolve_target("opencl-nvidia").opencl_build_options, "-cl-nv-maxrregcount=128");
+    EXPECT_EQ(resolve_target("opencl-pocl").opencl_build_options, "") << "PoCL's compiler rejects NVIDIA's options";
+    const Graph graph = one_conv_graph();
+    const std::string glue = emit_glue(plan_network(graph, "net", t.plan_target()));
+    EXPECT_NE(glue.find("halide_opencl_device_interface,\n    0,\n    \"-cl-nv-maxrregcount=128 -D NAME=\\\"x\\\"\",\n};"),
+              std::string::npos) << glue;
+    PlanTarget cpu = t.plan_target();
+    cpu.halide_target = resolve_target("host-generic").halide_target;
+    cpu.family = "";
+    EXPECT_NE(emit_glue(plan_network(graph, "net", cpu)).find("nullptr,\n    0,\n    \"\",\n};"), std::string::npos);
 }
 
 TEST(Targets, CodeThisCpuCannotExecuteIsNamedWithTheMissingInstructionSet) {
@@ -398,6 +418,13 @@ TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
     for (const std::string &path : {typo, twice, invalid}) std::filesystem::remove(path);
     EXPECT_NE(message("sparc-32-solaris").find("unknown target"), std::string::npos);
     for (const std::string &path : {no_target, bad_line, bad_peak}) std::filesystem::remove(path);
+    for (const auto &[halide, options, expected] : std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"x86-64-linux-cuda", "-cl-nv-maxrregcount=128", "opencl_build_options needs an OpenCL halide_target"},
+             {"x86-64-linux-opencl", "", "opencl_build_options is empty"}}) {
+        const std::string bad = write_target("options", "halide_target = " + halide + "\nopencl_build_options = " + options + "\n");
+        EXPECT_NE(message(bad).find(expected), std::string::npos) << options << ": " << message(bad);
+        std::filesystem::remove(bad);
+    }
     for (const std::string value : {"300", "12", "96.5", "1e10", "many"}) {
         const std::string bad_registers = write_target("registers", "halide_target = x86-64-linux-cuda\nregisters_per_thread = " + value + "\n");
         const std::string expected = value == "many" ? "registers_per_thread must be a positive number"

@@ -10,6 +10,7 @@
 #include "frontend/caffemodel_writer.h"
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
+#include "runtime/opencl_build_options.h"
 #include "tools/npy.h"
 
 namespace cortado {
@@ -128,4 +129,29 @@ TEST(CudaRegisterCap, AUsersSettingWinsAndOurOwnOnlyRises) {
 }
 
 }  // namespace
+TEST(OpenClBuildOptions, AUsersSettingWinsAndALaterNetworkReplacesOurs) {
+    const char *name = "HL_OCL_BUILD_OPTIONS";
+    auto options = [&] { return std::string(std::getenv(name) ? std::getenv(name) : "unset"); };
+    auto reset = [&] {
+        ::unsetenv(name);
+        ::unsetenv("CORTADO_OCL_BUILD_OPTIONS");
+    };
+    reset();
+    ::setenv(name, "-cl-fast-relaxed-math", 1);  // the user's
+    set_opencl_build_options("-cl-nv-maxrregcount=128");
+    EXPECT_EQ(options(), "-cl-fast-relaxed-math");
+    reset();
+    set_opencl_build_options(nullptr);  // a network without options
+    set_opencl_build_options("");
+    EXPECT_EQ(options(), "unset");
+    set_opencl_build_options("-cl-nv-maxrregcount=128");
+    EXPECT_EQ(options(), "-cl-nv-maxrregcount=128");
+    set_opencl_build_options("-cl-nv-maxrregcount=96");
+    EXPECT_EQ(options(), "-cl-nv-maxrregcount=96");
+    ::setenv(name, "-w", 1);  // changed by the user after us: theirs from now on
+    set_opencl_build_options("-cl-nv-maxrregcount=128");
+    EXPECT_EQ(options(), "-w");
+    reset();
+}
+
 }  // namespace cortado

@@ -41,6 +41,7 @@ PlanTarget TargetDescription::plan_target() const {
     plan.vector_bits = vector_bits;
     plan.registers_per_thread = registers_per_thread;
     plan.knobs = knobs;
+    plan.opencl_build_options = opencl_build_options;
     return plan;
 }
 
@@ -69,7 +70,7 @@ TargetDescription resolve_target(const std::string &name) {
             const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
             const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
             static const char *known[] = {"halide_target", "schedule_family", "vector_bits", "knob", "peak_gflops",
-                                          "bandwidth_gbs", "registers_per_thread"};
+                                          "bandwidth_gbs", "registers_per_thread", "opencl_build_options"};
             if (std::find(std::begin(known), std::end(known), key) == std::end(known))
                 throw CompileError(where + "unknown key '" + key + "' (see targets/README.md)");
             // `knob` lines accumulate into the table; other keys appear once.
@@ -89,6 +90,13 @@ TargetDescription resolve_target(const std::string &name) {
                 throw CompileError(file.string() + ": registers_per_thread must be a whole number from 16 to 255, not '" +
                                    keys["registers_per_thread"] + "'");
             target.registers_per_thread = int(registers);
+        }
+        if (keys.count("opencl_build_options")) {
+            const std::string &options = keys["opencl_build_options"];
+            if (!Halide::Target(target.halide_target).has_feature(Halide::Target::OpenCL))
+                throw CompileError(file.string() + ": opencl_build_options needs an OpenCL halide_target");
+            if (options.empty()) throw CompileError(file.string() + ": opencl_build_options is empty");
+            target.opencl_build_options = options;
         }
         target.schedule_family = keys["schedule_family"];
         if (keys.count("vector_bits")) {

@@ -22,6 +22,9 @@ struct TargetDescription {
     // which sizes their register tiles; on CUDA the network runtime raises the driver's
     // per-kernel cap to the plan's largest. 0: Halide's default (64 on CUDA).
     int registers_per_thread = 0;
+    // OpenCL only: options the network runtime hands the driver's compiler (e.g. NVIDIA's
+    // -cl-nv-maxrregcount=128, which lets kernels use the registers their tiles plan for).
+    std::string opencl_build_options;
 
     PlanTarget plan_target() const;
 };
