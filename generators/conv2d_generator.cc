@@ -12,6 +12,7 @@
 #include "schedules/cpu/gemm.h"
 #include "schedules/gpu/conv2d.h"
 #include "schedules/gpu/conv2d_channel_lanes.h"
+#include "schedules/gpu/conv2d_channel_lanes_space.h"
 #include "schedules/gpu/gemm.h"
 #include "schedules/hvx/conv2d.h"
 
@@ -111,14 +112,15 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         using namespace Halide;
         const Conv2dShape &s = op.shape;
         const int width = ops::panel_width(op.choice);
-        const int depth = s.in_channels / s.group * s.kernel_h * s.kernel_w;
+        const int depth = ops::reduction_depth(s);
         const int panels = ops::panel_count(s.out_channels, width);
         Var lane{"lane"}, k{"k"}, panel{"panel"};
         Func packed{"packed_weights"};
         packed(lane, k, panel) = weights(lane, k, panel, 0);
         // GPU panels are shared by panel / channels threads; CPU tiles are whole panels.
+        const bool gpu = op.choice.variant == schedules::gpu::kGpuChannelLanes;
         Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width,
-                                op.choice.knobs.has("channels") ? width / op.choice.knobs.get("channels") : 0);
+                                gpu ? width / op.choice.knobs.get("channels") : 0);
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {width, depth, panels, 1});

@@ -1,8 +1,8 @@
 #include "runtime/opencl_build_options.h"
 
-#include <cstdlib>
-#include <cstring>
 #include <mutex>
+
+#include "runtime/runtime_environment.h"
 
 namespace cortado {
 
@@ -10,11 +10,8 @@ void set_opencl_build_options(const char *options) {
     static std::mutex mutex;  // orders this library's own calls; see the header for the rest
     if (options == nullptr || *options == '\0') return;
     std::lock_guard<std::mutex> lock(mutex);
-    const char *current = std::getenv("HL_OCL_BUILD_OPTIONS");
-    const char *ours = std::getenv("CORTADO_OCL_BUILD_OPTIONS");
-    if (current != nullptr && (ours == nullptr || std::strcmp(current, ours) != 0)) return;  // the user's
-    ::setenv("CORTADO_OCL_BUILD_OPTIONS", options, 1);
-    ::setenv("HL_OCL_BUILD_OPTIONS", options, 1);
+    if (set_by_user("HL_OCL_BUILD_OPTIONS", "CORTADO_OCL_BUILD_OPTIONS")) return;
+    set_ours("HL_OCL_BUILD_OPTIONS", "CORTADO_OCL_BUILD_OPTIONS", options);
 }
 
 }  // namespace cortado

@@ -59,6 +59,16 @@ ChoiceSettings record(const std::string &source, const std::string &variant,
     return s;
 }
 
+// The choice the target family's rules make for `shape`, with `knobs` (and `variant`, if
+// named) pinned by a source called "test".
+template <typename Shape>
+ops::Choice choose_on(const schedules::TargetInfo &target, const Shape &shape,
+                      std::vector<std::pair<std::string, int>> knobs = {}, const std::string &variant = "") {
+    ChoiceSettings s;
+    s.source = "test", s.variant = variant, s.knobs = std::move(knobs);
+    return resolve_choice(schedules::families().at(target.family).op<Shape>(), shape, target, {&s}).choice;
+}
+
 std::string knob_source(const KernelInstance &k, const std::string &name) {
     for (const auto &[knob, source] : k.knob_sources)
         if (knob == name) return source;
@@ -189,7 +199,7 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     EXPECT_EQ(choose(ops::Conv2dShape{1, 48, 13, 13, 48, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "cpu_register_tile")
         << "24 channels per group: no whole 16-float vector fits a group";
     EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant, "cpu_register_tile")
-        << "CIFAR-10 conv1: a reduction of 75, shallower than kChannelLanesMinDepth";
+        << "CIFAR-10 conv1: a reduction of 75, shallower than kCpuChannelLanesMinDepth";
     EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 224, 224, 64, 112, 112, 7, 7, 2, 2, 3, 3, 1, 1, 1}).variant, "cpu_register_tile")
         << "GoogLeNet conv1: a reduction of 147";
     EXPECT_EQ(choose(ops::Conv2dShape{1, 8, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant, "cpu_direct_channel_lanes")
@@ -230,13 +240,8 @@ TEST(GemmRules, TilesThatDoNotFitTheRegistersOrTheVectorsAreRefusedWithTheReason
 // tiles the registers or K cannot hold are refused with the reason.
 TEST(GemmRules, GpuFormsFollowTheRowsAndTheSize) {
     const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
-    const schedules::FamilySpace &gpu = schedules::families().at("gpu");
     const auto choose = [&](const auto &shape, std::vector<std::pair<std::string, int>> knobs = {}) {
-        using Shape = std::decay_t<decltype(shape)>;
-        ChoiceSettings s;
-        s.source = "test";
-        s.knobs = std::move(knobs);
-        return resolve_choice(gpu.op<Shape>(), shape, h100, {&s}).choice;
+        return choose_on(h100, shape, std::move(knobs));
     };
     const ops::Choice fc8 = choose(ops::InnerProductShape{1, 4096, 1000});
     EXPECT_EQ(fc8.variant, "gpu_skinny_gemm");
@@ -280,12 +285,8 @@ TEST(GemmRules, GpuFormsFollowTheRowsAndTheSize) {
 // threads a small batch lacks, and knobs that break its limits are refused with the reason.
 TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
-    const schedules::FamilySpace &gpu = schedules::families().at("gpu");
     const auto choose = [&](const ops::Conv2dShape &shape, std::vector<std::pair<std::string, int>> knobs = {}) {
-        ChoiceSettings s;
-        s.source = "test";
-        s.knobs = std::move(knobs);
-        return resolve_choice(gpu.op<ops::Conv2dShape>(), shape, h100, {&s}).choice;
+        return choose_on(h100, shape, std::move(knobs));
     };
     const ops::Choice l6 = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1});
     EXPECT_EQ(l6.variant, "gpu_direct_channel_lanes");
@@ -312,11 +313,8 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     EXPECT_GE(384 / split.knobs.get("split_k"), 16) << "at least 16 input channels per share";
     const auto refused = [&](std::vector<std::pair<std::string, int>> knobs) {
         try {
-            ChoiceSettings s;
-            s.source = "test";
-            s.variant = "gpu_direct_channel_lanes";
-            s.knobs = std::move(knobs);
-            resolve_choice(gpu.op<ops::Conv2dShape>(), ops::Conv2dShape{1, 64, 9, 9, 96, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 2}, h100, {&s});
+            choose_on(h100, ops::Conv2dShape{1, 64, 9, 9, 96, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 2}, std::move(knobs),
+                      "gpu_direct_channel_lanes");
         } catch (const CompileError &e) {
             return std::string(e.what());
         }
@@ -324,7 +322,12 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     };
     EXPECT_NE(refused({{"channels", 4}, {"panel", 30}}).find("panel = 30 is not a multiple of channels = 4"), std::string::npos);
     EXPECT_NE(refused({{"channels", 4}, {"panel", 32}}).find("does not divide the 48 output channels per group"), std::string::npos);
-    EXPECT_NE(refused({{"channels", 16}, {"rows", 8}}).find("a tile of 128 accumulators does not fit 128 registers"), std::string::npos);
+    EXPECT_NE(refused({{"channels", 16}, {"rows", 8}}).find("a tile of 128 accumulators is more than the 88 that 128 registers leave"),
+              std::string::npos);
+    const ops::Choice small_budget = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {{"registers", 32}});
+    EXPECT_EQ(small_budget.variant, "gpu_direct_channel_lanes");
+    EXPECT_LE(small_budget.knobs.get("channels") * small_budget.knobs.get("rows"), 4)
+        << "32 registers leave 4 accumulators: the default tile shrinks to fit instead of being refused";
     EXPECT_NE(refused({{"channels", 1}, {"panel", 16}, {"threads_q", 128}}).find("a block of 2048 threads"), std::string::npos);
     EXPECT_EQ(refused({{"channels", 2}, {"panel", 48}}), "");
 }

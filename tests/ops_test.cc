@@ -74,6 +74,22 @@ TEST(Convolution, StridePadGroupDilationEdgeCases) {
 bool gpu_test_target() { return Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature(); }
 bool cpu_test_target() { return !gpu_test_target() && resolve_target(test_target()).schedule_family != "hvx"; }
 
+// The direct variants' edge shapes, under the knobs in force (`knobs` names them): a short last
+// panel (37 outputs), pixel tiles across rows and images, a rectangular strided kernel without
+// bias, `grouped_outputs` in 2 groups with dilation, a map smaller than one tile.
+void expect_direct_edge_shapes(const std::string &knobs, int grouped_outputs) {
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
+                                 layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                             {2, 6, 6, 5}, knobs + ": 37 outputs, 2 images of 30 pixels, leaky ReLU");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1 bias_term: false")),
+                             {1, 3, 17, 13}, knobs + ": rectangular kernel, strides and pads, no bias");
+    expect_matches_reference(layer("c", "Convolution", "data", "c",
+                                   conv_params(grouped_outputs, "kernel_size: 3 group: 2 dilation: 2 pad: 1")),
+                             {1, 8, 9, 7}, knobs + ": 2 groups of " + std::to_string(grouped_outputs / 2) + " outputs, dilation 2");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 1 stride: 2")),
+                             {1, 3, 3, 4}, knobs + ": 4 pixels, fewer than a tile");
+}
+
 // Both CPU direct variants, forced, on edge shapes: the channel-lanes tile with a short last
 // panel (37 outputs), pixel tiles across rows and images, maps smaller than one tile, groups
 // whose channels fill whole panels, and single-pixel tiles; the output-x register tile that
@@ -83,15 +99,7 @@ TEST(Convolution, CpuDirectVariantsForcedOnEdgeShapes) {
     for (const char *knobs : {"conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=3,conv2d.task_tiles=3",
                               "conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=1", "conv2d.variant=cpu_register_tile"}) {
         const ScopedKnobs forced(knobs);
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
-                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
-                                 {2, 6, 6, 5}, std::string(knobs) + ": 37 outputs, 2 images of 30 pixels, leaky ReLU");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1 bias_term: false")),
-                                 {1, 3, 17, 13}, std::string(knobs) + ": rectangular kernel, strides and pads, no bias");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 group: 2 dilation: 2 pad: 1")),
-                                 {1, 8, 9, 7}, std::string(knobs) + ": 2 groups of 32 outputs, dilation 2");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 1 stride: 2")),
-                                 {1, 3, 3, 4}, std::string(knobs) + ": 4 pixels, fewer than a tile");
+        expect_direct_edge_shapes(knobs, 64);
     }
 }
 
@@ -106,15 +114,7 @@ TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
                               "conv2d.variant=gpu_direct_channel_lanes,conv2d.channels=1,conv2d.panel=8,conv2d.rows=1",
                               "conv2d.variant=gpu_direct_channel_lanes,conv2d.split_k=3,conv2d.rows=5"}) {
         const ScopedKnobs forced(knobs);
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
-                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
-                                 {2, 6, 6, 5}, std::string(knobs) + ": 37 outputs, 2 images of 30 pixels, leaky ReLU");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1 bias_term: false")),
-                                 {1, 3, 17, 13}, std::string(knobs) + ": rectangular kernel, strides and pads, no bias");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(48, "kernel_size: 3 group: 2 dilation: 2 pad: 1")),
-                                 {1, 8, 9, 7}, std::string(knobs) + ": 2 groups of 24 outputs, dilation 2");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 1 stride: 2")),
-                                 {1, 3, 3, 4}, std::string(knobs) + ": 4 pixels, fewer than a tile");
+        expect_direct_edge_shapes(knobs, 48);
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(16, "kernel_size: 11 stride: 4")),
                                  {2, 3, 35, 35}, std::string(knobs) + ": 11x11 stride 4, batch 2");
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")),

@@ -128,8 +128,7 @@ TEST(CudaRegisterCap, AUsersSettingWinsAndOurOwnOnlyRises) {
     reset();
 }
 
-}  // namespace
-TEST(OpenClBuildOptions, AUsersSettingWinsAndALaterNetworkReplacesOurs) {
+TEST(OpenClBuildOptions, AUsersSettingWinsAndALaterNetworkReplacesOursInTheVariable) {
     const char *name = "HL_OCL_BUILD_OPTIONS";
     auto options = [&] { return std::string(std::getenv(name) ? std::getenv(name) : "unset"); };
     auto reset = [&] {
@@ -154,4 +153,5 @@ TEST(OpenClBuildOptions, AUsersSettingWinsAndALaterNetworkReplacesOurs) {
     reset();
 }
 
+}  // namespace
 }  // namespace cortado

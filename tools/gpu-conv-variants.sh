@@ -4,6 +4,8 @@
 # CORTADO_KNOBS, into .device/ (ignored by git) with .device/run.sh, which times every library
 # against cuDNN on the lent GPU (tools/gpu_bench.py) and writes $OUT/gpu-conv-LABEL.json. Run it
 # through the device tool with carry [".device"], then compare here with tools/bench_compare.py.
+# Like tools/gpu-check.sh it replaces whatever .device/ held. An exported CORTADO_KNOBS is
+# ignored: each suite's knobs are the ones given here.
 #     tools/gpu-conv-variants.sh [--set CSV] LABEL=KNOBS...
 #     e.g. tools/gpu-conv-variants.sh --set spatial.csv lanes=conv2d.variant=gpu_direct_channel_lanes
 set -euo pipefail
@@ -14,20 +16,26 @@ if [ "${1:-}" = --set ]; then
   set_option=(--set "$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"); shift 2
 fi
 [ $# -ge 1 ] || { echo "$usage" >&2; exit 2; }
+labels=default
+for variant in "$@"; do
+  label=${variant%%=*} knobs=${variant#*=}
+  [[ "$label" =~ ^[A-Za-z0-9_]+$ && "$knobs" != "$variant" ]] || { echo "$usage (bad '$variant')" >&2; exit 2; }
+  [[ " $labels " != *" $label "* ]] || { echo "gpu-conv-variants: label '$label' given twice (or 'default')" >&2; exit 2; }
+  labels="$labels $label"
+done
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 cmake --build build --target cortado >/dev/null
 rm -rf .device && mkdir -p .device/lib .device/stage
-cp "$(ldconfig -p | awk '/libprotobuf.so.32 /{print $NF; exit}')" .device/lib/
+protobuf=$(ldconfig -p | awk '/libprotobuf.so.32 /{print $NF; exit}')
+[ -n "$protobuf" ] || { echo "gpu-conv-variants: no libprotobuf.so.32 (run tools/bootstrap.sh)" >&2; exit 1; }
+cp "$protobuf" .device/lib/
 cp tools/gpu_bench.py .device/
-labels=default
-build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/default "${set_option[@]}" >/dev/null
+env -u CORTADO_KNOBS build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/default "${set_option[@]}" >/dev/null
 for variant in "$@"; do
   label=${variant%%=*} knobs=${variant#*=}
-  [[ "$label" =~ ^[A-Za-z0-9_]+$ && "$knobs" != "$variant" ]] || { echo "$usage (bad '$variant')" >&2; exit 2; }
   CORTADO_KNOBS=$knobs build/tools/cortado bench conv --target cuda-h100 --prepare ".device/stage/$label" "${set_option[@]}" >/dev/null
-  labels="$labels $label"
 done
 tar -C .device/stage -cf - . | xz -6 -T2 > .device/stage.tar.xz
 rm -rf .device/stage

@@ -33,4 +33,13 @@ inline bool is_direct_channel_lanes(const std::string &variant) {
     return variant_has_suffix(variant, "_direct_channel_lanes");
 }
 
+// Whether a panel of `width` output channels lies within one group, as the channel-lanes
+// variants need: every lane of a tile reads the same input channel.
+inline bool panel_fits_groups(const Conv2dShape &s, int width) {
+    return s.group == 1 || (s.out_channels / s.group) % width == 0;
+}
+
+// The length of each output's sum: input channels per group x kernel area.
+inline int reduction_depth(const Conv2dShape &s) { return s.in_channels / s.group * s.kernel_h * s.kernel_w; }
+
 }  // namespace cortado::ops

@@ -17,14 +17,9 @@ inline constexpr const char *kChannelLanes = "cpu_direct_channel_lanes";
 // cores to finish together when one is slowed down.
 inline constexpr int kChannelLanesMinTasks = 16;
 
-// A panel of `cols` channels must not span two groups: every lane reads the same input channel.
-inline bool channel_panel_fits_groups(const Conv2dShape &s, int cols) {
-    return s.group == 1 || (s.out_channels / s.group) % cols == 0;
-}
-
 // Whether some whole number of vectors fits the groups (always, for one group).
 inline bool channel_lanes_apply(const Conv2dShape &s, const TargetInfo &t) {
-    return channel_panel_fits_groups(s, t.float_lanes());
+    return ops::panel_fits_groups(s, t.float_lanes());
 }
 
 inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
@@ -43,7 +38,7 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         double best_score = 0;
         for (int vectors = 1; vectors <= widest_tile_vectors(regs); vectors++) {
             const int cols = vectors * lanes;
-            if (!channel_panel_fits_groups(s, cols)) continue;
+            if (!ops::panel_fits_groups(s, cols)) continue;
             const double used = double(s.out_channels) / ((s.out_channels + cols - 1) / cols * cols);
             const double score = used * vectors * rows_for(vectors) / full_tile_accumulators(regs);
             if (score >= best_score) best = vectors, best_score = score;
@@ -67,7 +62,7 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         const int cols = k.get("cols");
         const std::string tile = register_tile_violation(t.float_lanes(), registers(t), k.get("rows"), cols);
         if (!tile.empty()) return tile;
-        if (!channel_panel_fits_groups(s, cols))
+        if (!ops::panel_fits_groups(s, cols))
             return "cols = " + std::to_string(cols) + " does not divide the " + std::to_string(s.out_channels / s.group) +
                    " output channels per group";
         return "";

@@ -20,7 +20,7 @@ inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
 // little per pixel to pay for the channel-lanes tile's stores, one scalar per channel plane: the
 // register tile, which stores whole vectors along x, ran such layers 1.3-3x faster at every
 // batch (CIFAR-10 conv1, GoogLeNet conv1; docs/PERFORMANCE.md, CPU convolution variants).
-inline constexpr int kChannelLanesMinDepth = 192;
+inline constexpr int kCpuChannelLanesMinDepth = 192;
 
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
@@ -58,8 +58,8 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
             return s.out_h * s.out_w >= kPixelLanesMinPixels && s.out_channels >= kPixelLanesMinChannels
                        ? "cpu_gemm_1x1"
                        : "cpu_gemm_1x1_channel_lanes";
-        const int depth = s.in_channels / s.group * s.kernel_h * s.kernel_w;
-        return channel_lanes_apply(s, t) && depth >= kChannelLanesMinDepth ? kChannelLanes : direct_name;
+        return channel_lanes_apply(s, t) && ops::reduction_depth(s) >= kCpuChannelLanesMinDepth ? kChannelLanes
+                                                                                                  : direct_name;
     };
     return space;
 }

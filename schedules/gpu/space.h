@@ -14,12 +14,6 @@
 
 namespace cortado::schedules::gpu {
 
-// Knobs both convolution variants read.
-inline std::vector<KnobSpec> conv2d_launch_knobs() {
-    return {{"target_threads", 1024, 1 << 22, "threads the split of the reduction aims for"},
-            {"registers", 16, 255, "registers per thread the tile may plan for"}};
-}
-
 // The knobs set so far as the schedules read them: 0 for a tile knob not set yet, the
 // defaults for the launch knobs.
 inline Conv2dKnobs pinned_knobs(const Knobs &knobs, const TargetInfo &t) {
@@ -120,13 +114,13 @@ inline FamilySpace space() {
     FamilySpace f;
     f.name = "gpu";
     OpSpace<Conv2dShape> conv;
-    conv.variants = {conv2d_register_tile(), conv2d_staged(), gpu_conv2d_channel_lanes()};
+    conv.variants = {conv2d_register_tile(), conv2d_staged(), conv2d_channel_lanes()};
     add_conv2d_gemm_variants(conv);
     // Staging lost on most of the H100 conv suite (Conv2dKnobs::stage_channels): never the default.
     conv.default_variant = [](const Conv2dShape &s, const TargetInfo &) {
         const std::string gemm = conv2d_gemm_default(s);
         if (!gemm.empty()) return gemm;
-        return std::string(gpu_channel_lanes_by_default(s) ? kGpuChannelLanes : "gpu_register_tile");
+        return std::string(channel_lanes_by_default(s) ? kGpuChannelLanes : "gpu_register_tile");
     };
     f.op<Conv2dShape>() = conv;
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct"));
