@@ -66,7 +66,7 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
     // one input value run back to back. Overfeat L6 ran 0.274 ms this way, 0.320 ms with x
     // innermost (docs/PERFORMANCE.md).
     if (k.split_k > 1) {
-        const SplitK split = split_input_channels(a, s, k.split_k);
+        const SplitK split = split_input_channels(a.conv, a.r.z, s, k.split_k);
         const Var partial_thread = tile_conv_output(split.partial_tile, a.x, a.y, a.c, a.n, s, k, {split.u});
         Func partial = split.partial;
         partial.compute_at(split.partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);

@@ -13,10 +13,10 @@
 // 384>1024 3x3 on 6x6 (the register tile: 6.3; cuDNN: 20.5); docs/PERFORMANCE.md.
 #pragma once
 
-#include <algorithm>
 #include <vector>
 
 #include "generators/conv2d_channel_lanes.h"
+#include "schedules/gpu/conv2d_split_k.h"
 #include "schedules/gpu/tiling.h"
 
 namespace cortado::schedules::gpu {
@@ -77,23 +77,18 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
         if (s.kernel_w <= 5) a.tile.update().unroll(a.r.x);
         return;
     }
-    const int in_per_group = s.in_channels / s.group;
-    RVar share{"share"}, within{"within"};
-    Var u{"u"};
-    Func partial = a.tile.update()
-                       .split(a.r.z, share, within, (in_per_group + t.split_k - 1) / t.split_k, TailStrategy::GuardWithIf)
-                       .rfactor(share, u);
-    a.tile.update().reorder(a.lane, a.q, share, a.n, a.panel).unroll(a.lane).unroll(a.q).unroll(share);
+    const SplitK split = split_input_channels(a.tile, a.r.z, s, t.split_k);
+    a.tile.update().reorder(a.lane, a.q, split.share, a.n, a.panel).unroll(a.lane).unroll(a.q).unroll(split.share);
     // The shares as their own kernel, stored with the thread slots innermost (coalesced).
-    Func partial_tile = partial.in();
-    partial_tile.compute_root().reorder_storage(a.panel, a.lane, a.q, a.n, u);
-    const Var thread = tile_by_threads(partial_tile, a.lane, a.q, a.n, a.panel, {u}, s, t);
+    Func partial = split.partial, partial_tile = split.partial_tile;
+    partial_tile.reorder_storage(a.panel, a.lane, a.q, a.n, split.u);
+    const Var thread = tile_by_threads(partial_tile, a.lane, a.q, a.n, a.panel, {split.u}, s, t);
     partial.compute_at(partial_tile, thread)
         .bound_extent(a.lane, t.channels)
         .store_in(MemoryType::Register)
         .unroll(a.lane)
         .unroll(a.q);
-    partial.update().reorder(a.lane, a.q, a.r.x, a.r.y, within, a.n, a.panel, u).unroll(a.lane).unroll(a.q);
+    partial.update().reorder(a.lane, a.q, a.r.x, a.r.y, split.within, a.n, a.panel, split.u).unroll(a.lane).unroll(a.q);
     if (s.kernel_w <= 5) partial.update().unroll(a.r.x);
 }
 

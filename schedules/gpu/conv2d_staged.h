@@ -106,7 +106,7 @@ void schedule_conv2d_staged(Conv2d &a, const Conv2dShape &s, const StagedConvTil
         stage_conv_reduction(a.output, a.conv, a.r.z, a, s, t, {});
         return;
     }
-    const SplitK split = split_input_channels(a, s, t.split_k);
+    const SplitK split = split_input_channels(a.conv, a.r.z, s, t.split_k);
     stage_conv_reduction(split.partial_tile, split.partial, split.within, a, s, t, {split.u});
     const Var thread = sum_tile(a.output);
     a.conv.compute_at(a.output, thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
