@@ -13,6 +13,7 @@
 #include "schedules/gpu/conv2d.h"
 #include "schedules/gpu/conv2d_channel_lanes.h"
 #include "schedules/gpu/conv2d_channel_lanes_space.h"
+#include "schedules/gpu/conv2d_winograd.h"
 #include "schedules/gpu/gemm.h"
 #include "schedules/hvx/conv2d.h"
 
@@ -74,9 +75,14 @@ const VariantSchedules<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_s
 const auto cpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const Halide::Target &t) {
     schedules::cpu::schedule_conv2d_winograd(a, ops::GemmBlocking::from(op.choice.knobs), t);
 };
+const auto gpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const Halide::Target &) {
+    schedules::gpu::schedule_conv2d_winograd(a, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
+};
 const VariantSchedules<Conv2dWinograd, ops::Conv2dOp> conv2d_winograd_schedules = {
     {"cpu_winograd_f2", cpu_winograd},
     {"cpu_winograd_f4", cpu_winograd},
+    {"gpu_winograd_f2", gpu_winograd},
+    {"gpu_winograd_f4", gpu_winograd},
 };
 
 }  // namespace

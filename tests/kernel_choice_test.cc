@@ -288,17 +288,21 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     const auto choose = [&](const ops::Conv2dShape &shape, std::vector<std::pair<std::string, int>> knobs = {}) {
         return choose_on(h100, shape, std::move(knobs));
     };
-    const ops::Choice l6 = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    // Stride-1 3x3 layers in one group take Winograd by default (WinogradRules): those here
+    // are grouped, or name the variant.
+    const ops::Choice l6 = choose_on(h100, ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {},
+                                     "gpu_direct_channel_lanes");
     EXPECT_EQ(l6.variant, "gpu_direct_channel_lanes");
     EXPECT_EQ(l6.weights, ops::WeightPacking::ColumnPanels);
     EXPECT_EQ(l6.knobs.get("channels"), 4);
     EXPECT_EQ(ops::panel_width(l6), 128) << "32 threads of 4 channels";
     EXPECT_EQ(l6.knobs.get("rows"), 8);
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{5, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_direct_channel_lanes");
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_register_tile")
         << "batch 1";
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 160, 14, 14, 320, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 320, 14, 14, 320, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_register_tile")
         << "a 14-wide map";
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 96, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 192, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_register_tile")
         << "a reduction of 864";
     const ops::Choice conv1 = choose(ops::Conv2dShape{1, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1});
     EXPECT_EQ(conv1.variant, "gpu_direct_channel_lanes");
@@ -308,7 +312,8 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     const ops::Choice grouped = choose(ops::Conv2dShape{5, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2});
     EXPECT_EQ(grouped.variant, "gpu_direct_channel_lanes");
     EXPECT_EQ(128 % ops::panel_width(grouped), 0) << "a panel within one group of 128";
-    const ops::Choice split = choose(ops::Conv2dShape{5, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    const ops::Choice split =
+        choose_on(h100, ops::Conv2dShape{5, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {}, "gpu_direct_channel_lanes");
     EXPECT_GT(split.knobs.get("split_k"), 1) << "5 x 22 tiles x 96 threads fall short of 65536";
     EXPECT_GE(384 / split.knobs.get("split_k"), 16) << "at least 16 input channels per share";
     const auto refused = [&](std::vector<std::pair<std::string, int>> knobs) {
@@ -324,12 +329,40 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     EXPECT_NE(refused({{"channels", 4}, {"panel", 32}}).find("does not divide the 48 output channels per group"), std::string::npos);
     EXPECT_NE(refused({{"channels", 16}, {"rows", 8}}).find("a tile of 128 accumulators is more than the 88 that 128 registers leave"),
               std::string::npos);
-    const ops::Choice small_budget = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {{"registers", 32}});
+    const ops::Choice small_budget = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2}, {{"registers", 32}});
     EXPECT_EQ(small_budget.variant, "gpu_direct_channel_lanes");
     EXPECT_LE(small_budget.knobs.get("channels") * small_budget.knobs.get("rows"), 4)
         << "32 registers leave 4 accumulators: the default tile shrinks to fit instead of being refused";
     EXPECT_NE(refused({{"channels", 1}, {"panel", 16}, {"threads_q", 128}}).find("a block of 2048 threads"), std::string::npos);
     EXPECT_EQ(refused({{"channels", 2}, {"panel", 48}}), "");
+}
+
+// The GPU family's Winograd rule: F(2x2) for stride-1 3x3 layers in one group from 96 input
+// channels, its weights transformed into panels as wide as a block's columns; F(4x4) only
+// when named; each carries its tolerance; K blocks that staged loads cannot use are refused.
+TEST(WinogradRules, GpuF2ByDefaultFrom96InputChannelsF4OnlyWhenNamed) {
+    const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
+    const ops::Conv2dShape l6{1, 1024, 15, 15, 1024, 15, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    const ops::Choice f2 = choose_on(h100, l6);
+    EXPECT_EQ(f2.variant, "gpu_winograd_f2");
+    EXPECT_EQ(f2.weights, ops::WeightPacking::WinogradPanels);
+    EXPECT_EQ(ops::panel_width(f2), f2.knobs.get("threads_x") * f2.knobs.get("cols"));
+    EXPECT_FLOAT_EQ(f2.tolerance, 1e-5f);
+    const auto variant = [&](const ops::Conv2dShape &s) { return choose_on(h100, s).variant; };
+    EXPECT_EQ(variant({20, 96, 28, 28, 128, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1}), "gpu_winograd_f2");
+    EXPECT_NE(variant({20, 64, 56, 56, 192, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}), "gpu_winograd_f2") << "64 input channels";
+    EXPECT_NE(variant({20, 256, 27, 27, 256, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1}), "gpu_winograd_f2") << "stride 2";
+    EXPECT_NE(variant({20, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}), "gpu_winograd_f2") << "2 groups";
+    EXPECT_NE(variant({20, 192, 27, 27, 256, 27, 27, 5, 5, 1, 1, 2, 2, 1, 1, 1}), "gpu_winograd_f2") << "5x5";
+    const ops::Choice f4 = choose_on(h100, l6, {}, "gpu_winograd_f4");
+    EXPECT_EQ(f4.variant, "gpu_winograd_f4");
+    EXPECT_FLOAT_EQ(f4.tolerance, 3e-5f);
+    try {
+        choose_on(h100, l6, {{"k_block", 24}, {"k_unroll", 4}}, "gpu_winograd_f4");
+        ADD_FAILURE() << "K blocks of 24 over 1024 channels were accepted with k_unroll 4";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("k_unroll 4 needs K = 1024 in whole K blocks of 24"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange) {

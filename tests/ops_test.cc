@@ -122,13 +122,21 @@ TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
     }
 }
 
-// Winograd F(2x2, 3x3) and F(4x4, 3x3), forced, checked against their own tolerances: maps
-// that are not whole tiles, padding 0 and 1, batch 2, more output channels than a register
-// tile, fused activations, no bias.
-TEST(Convolution, CpuWinogradVariantsForced) {
-    if (!cpu_test_target()) GTEST_SKIP() << "the Winograd variants are CPU schedules; " << test_target() << " has none";
-    for (const char *variant : {"conv2d.variant=cpu_winograd_f2", "conv2d.variant=cpu_winograd_f4"}) {
-        const ScopedKnobs forced(variant);
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) of the target's family (CPU or GPU), forced, checked
+// against their own tolerances: maps that are not whole tiles, padding 0 and 1, batch 2, more
+// output channels than a register tile, fused activations, no bias; on the GPU also a tile of
+// odd sizes whose blocks shift inwards, and the input channels split into shares (some short).
+TEST(Convolution, WinogradVariantsForced) {
+    if (!cpu_test_target() && !gpu_test_target()) GTEST_SKIP() << test_target() << " has no Winograd variant";
+    const std::string family = gpu_test_target() ? "gpu" : "cpu";
+    std::vector<std::string> forced_knobs;
+    for (const char *m : {"f2", "f4"}) forced_knobs.push_back("conv2d.variant=" + family + "_winograd_" + m);
+    if (gpu_test_target()) {
+        forced_knobs.push_back("conv2d.variant=gpu_winograd_f2,conv2d.cols=3,conv2d.rows=5,conv2d.threads_x=3,conv2d.threads_y=2");
+        forced_knobs.push_back("conv2d.variant=gpu_winograd_f4,conv2d.k_block=24,conv2d.k_unroll=1");
+    }
+    for (const std::string &variant : forced_knobs) {
+        const ScopedKnobs forced(variant.c_str());
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
                                      layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
                                  {2, 5, 9, 11}, std::string(variant) + ": 37 outputs, 9x11 map, batch 2, leaky ReLU");

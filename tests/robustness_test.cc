@@ -113,11 +113,12 @@ TEST(NonFinite, NegativeInfinityThroughReluIsZeroNotNaN) {
 // Winograd's documented non-finite behaviour, for an Inf in the input: F(2x2) spoils exactly the
 // outputs the direct convolution spoils (though an Inf may come out as NaN); F(4x4) spoils every
 // output of the tiles whose input patches hold it, beyond that 3x3 neighbourhood. Outputs of
-// other tiles stay finite.
+// other tiles stay finite. CPU and GPU families alike (the GPU's F(2x2) is a default).
 TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
     const std::string family = resolve_target(test_target()).schedule_family;
     const bool cpu = family == "x86" || family == "arm" || family == "cpu";
-    if (!cpu) GTEST_SKIP() << "the Winograd variants are CPU schedules; " << test_target() << " has none";
+    if (!cpu && family != "gpu") GTEST_SKIP() << test_target() << " has no Winograd variant";
+    const std::string prefix = "conv2d.variant=" + std::string(cpu ? "cpu" : "gpu") + "_winograd_";
     const std::string net =
         "input: \"data\"\ninput_shape { dim: 1 dim: 1 dim: 8 dim: 8 }\n"
         "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2 "
@@ -134,10 +135,10 @@ TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
         for (int x = 0; x < 8; x++)
             EXPECT_EQ(direct[y * 8 + x], x >= 1 && x <= 3 && y >= 1 && y <= 3) << "direct " << x << "," << y;
     {
-        const ScopedKnobs f2("conv2d.variant=cpu_winograd_f2");
+        const ScopedKnobs f2((prefix + "f2").c_str());
         EXPECT_EQ(non_finite(run(net, input, 128)), direct) << "F(2x2) spoils what the direct convolution spoils";
     }
-    const ScopedKnobs f4("conv2d.variant=cpu_winograd_f4");
+    const ScopedKnobs f4((prefix + "f4").c_str());
     const std::vector<bool> spread = non_finite(run(net, input, 128));
     for (int y = 0; y < 8; y++)
         for (int x = 0; x < 8; x++)

@@ -47,6 +47,13 @@ inline Halide::Var tile_gemm(Halide::Func f, const GemmGpuTile &t, bool transpos
     return xt;
 }
 
+// Loads `f` along `v`, of `width` elements, as one vector where OpenCL C has that width (2, 4,
+// 8, 16; Halide's 3-wide loads assume 16-byte alignment), element by element otherwise.
+inline void load_as_vector(Halide::Func f, const Halide::Var &v, int width) {
+    if (width == 2 || width == 4 || width == 8 || width == 16) f.vectorize(v);
+    else f.unroll(v);
+}
+
 inline void schedule_gemm(Gemm &g, const GemmGpuTile &tile, bool transposed_output = false) {
     using namespace Halide;
     const GemmGpuTile t = tile.fitted(g.dims);
@@ -77,8 +84,10 @@ inline void schedule_gemm(Gemm &g, const GemmGpuTile &tile, bool transposed_outp
         Func a = a_source.in(g.block), b = g.b.in(g.block);
         // Packed, a is contiguous along its rows (y); in place, along k.
         const Var a_along = a.args()[t.pack_a ? 1 : 0], a_across = a.args()[t.pack_a ? 0 : 1];
-        a.compute_at(g.block, ro).store_in(MemoryType::Register).vectorize(a_along).unroll(a_across);
-        b.compute_at(g.block, ro).store_in(MemoryType::Register).vectorize(b.args()[0]).unroll(b.args()[1]);
+        a.compute_at(g.block, ro).store_in(MemoryType::Register).unroll(a_across);
+        load_as_vector(a, a_along, t.pack_a ? t.rows : t.k_unroll);
+        b.compute_at(g.block, ro).store_in(MemoryType::Register).unroll(b.args()[1]);
+        load_as_vector(b, b.args()[0], t.cols);
     };
     if (g.single_block) {
         const Var thread = tile_gemm(g.output, t, transposed_output);

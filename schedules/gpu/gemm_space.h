@@ -35,7 +35,8 @@ VariantSpec<Shape> gemm_variant(const std::string &name, bool skinny, ops::Weigh
         v.knobs.push_back({"pack_a", 0, 1, "copy a (read along k in place) with its rows innermost first"});
     v.complete = [dims, skinny, weights, a_in_place](const Shape &s, const TargetInfo &t, Knobs &k) {
         complete_gemm_tile(dims(s), skinny, register_budget(t), a_in_place, k);
-        if (weights == ops::WeightPacking::ColumnPanels && !k.has("panel"))
+        if ((weights == ops::WeightPacking::ColumnPanels || weights == ops::WeightPacking::WinogradPanels) &&
+            !k.has("panel"))
             k.set("panel", k.get("threads_x") * k.get("cols"));
         if (weights == ops::WeightPacking::RowPanels && !k.has("panel")) k.set("panel", k.get("rows"));
     };

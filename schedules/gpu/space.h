@@ -8,6 +8,7 @@
 #include "schedules/gpu/conv2d_channel_lanes_space.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
+#include "schedules/gpu/conv2d_winograd_space.h"
 #include "schedules/gpu/gemm_space.h"
 #include "schedules/gpu/limits.h"
 #include "schedules/space.h"
@@ -116,10 +117,13 @@ inline FamilySpace space() {
     OpSpace<Conv2dShape> conv;
     conv.variants = {conv2d_register_tile(), conv2d_staged(), conv2d_channel_lanes()};
     add_conv2d_gemm_variants(conv);
+    conv.variants.push_back(conv2d_winograd(2));
+    conv.variants.push_back(conv2d_winograd(4));
     // Staging lost on most of the H100 conv suite (Conv2dKnobs::stage_channels): never the default.
     conv.default_variant = [](const Conv2dShape &s, const TargetInfo &) {
         const std::string gemm = conv2d_gemm_default(s);
         if (!gemm.empty()) return gemm;
+        if (winograd_by_default(s)) return std::string("gpu_winograd_f2");
         return std::string(channel_lanes_by_default(s) ? kGpuChannelLanes : "gpu_register_tile");
     };
     f.op<Conv2dShape>() = conv;

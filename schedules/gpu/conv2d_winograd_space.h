@@ -1,0 +1,43 @@
+// The Winograd variants of the GPU family (Halide-free): gpu_winograd_f2 and gpu_winograd_f4,
+// F(2×2, 3×3) and F(4×4, 3×3) (generators/conv2d_winograd.h, schedule: conv2d_winograd.h).
+// Their knobs are the GPU GEMM's, for the α² products of tiles by input channels by output
+// channels, the weights transformed at create time into panels as wide as a block's columns.
+// Like the CPU family's, they trade exactness for arithmetic: each carries the relative L2 error
+// measured on the suites as its tolerance, and an Inf or NaN in the input spreads over every
+// output of the tiles whose patches hold it. F(2×2) is as exact as the direct variants (its
+// tolerance is the 1e-5 every default is held to) and the default where it wins; F(4×4), faster
+// still but less exact, is left to tuned plans and forced choices.
+#pragma once
+
+#include "generators/ops/winograd.h"
+#include "schedules/gpu/gemm_space.h"
+
+namespace cortado::schedules::gpu {
+
+// Tolerances (docs/PERFORMANCE.md, GPU Winograd): the worst relative L2 error over the stride-1
+// 3×3 convolutions of the H100 conv suite, with room for other data.
+inline constexpr float kGpuWinogradF2Tolerance = 1e-5f, kGpuWinogradF4Tolerance = 3e-5f;
+
+// From how many input channels F(2×2) is the default for the layers it computes: on the H100,
+// the 42 stride-1 3×3 cases of the suite from 96 channels ran 1.1–2.9× faster than the direct
+// default at batch 5 and 20; with 64 channels on a 56×56 map, the transforms' memory traffic
+// made it 1.1–1.3× slower (docs/PERFORMANCE.md, GPU Winograd).
+inline constexpr int kGpuWinogradMinInputChannels = 96;
+
+inline bool winograd_by_default(const Conv2dShape &s) {
+    return ops::winograd_unsupported(s).empty() && s.in_channels >= kGpuWinogradMinInputChannels;
+}
+
+inline VariantSpec<Conv2dShape> conv2d_winograd(int m) {
+    auto v = gemm_variant<Conv2dShape>(m == 4 ? "gpu_winograd_f4" : "gpu_winograd_f2", false,
+                                       ops::WeightPacking::WinogradPanels, false, [m](const Conv2dShape &s) {
+                                           const int alpha = ops::winograd_matrices(m).alpha;
+                                           return ops::GemmDims{ops::winograd_tiles(s, m).count, s.out_channels,
+                                                                s.in_channels, alpha * alpha};
+                                       });
+    v.unsupported = ops::winograd_unsupported;
+    v.tolerance = m == 4 ? kGpuWinogradF4Tolerance : kGpuWinogradF2Tolerance;
+    return v;
+}
+
+}  // namespace cortado::schedules::gpu
