@@ -18,6 +18,7 @@
 
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
+#include "runtime/opencl_buffer_pool.h"
 #include "runtime/opencl_build_options.h"
 #include "runtime/kernel_hooks.h"
 
@@ -93,6 +94,7 @@ Network::~Network() {
     if (input_crop.device) halide_device_release_crop(nullptr, &input_crop);
     if (output_crop.device) halide_device_release_crop(nullptr, &output_crop);
     if (device_arena.device) halide_device_free(nullptr, &device_arena);
+    release_opencl_buffer_pool();
 }
 
 const char *last_error() { return g_last_error.c_str(); }
