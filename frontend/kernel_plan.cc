@@ -286,10 +286,11 @@ class Planner {
             // transformed in panels per position.
             const int width = ops::panel_width(choice), alpha = ops::winograd_matrices(m).alpha;
             const int panels = ops::panel_count(p.num_output, width);
+            const int in_per_group = shape.in_channels / shape.group;
             PlannedParam param{m == 4 ? Packing::WinogradF4Panels : Packing::WinogradF2Panels, weights,
-                               int64_t(alpha) * alpha * panels * width * shape.in_channels};
-            param.rows = p.num_output, param.cols = shape.in_channels, param.panel_width = width;
-            packed = param_view(param, {width, shape.in_channels, panels, alpha * alpha});
+                               int64_t(alpha) * alpha * panels * width * in_per_group};
+            param.rows = p.num_output, param.cols = in_per_group, param.panel_width = width;
+            packed = param_view(param, {width, in_per_group, panels, alpha * alpha});
         } else {
             // The GEMM and channel-lanes variants (generators/conv2d_generator.cc): the same
             // tensors seen as matrices, the weights in panels.

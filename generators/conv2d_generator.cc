@@ -136,7 +136,8 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     }
 
     // The Winograd variants read the input and write the output as they are; the weights come
-    // transformed, in panels of `width` output channels per position (width, ci, panels, α²).
+    // transformed, in panels of `width` output channels per position (width, ci within the
+    // group, panels, α²).
     void generate_winograd(const ops::Conv2dOp &op) {
         using namespace Halide;
         const Conv2dShape &s = op.shape;
@@ -148,7 +149,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"));
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
-        require_dense_shape(weights, {width, s.in_channels, panels, alpha * alpha});
+        require_dense_shape(weights, {width, s.in_channels / s.group, panels, alpha * alpha});
         require_dense_shape(bias, {s.out_channels});
         require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
         apply_variant(conv2d_winograd_schedules, conv, op, get_target());

@@ -2,9 +2,10 @@
 // on the GEMM algorithm (generators/gemm.h):
 // - `transformed(tx, ty, image, ci, pos)`: Bᵀ d B of each tile's α×α input patch d, position
 //   `pos` = i·α + j of the α² that the transform gives;
-// - `gemm`: per position, (tiles × in channels) · (in channels × out channels), the weights
-//   transformed (G g Gᵀ) and packed at create time in column panels per position: packed(lane,
-//   ci, panel, pos); C is stored as products(tile, out channel, pos);
+// - `gemm`: per position and group, (tiles × in channels) · (in channels × out channels) of the
+//   group, the weights transformed (G g Gᵀ) and packed at create time in column panels per
+//   position: packed(lane, ci within the group, panel, pos); C is stored as products(tile, out
+//   channel within the group, group · α² + pos);
 // - `output(x, y, c, n)`: Aᵀ M A of each tile, plus the bias, then the activation.
 // The transforms are written out term by term from the constant matrices, without the zero
 // terms; a schedule that unrolls `pos` (and the tile's x and y) leaves no selection at run time.
@@ -55,23 +56,34 @@ struct Conv2dWinograd {
         }
         transformed(tx, ty, image, ci, pos) = mux(pos, by_position);
 
+        // Groups are more products: gn = group · α² + position, each over its group's input
+        // channels and into its output channels. Panels never straddle groups.
         const int panels = ops::panel_count(s.out_channels, panel_width);
-        const ops::GemmDims dims{tiles.count, s.out_channels, s.in_channels, alpha * alpha};
+        const int positions = alpha * alpha;
+        const int in_per_group = s.in_channels / s.group, out_per_group = s.out_channels / s.group;
+        const ops::GemmDims dims = ops::winograd_gemm_dims(s, m);
         Var k{"k"}, gx{"gx"}, gy{"gy"}, gn{"gn"};
         Func a{"winograd_a"}, b{"winograd_b"};
         Expr tile = min(gy, tiles.count - 1);  // register tiles past the last tile: never stored
-        a(k, gy, gn) = transformed(tile % tiles.x, (tile / tiles.x) % tiles.y, tile / (tiles.x * tiles.y), k, gn);
-        b(gx, k, gn) = packed(gx % panel_width, k, min(gx / panel_width, panels - 1), gn);
+        Expr group = gn / positions, position = gn % positions;
+        if (s.group == 1) group = 0, position = gn;
+        a(k, gy, gn) = transformed(tile % tiles.x, (tile / tiles.x) % tiles.y, tile / (tiles.x * tiles.y),
+                                   group * in_per_group + k, position);
+        Expr column = group * out_per_group + gx;
+        b(gx, k, gn) = packed(column % panel_width, k, min(column / panel_width, panels - 1), position);
         gemm.emplace(a, b, Func(), BiasAxis::None, dims, ops::Epilogue{}, k_block, 3, true);
         Func products = gemm->output;
 
         // Aᵀ M A for output pixel (x % m, y % m) of its tile.
         Expr t = (n * tiles.y + y / m) * tiles.x + x / m;
+        Expr c_in_group = s.group == 1 ? Expr(c) : c % out_per_group;
+        Expr first_product = s.group == 1 ? Expr(0) : (c / out_per_group) * positions;
         std::vector<Expr> by_pixel;
         for (int p = 0; p < m; p++) {
             std::vector<Expr> rows(alpha);  // (Aᵀ M)(p, j)
             for (int j = 0; j < alpha; j++)
-                for (int i = 0; i < alpha; i++) rows[j] = add_term(rows[j], matrices.at[p * alpha + i], products(t, c, i * alpha + j));
+                for (int i = 0; i < alpha; i++)
+                    rows[j] = add_term(rows[j], matrices.at[p * alpha + i], products(t, c_in_group, first_product + i * alpha + j));
             for (int q = 0; q < m; q++) {
                 Expr sum;
                 for (int j = 0; j < alpha; j++)

@@ -288,8 +288,8 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     const auto choose = [&](const ops::Conv2dShape &shape, std::vector<std::pair<std::string, int>> knobs = {}) {
         return choose_on(h100, shape, std::move(knobs));
     };
-    // Stride-1 3x3 layers in one group take Winograd by default (WinogradRules): those here
-    // are grouped, or name the variant.
+    // Stride-1 3x3 layers with 96 or more input channels per group take Winograd by default
+    // (WinogradRules): those here have 5x5 kernels or dilation, or name the variant.
     const ops::Choice l6 = choose_on(h100, ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {},
                                      "gpu_direct_channel_lanes");
     EXPECT_EQ(l6.variant, "gpu_direct_channel_lanes");
@@ -297,19 +297,20 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     EXPECT_EQ(l6.knobs.get("channels"), 4);
     EXPECT_EQ(ops::panel_width(l6), 128) << "32 threads of 4 channels";
     EXPECT_EQ(l6.knobs.get("rows"), 8);
-    EXPECT_EQ(choose(ops::Conv2dShape{5, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_direct_channel_lanes");
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{5, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant, "gpu_direct_channel_lanes");
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant, "gpu_register_tile")
         << "batch 1";
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 320, 14, 14, 320, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 320, 14, 14, 320, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant, "gpu_register_tile")
         << "a 14-wide map";
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 192, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 192, 13, 13, 256, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2}).variant, "gpu_register_tile")
         << "a reduction of 864";
     const ops::Choice conv1 = choose(ops::Conv2dShape{1, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1});
     EXPECT_EQ(conv1.variant, "gpu_direct_channel_lanes");
     EXPECT_EQ(conv1.knobs.get("rows"), 4) << "an 11x11 kernel takes 4 pixels per thread";
     EXPECT_EQ(ops::panel_width(conv1), 96) << "24 threads of 4 channels waste none of 96";
     EXPECT_EQ(choose(ops::Conv2dShape{20, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1}).variant, "gpu_register_tile");
-    const ops::Choice grouped = choose(ops::Conv2dShape{5, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2});
+    const ops::Choice grouped =
+        choose_on(h100, ops::Conv2dShape{5, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}, {}, "gpu_direct_channel_lanes");
     EXPECT_EQ(grouped.variant, "gpu_direct_channel_lanes");
     EXPECT_EQ(128 % ops::panel_width(grouped), 0) << "a panel within one group of 128";
     const ops::Choice split =
@@ -329,7 +330,7 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     EXPECT_NE(refused({{"channels", 4}, {"panel", 32}}).find("does not divide the 48 output channels per group"), std::string::npos);
     EXPECT_NE(refused({{"channels", 16}, {"rows", 8}}).find("a tile of 128 accumulators is more than the 88 that 128 registers leave"),
               std::string::npos);
-    const ops::Choice small_budget = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 2}, {{"registers", 32}});
+    const ops::Choice small_budget = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}, {{"registers", 32}});
     EXPECT_EQ(small_budget.variant, "gpu_direct_channel_lanes");
     EXPECT_LE(small_budget.knobs.get("channels") * small_budget.knobs.get("rows"), 4)
         << "32 registers leave 4 accumulators: the default tile shrinks to fit instead of being refused";
@@ -337,9 +338,10 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     EXPECT_EQ(refused({{"channels", 2}, {"panel", 48}}), "");
 }
 
-// The GPU family's Winograd rule: F(2x2) for stride-1 3x3 layers in one group from 96 input
-// channels, its weights transformed into panels as wide as a block's columns; F(4x4) only
-// when named; each carries its tolerance; K blocks that staged loads cannot use are refused.
+// The GPU family's Winograd rule: F(2x2) for stride-1 3x3 layers from 96 input channels per
+// group, its weights transformed into panels as wide as a block's columns and within a group;
+// F(4x4) only when named; each carries its tolerance; K blocks that staged loads cannot use and
+// panels across groups are refused.
 TEST(WinogradRules, GpuF2ByDefaultFrom96InputChannelsF4OnlyWhenNamed) {
     const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
     const ops::Conv2dShape l6{1, 1024, 15, 15, 1024, 15, 15, 3, 3, 1, 1, 1, 1, 1, 1, 1};
@@ -352,7 +354,19 @@ TEST(WinogradRules, GpuF2ByDefaultFrom96InputChannelsF4OnlyWhenNamed) {
     EXPECT_EQ(variant({20, 96, 28, 28, 128, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1}), "gpu_winograd_f2");
     EXPECT_NE(variant({20, 64, 56, 56, 192, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}), "gpu_winograd_f2") << "64 input channels";
     EXPECT_NE(variant({20, 256, 27, 27, 256, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1}), "gpu_winograd_f2") << "stride 2";
-    EXPECT_NE(variant({20, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}), "gpu_winograd_f2") << "2 groups";
+    EXPECT_EQ(variant({20, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}), "gpu_winograd_f2") << "2 groups of 192";
+    EXPECT_NE(variant({20, 256, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 4}), "gpu_winograd_f2") << "4 groups of 64";
+    const ops::Conv2dShape groups_of_96{5, 192, 13, 13, 192, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2};
+    const ops::Choice grouped = choose_on(h100, groups_of_96);
+    EXPECT_EQ(grouped.variant, "gpu_winograd_f2");
+    EXPECT_EQ(96 % ops::panel_width(grouped), 0) << "panel " << ops::panel_width(grouped) << " within a group of 96";
+    try {
+        choose_on(h100, groups_of_96, {{"panel", 64}}, "gpu_winograd_f2");
+        ADD_FAILURE() << "panels of 64 across groups of 96 were accepted";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("panels of 64 output channels straddle the groups of 96"), std::string::npos)
+            << e.what();
+    }
     EXPECT_NE(variant({20, 192, 27, 27, 256, 27, 27, 5, 5, 1, 1, 2, 2, 1, 1, 1}), "gpu_winograd_f2") << "5x5";
     const ops::Choice f4 = choose_on(h100, l6, {}, "gpu_winograd_f4");
     EXPECT_EQ(f4.variant, "gpu_winograd_f4");

@@ -124,7 +124,7 @@ TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
 
 // Winograd F(2x2, 3x3) and F(4x4, 3x3) of the target's family (CPU or GPU), forced, checked
 // against their own tolerances: maps that are not whole tiles, padding 0 and 1, batch 2, more
-// output channels than a register tile, fused activations, no bias; on the GPU also a tile of
+// output channels than a register tile, fused activations, no bias, groups; on the GPU also a tile of
 // odd sizes whose blocks shift inwards, and the input channels split into shares (some short).
 TEST(Convolution, WinogradVariantsForced) {
     if (!cpu_test_target() && !gpu_test_target()) GTEST_SKIP() << test_target() << " has no Winograd variant";
@@ -145,6 +145,8 @@ TEST(Convolution, WinogradVariantsForced) {
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 pad: 1")) +
                                      layer("r", "ReLU", "c", "c"),
                                  {1, 64, 14, 14}, std::string(variant) + ": 64 input channels, 14x14");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(192, "kernel_size: 3 pad: 1 group: 2")),
+                                 {2, 10, 7, 9}, std::string(variant) + ": 2 groups of 96 outputs, batch 2");
     }
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "generators/ops/conv2d.h"
+#include "generators/ops/gemm.h"
 
 namespace cortado::ops {
 
@@ -44,12 +45,19 @@ inline int winograd_tile(const std::string &variant) {
     return variant_has_suffix(variant, "_winograd_f2") ? 2 : variant_has_suffix(variant, "_winograd_f4") ? 4 : 0;
 }
 
-// Winograd computes 3×3 kernels at stride 1, undilated, in one group.
+// Winograd computes 3×3 kernels at stride 1, undilated.
 inline std::string winograd_unsupported(const Conv2dShape &s) {
     if (s.kernel_h == 3 && s.kernel_w == 3 && s.stride_h == 1 && s.stride_w == 1 && s.dilation_h == 1 &&
-        s.dilation_w == 1 && s.group == 1)
+        s.dilation_w == 1)
         return "";
-    return "not a 3x3 kernel at stride 1, undilated, in one group";
+    return "not a 3x3 kernel at stride 1, undilated";
+}
+
+// A panel of transformed weights must lie within one group (each group is its own products).
+inline std::string winograd_panel_violation(const Conv2dShape &s, int panel_width) {
+    if (panel_fits_groups(s, panel_width)) return "";
+    return "panels of " + std::to_string(panel_width) + " output channels straddle the groups of " +
+           std::to_string(s.out_channels / s.group);
 }
 
 // Output tiles per row, per column and in all (every image).
@@ -59,6 +67,13 @@ struct WinogradTiles {
 inline WinogradTiles winograd_tiles(const Conv2dShape &s, int m) {
     const int x = (s.out_w + m - 1) / m, y = (s.out_h + m - 1) / m;
     return {x, y, x * y * s.batch};
+}
+
+// The products: per position of the α×α transform and per group, tiles × the group's input
+// channels × its output channels.
+inline GemmDims winograd_gemm_dims(const Conv2dShape &s, int m) {
+    const int alpha = winograd_matrices(m).alpha;
+    return {winograd_tiles(s, m).count, s.out_channels / s.group, s.in_channels / s.group, alpha * alpha * s.group};
 }
 
 }  // namespace cortado::ops

@@ -18,24 +18,37 @@ namespace cortado::schedules::gpu {
 // 3×3 convolutions of the H100 conv suite, with room for other data.
 inline constexpr float kGpuWinogradF2Tolerance = 1e-5f, kGpuWinogradF4Tolerance = 3e-5f;
 
-// From how many input channels F(2×2) is the default for the layers it computes: on the H100,
+// From how many input channels per group F(2×2) is the default for the layers it computes: on the H100,
 // the 42 stride-1 3×3 cases of the suite from 96 channels ran 1.1–2.9× faster than the direct
 // default at batch 5 and 20; with 64 channels on a 56×56 map, the transforms' memory traffic
 // made it 1.1–1.3× slower (docs/PERFORMANCE.md, GPU Winograd).
 inline constexpr int kGpuWinogradMinInputChannels = 96;
 
 inline bool winograd_by_default(const Conv2dShape &s) {
-    return ops::winograd_unsupported(s).empty() && s.in_channels >= kGpuWinogradMinInputChannels;
+    return ops::winograd_unsupported(s).empty() && s.in_channels / s.group >= kGpuWinogradMinInputChannels;
 }
 
 inline VariantSpec<Conv2dShape> conv2d_winograd(int m) {
     auto v = gemm_variant<Conv2dShape>(m == 4 ? "gpu_winograd_f4" : "gpu_winograd_f2", false,
-                                       ops::WeightPacking::WinogradPanels, false, [m](const Conv2dShape &s) {
-                                           const int alpha = ops::winograd_matrices(m).alpha;
-                                           return ops::GemmDims{ops::winograd_tiles(s, m).count, s.out_channels,
-                                                                s.in_channels, alpha * alpha};
-                                       });
+                                       ops::WeightPacking::WinogradPanels, false,
+                                       [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); });
     v.unsupported = ops::winograd_unsupported;
+    // The default panel is a block's columns; in grouped layers, the widest that a group holds
+    // whole, at most that.
+    const auto complete_gemm = v.complete;
+    v.complete = [complete_gemm](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
+        const bool panel_given = k.has("panel");
+        complete_gemm(s, t, k);
+        if (panel_given) return;
+        int panel = k.get("panel");
+        while (!ops::panel_fits_groups(s, panel)) panel--;
+        k.set("panel", panel);
+    };
+    const auto gemm_violation = v.violated;
+    v.violated = [gemm_violation](const Conv2dShape &s, const TargetInfo &t, const Knobs &k) {
+        const std::string panel = ops::winograd_panel_violation(s, k.get("panel"));
+        return panel.empty() ? gemm_violation(s, t, k) : panel + " (knob panel)";
+    };
     v.tolerance = m == 4 ? kGpuWinogradF4Tolerance : kGpuWinogradF2Tolerance;
     return v;
 }
