@@ -27,8 +27,9 @@ class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
     void generate() {
         const auto op = read_descriptor<ops::SoftmaxOp>(descriptor);
         const SoftmaxShape &s = op.shape;
-        // Variants without the max_lanes knob keep one running maximum.
-        Softmax softmax(input, s, op.choice.knobs.has("max_lanes") ? op.choice.knobs.get("max_lanes") : 1);
+        // Variants without the max_lanes (sum_lanes) knob keep one running maximum (sum).
+        const auto lanes = [&](const char *knob) { return op.choice.knobs.has(knob) ? op.choice.knobs.get(knob) : 1; };
+        Softmax softmax(input, s, lanes("max_lanes"), lanes("sum_lanes"));
         output = softmax.output;
         require_dense_shape(input, {s.inner, s.channels, s.outer});
         require_dense_shape(output, {s.inner, s.channels, s.outer});

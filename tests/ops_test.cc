@@ -378,6 +378,9 @@ TEST(Softmax, Axes) {
     expect_matches_reference(layer("s", "Softmax", "data", "s"), {2, 10}, "classifier");
     expect_matches_reference(layer("s", "Softmax", "data", "s"), {1, 5, 3, 4}, "over channels of a 4-D blob");
     expect_matches_reference(layer("s", "Softmax", "data", "s", "softmax_param { axis: -1 }"), {2, 3, 21}, "last axis");
+    // More classes than a GPU's partial maxima and sums (32), not a multiple of them.
+    expect_matches_reference(layer("s", "Softmax", "data", "s"), {3, 1000}, "1000 classes");
+    expect_matches_reference(layer("s", "Softmax", "data", "s"), {2, 45, 2, 3}, "45 channels of a 4-D blob");
 }
 
 // Three different blobs from one input, for the layers that take several bottoms.
