@@ -3,8 +3,8 @@
 //   per lane, adjacent lanes reading adjacent channels;
 // - the maximum and the sum over the lanes: a thread per slice;
 // - the output: a thread per channel and slice.
-// One thread per slice over all the channels, as before, took 0.23 ms for AlexNet's 1000
-// classes on the H100, a third of the network at batch 1 (docs/PERFORMANCE.md).
+// A slice's channels are spread over threads because one thread running a classifier's 1000
+// classes serially costs as much as a small network's convolutions (docs/PERFORMANCE.md).
 #pragma once
 
 #include "generators/softmax.h"
