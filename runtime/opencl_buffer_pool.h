@@ -13,8 +13,10 @@
 // read it before. Everything else (wrapping a cl_mem into a halide_buffer_t, contexts, loading
 // the OpenCL library) goes through Halide's own runtime functions.
 //
-// The definitions are linked into every network library; on non-OpenCL targets nothing calls
-// them. The network runtime calls release_opencl_buffer_pool() when a network is destroyed,
+// Pooled buffers belong to the context they were made in: an application that releases Halide's
+// OpenCL context (halide_device_release) should destroy its networks first, which empties the
+// pool. The definitions are linked into every network library; on non-OpenCL targets nothing
+// calls them. The network runtime calls release_opencl_buffer_pool() when a network is destroyed,
 // which also makes a static link keep this file's definitions.
 #pragma once
 
