@@ -15,8 +15,10 @@ using ClQueue = struct _cl_command_queue *;
 using ClMem = struct _cl_mem *;
 using ClInt = int32_t;
 constexpr uint64_t kClMemReadWrite = 1;
+constexpr uint32_t kClMemSize = 0x1102;
 using CreateBuffer = ClMem (*)(ClContext, uint64_t flags, size_t size, void *host, ClInt *error);
 using ReleaseMemObject = ClInt (*)(ClMem);
+using GetMemObjectInfo = ClInt (*)(ClMem, uint32_t name, size_t size, void *value, size_t *size_returned);
 }  // namespace
 
 // Halide's OpenCL runtime, weak here so that libraries for other targets, which link no OpenCL
@@ -26,9 +28,12 @@ __attribute__((weak)) int halide_acquire_cl_context(void *user_context, ClContex
 __attribute__((weak)) int halide_release_cl_context(void *user_context);
 __attribute__((weak)) void *halide_opencl_get_symbol(void *user_context, const char *name);
 __attribute__((weak)) int halide_opencl_compute_capability(void *user_context, int *major, int *minor);
+__attribute__((weak)) void halide_register_device_allocation_pool(struct halide_device_allocation_pool *);
+__attribute__((weak)) void halide_error(void *user_context, const char *message);
 __attribute__((weak)) int halide_opencl_wrap_cl_mem(void *user_context, halide_buffer_t *buf, uint64_t mem);
 __attribute__((weak)) int halide_opencl_detach_cl_mem(void *user_context, halide_buffer_t *buf);
 __attribute__((weak)) uintptr_t halide_opencl_get_cl_mem(void *user_context, halide_buffer_t *buf);
+__attribute__((weak)) uint64_t halide_opencl_get_crop_offset(void *user_context, halide_buffer_t *buf);
 }
 
 namespace cortado {
@@ -41,11 +46,20 @@ struct PooledBuffer {
 };
 
 // Enough for every intermediate of the largest kernels of a network's steady state, a few
-// networks at once; the least recently freed go first beyond it.
+// networks at once; beyond either limit the least recently freed go first.
 constexpr size_t kPoolCapacity = 32;
+constexpr size_t kPoolBytes = size_t(1) << 30;
 
-std::mutex pool_mutex;
-std::deque<PooledBuffer> pool;  // most recently freed last
+// Never destroyed: a network destroyed by a static destructor may still free into it.
+std::mutex &pool_mutex() {
+    static auto *mutex = new std::mutex;
+    return *mutex;
+}
+std::deque<PooledBuffer> &pool() {  // most recently freed last
+    static auto *buffers = new std::deque<PooledBuffer>;
+    return *buffers;
+}
+size_t pooled_bytes = 0;  // guarded by pool_mutex()
 
 void release(void *user_context, ClMem mem) {
     if (!halide_opencl_get_symbol) return;
@@ -53,15 +67,41 @@ void release(void *user_context, ClMem mem) {
         release_mem(mem);
 }
 
+// A property of `mem` of type `T`, or `fallback` if it cannot be read.
+template <typename T>
+T mem_info(void *user_context, ClMem mem, uint32_t name, T fallback) {
+    auto info = reinterpret_cast<GetMemObjectInfo>(halide_opencl_get_symbol(user_context, "clGetMemObjectInfo"));
+    T value = fallback;
+    if (!info || info(mem, name, sizeof(T), &value, nullptr) != 0) return fallback;
+    return value;
+}
+
 ClMem take(ClQueue queue, size_t bytes) {
-    std::lock_guard<std::mutex> lock(pool_mutex);
-    for (auto it = pool.rbegin(); it != pool.rend(); ++it) {
+    std::lock_guard<std::mutex> lock(pool_mutex());
+    auto &buffers = pool();
+    for (auto it = buffers.rbegin(); it != buffers.rend(); ++it) {
         if (it->queue != queue || it->bytes != bytes) continue;
         const ClMem mem = it->mem;
-        pool.erase(std::next(it).base());
+        pooled_bytes -= it->bytes;
+        buffers.erase(std::next(it).base());
         return mem;
     }
     return nullptr;
+}
+
+int release_unused(void *) {
+    cortado::release_opencl_buffer_pool();
+    return 0;
+}
+
+// Halide empties registered pools when told to stop reusing device allocations
+// (halide_reuse_device_allocations(false)).
+void register_with_halide() {
+    static halide_device_allocation_pool registration{release_unused, nullptr};
+    static std::once_flag once;
+    std::call_once(once, [] {
+        if (halide_register_device_allocation_pool) halide_register_device_allocation_pool(&registration);
+    });
 }
 
 // The current context's queue, or null (with no context yet, nothing can be pooled). With
@@ -88,15 +128,16 @@ ClQueue current_queue(void *user_context, ClContext *context, bool create) {
 void release_opencl_buffer_pool() {
     std::deque<PooledBuffer> released;
     {
-        std::lock_guard<std::mutex> lock(pool_mutex);
-        released.swap(pool);
+        std::lock_guard<std::mutex> lock(pool_mutex());
+        released.swap(pool());
+        pooled_bytes = 0;
     }
     for (const PooledBuffer &b : released) release(nullptr, b.mem);
 }
 
 int opencl_buffer_pool_size() {
-    std::lock_guard<std::mutex> lock(pool_mutex);
-    return int(pool.size());
+    std::lock_guard<std::mutex> lock(pool_mutex());
+    return int(pool().size());
 }
 
 }  // namespace cortado
@@ -112,13 +153,23 @@ extern "C" int halide_opencl_device_malloc(void *user_context, halide_buffer_t *
     ClContext context = nullptr;
     const ClQueue queue = current_queue(user_context, &context, true);
     if (!queue) return halide_error_code_device_malloc_failed;
+    register_with_halide();
     ClMem mem = take(queue, bytes);
     if (!mem) {
         auto create = reinterpret_cast<CreateBuffer>(halide_opencl_get_symbol(user_context, "clCreateBuffer"));
         if (!create) return halide_error_code_device_malloc_failed;
         ClInt error = 0;
         mem = create(context, kClMemReadWrite, bytes, nullptr, &error);
-        if (error != 0 || !mem) return error != 0 ? error : halide_error_code_device_malloc_failed;
+        if (error != 0 || !mem) {
+            // Pooled buffers may hold the memory this one needs: give them back and try once more.
+            release_opencl_buffer_pool();
+            error = 0;
+            mem = create(context, kClMemReadWrite, bytes, nullptr, &error);
+        }
+        if (error != 0 || !mem) {
+            if (halide_error) halide_error(user_context, "OpenCL: clCreateBuffer failed, even with the buffer pool emptied");
+            return error != 0 ? error : halide_error_code_device_malloc_failed;
+        }
     }
     const int result = halide_opencl_wrap_cl_mem(user_context, buf, reinterpret_cast<uint64_t>(mem));
     if (result != 0) release(user_context, mem);
@@ -129,23 +180,28 @@ extern "C" int halide_opencl_device_free(void *user_context, halide_buffer_t *bu
     using namespace cortado;
     if (!buf->device) return 0;
     const ClMem mem = reinterpret_cast<ClMem>(halide_opencl_get_cl_mem(user_context, buf));
-    const size_t bytes = buf->size_in_bytes();
+    // A crop (Halide's own free refuses one) only drops its reference to its parent's memory.
+    const bool crop = halide_opencl_get_crop_offset(user_context, buf) != 0;
+    const size_t bytes = mem_info<size_t>(user_context, mem, kClMemSize, buf->size_in_bytes());
     const int result = halide_opencl_detach_cl_mem(user_context, buf);
     if (result != 0) return result;
     const ClQueue queue = current_queue(user_context, nullptr, false);
-    if (!queue) {
+    if (!queue || crop || bytes == 0 || bytes > kPoolBytes) {
         release(user_context, mem);
         return 0;
     }
-    PooledBuffer evicted{nullptr, 0, nullptr};
+    std::deque<PooledBuffer> evicted;
     {
-        std::lock_guard<std::mutex> lock(pool_mutex);
-        pool.push_back({queue, bytes, mem});
-        if (pool.size() > kPoolCapacity) {
-            evicted = pool.front();
-            pool.pop_front();
+        std::lock_guard<std::mutex> lock(pool_mutex());
+        auto &buffers = pool();
+        buffers.push_back({queue, bytes, mem});
+        pooled_bytes += bytes;
+        while (buffers.size() > kPoolCapacity || pooled_bytes > kPoolBytes) {
+            evicted.push_back(buffers.front());
+            pooled_bytes -= buffers.front().bytes;
+            buffers.pop_front();
         }
     }
-    if (evicted.mem) release(user_context, evicted.mem);
+    for (const PooledBuffer &b : evicted) release(user_context, b.mem);
     return 0;
 }

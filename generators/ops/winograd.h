@@ -53,12 +53,6 @@ inline std::string winograd_unsupported(const Conv2dShape &s) {
     return "not a 3x3 kernel at stride 1, undilated";
 }
 
-// A panel of transformed weights must lie within one group (each group is its own products).
-inline std::string winograd_panel_violation(const Conv2dShape &s, int panel_width) {
-    if (panel_fits_groups(s, panel_width)) return "";
-    return "panels of " + std::to_string(panel_width) + " output channels straddle the groups of " +
-           std::to_string(s.out_channels / s.group);
-}
 
 // Output tiles per row, per column and in all (every image).
 struct WinogradTiles {

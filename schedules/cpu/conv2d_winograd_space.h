@@ -19,12 +19,6 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m, RegisterCount registers) 
         m == 4 ? "cpu_winograd_f4" : "cpu_winograd_f2", ops::WeightPacking::WinogradPanels, false,
         [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); }, registers);
     v.unsupported = ops::winograd_unsupported;
-    // Panels are `cols` wide (whole vectors): a group must hold whole panels.
-    const auto gemm_violation = v.violated;
-    v.violated = [gemm_violation](const Conv2dShape &s, const TargetInfo &t, const Knobs &k) {
-        const std::string panel = ops::winograd_panel_violation(s, k.get("cols"));
-        return panel.empty() ? gemm_violation(s, t, k) : panel + " (knob cols)";
-    };
     v.tolerance = m == 4 ? kWinogradF4Tolerance : kWinogradF2Tolerance;
     return v;
 }

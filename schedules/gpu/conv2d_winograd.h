@@ -46,7 +46,7 @@ inline void schedule_conv2d_winograd(Conv2dWinograd &a, const GemmGpuTile &tile)
         .fuse(a.c, a.n, cn)
         .unroll(xi)
         .unroll(yi)
-        .gpu_blocks(to, cn)
+        .gpu_blocks(cn, to)  // channels × images may pass the grid's 65535 in y
         .gpu_threads(ti);
 }
 

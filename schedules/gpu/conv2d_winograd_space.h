@@ -34,20 +34,21 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m) {
                                        [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); });
     v.unsupported = ops::winograd_unsupported;
     // The default panel is a block's columns; in grouped layers, the widest that a group holds
-    // whole, at most that.
+    // whole, at most that, and whole thread tiles of `cols` where one fits: any panel computes
+    // the same (columns are numbered across the groups), but a block's weight loads stay one
+    // contiguous run only within a panel.
     const auto complete_gemm = v.complete;
     v.complete = [complete_gemm](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
         const bool panel_given = k.has("panel");
         complete_gemm(s, t, k);
-        if (panel_given) return;
-        int panel = k.get("panel");
-        while (!ops::panel_fits_groups(s, panel)) panel--;
+        if (panel_given || ops::panel_fits_groups(s, k.get("panel"))) return;
+        const int widest = k.get("panel"), cols = k.get("cols");
+        int panel = 0;
+        for (int p = widest; p >= 1 && panel == 0; p--)
+            if (ops::panel_fits_groups(s, p) && p % cols == 0) panel = p;
+        for (int p = widest; p >= 1 && panel == 0; p--)
+            if (ops::panel_fits_groups(s, p)) panel = p;
         k.set("panel", panel);
-    };
-    const auto gemm_violation = v.violated;
-    v.violated = [gemm_violation](const Conv2dShape &s, const TargetInfo &t, const Knobs &k) {
-        const std::string panel = ops::winograd_panel_violation(s, k.get("panel"));
-        return panel.empty() ? gemm_violation(s, t, k) : panel + " (knob panel)";
     };
     v.tolerance = m == 4 ? kGpuWinogradF4Tolerance : kGpuWinogradF2Tolerance;
     return v;

@@ -1,4 +1,5 @@
-// GPU schedule for softmax (generators/softmax.h), five small kernels and no shared memory:
+// GPU schedule for softmax (generators/softmax.h), a few small kernels (one per stage of each
+// partial) and no shared memory:
 // - the partial maxima and the partial sums of the exponentials: a block per slice, a thread
 //   per lane, adjacent lanes reading adjacent channels;
 // - the maximum and the sum over the lanes: a thread per slice;
@@ -43,7 +44,7 @@ inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Ta
         .split(a.c, co, ci, fitting(128, s.channels), TailStrategy::GuardWithIf)
         .fuse(a.x, a.o, slice)
         .reorder(ci, co, slice)
-        .gpu_blocks(co, slice)
+        .gpu_blocks(slice, co)  // slices (every pixel of a map) may pass the grid's 65535 in y
         .gpu_threads(ci);
 }
 
