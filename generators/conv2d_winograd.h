@@ -57,7 +57,8 @@ struct Conv2dWinograd {
         transformed(tx, ty, image, ci, pos) = mux(pos, by_position);
 
         // Groups are more products: gn = group · α² + position, each over its group's input
-        // channels and into its output channels. Panels never straddle groups.
+        // channels and into its output channels, whose columns are numbered across the groups
+        // (so a panel may cross a group).
         const int panels = ops::panel_count(s.out_channels, panel_width);
         const int positions = alpha * alpha;
         const int in_per_group = s.in_channels / s.group, out_per_group = s.out_channels / s.group;

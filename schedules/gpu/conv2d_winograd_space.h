@@ -43,12 +43,13 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m) {
         complete_gemm(s, t, k);
         if (panel_given || ops::panel_fits_groups(s, k.get("panel"))) return;
         const int widest = k.get("panel"), cols = k.get("cols");
-        int panel = 0;
-        for (int p = widest; p >= 1 && panel == 0; p--)
-            if (ops::panel_fits_groups(s, p) && p % cols == 0) panel = p;
-        for (int p = widest; p >= 1 && panel == 0; p--)
-            if (ops::panel_fits_groups(s, p)) panel = p;
-        k.set("panel", panel);
+        const auto widest_fitting = [&](int multiple_of) {
+            for (int p = widest; p >= 1; p--)
+                if (ops::panel_fits_groups(s, p) && p % multiple_of == 0) return p;
+            return 0;
+        };
+        const int whole_tiles = widest_fitting(cols);
+        k.set("panel", whole_tiles ? whole_tiles : widest_fitting(1));
     };
     v.tolerance = m == 4 ? kGpuWinogradF4Tolerance : kGpuWinogradF2Tolerance;
     return v;

@@ -17,29 +17,21 @@ inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Ta
     using namespace Halide;
     Var slice{"slice"}, so{"so"}, si{"si"}, co{"co"}, ci{"ci"};
     const int slices = s.inner * s.outer;
-    // A block per slice, a thread per lane, for every stage of a partial.
-    const auto lanes_per_slice = [&](Func partial, int lanes) {
-        partial.compute_root();
-        for (int stage = 0; stage <= partial.num_update_definitions(); stage++) {
-            Stage st = stage == 0 ? Stage(partial) : Stage(partial.update(stage - 1));
-            if (lanes > 1) st.fuse(a.x, a.o, slice).gpu_blocks(slice).gpu_threads(a.lane);
-            else st.fuse(a.x, a.o, slice).split(slice, so, si, fitting(64, slices), TailStrategy::GuardWithIf)
-                     .gpu_blocks(so).gpu_threads(si);
-        }
-    };
-    // A thread per slice, for every stage.
-    const auto thread_per_slice = [&](Func f) {
+    // Every stage of `f` over the slices: with lanes, a block per slice and a thread per lane;
+    // without, a thread per slice.
+    const auto per_slice = [&](Func f, bool lanes) {
         f.compute_root();
         for (int stage = 0; stage <= f.num_update_definitions(); stage++) {
             Stage st = stage == 0 ? Stage(f) : Stage(f.update(stage - 1));
-            st.fuse(a.x, a.o, slice).split(slice, so, si, fitting(64, slices), TailStrategy::GuardWithIf)
-                .gpu_blocks(so).gpu_threads(si);
+            st.fuse(a.x, a.o, slice);
+            if (lanes) st.gpu_blocks(slice).gpu_threads(a.lane);
+            else st.split(slice, so, si, fitting(64, slices), TailStrategy::GuardWithIf).gpu_blocks(so).gpu_threads(si);
         }
     };
-    lanes_per_slice(a.partial_max, a.lanes);
-    thread_per_slice(a.max_value);
-    if (a.sum_lanes > 1) lanes_per_slice(a.partial_total, a.sum_lanes);
-    thread_per_slice(a.total);
+    per_slice(a.partial_max, a.lanes > 1);
+    per_slice(a.max_value, false);
+    if (a.sum_lanes > 1) per_slice(a.partial_total, true);
+    per_slice(a.total, false);
     a.output.reorder(a.c, a.x, a.o)
         .split(a.c, co, ci, fitting(128, s.channels), TailStrategy::GuardWithIf)
         .fuse(a.x, a.o, slice)
