@@ -8,6 +8,7 @@
 #include "generators/variant_schedules.h"
 #include "schedules/cpu/conv2d_channel_lanes.h"
 #include "schedules/cpu/conv2d_register_tile.h"
+#include "schedules/cpu/conv2d_space.h"
 #include "schedules/cpu/conv2d_winograd.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/gpu/conv2d.h"
@@ -34,6 +35,11 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
     {"gpu_staged",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
          schedules::gpu::schedule_conv2d_with_staging(a, op.shape, schedules::gpu::conv2d_knobs(op.choice.knobs));
+     }},
+    {schedules::cpu::kTestWrongVariant,
+     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) {
+         schedules::cpu::schedule_conv2d_register_tile(a, op.shape, t, op.choice.knobs.get("channel_block"),
+                                                       op.choice.knobs.get("vectors_x"));
      }},
     {"hvx_register_tile",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},
@@ -102,7 +108,9 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         if (conv2d_channel_lanes_schedules.count(op.choice.variant)) return generate_channel_lanes(op);
         if (conv2d_winograd_schedules.count(op.choice.variant)) return generate_winograd(op);
         const Conv2dShape &s = op.shape;
-        Conv2d conv(input, weights, bias, s, op.choice.epilogue);
+        ops::Epilogue epilogue = op.choice.epilogue;
+        if (op.choice.variant == schedules::cpu::kTestWrongVariant) epilogue.bias = false;  // wrong on purpose
+        Conv2d conv(input, weights, bias, s, epilogue);
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {s.kernel_w, s.kernel_h, s.in_channels / s.group, s.out_channels});

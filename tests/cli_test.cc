@@ -15,6 +15,7 @@
 
 #include "Halide.h"
 #include "frontend/compile_error.h"
+#include "tests/cli_process.h"
 #include "tests/network_harness.h"
 #include "tools/npy.h"
 #include "tools/report_errors.h"
@@ -22,21 +23,6 @@
 namespace cortado::testing {
 namespace {
 namespace fs = std::filesystem;
-
-struct Result {
-    int exit_code;
-    std::string output;  // stdout and stderr together
-};
-
-Result cortado(const std::string &args) {
-    const std::string command = std::string(CORTADO_BINARY) + " " + args + " 2>&1";
-    FILE *pipe = popen(command.c_str(), "r");
-    std::string output;
-    char buffer[4096];
-    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
-    const int status = pclose(pipe);
-    return Result{WEXITSTATUS(status), output};
-}
 
 class Cli : public ::testing::Test {
   protected:
@@ -282,7 +268,7 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     EXPECT_NE(r.output.find("cpu_register_tile    channel_block="), std::string::npos) << r.output;
     r = cortado("info " + net + " --target cuda-h100");
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("--target and --db go with --plan"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--target, --db and --untuned go with --plan"), std::string::npos) << r.output;
 }
 
 // e_machine of every ELF image inside `path`: the file's own header first, then any embedded one

@@ -8,10 +8,15 @@
 #include <type_traits>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <regex>
+#include <set>
+#include <tuple>
+#include <cmath>
 
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
+#include "frontend/kernel_choice.h"
 #include "frontend/kernel_plan.h"
 #include "frontend/shape_inference.h"
 #include "generators/ops/concat.h"
@@ -22,6 +27,7 @@
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "tests/scoped_knobs.h"
 #include "tools/target_description.h"
+#include "tools/schedule_version.h"
 #include "tools/tuning_db.h"
 
 namespace cortado::testing {
@@ -546,25 +552,40 @@ class TuningDb : public ::testing::Test {
         std::ofstream(path_) << text;
         return path_;
     }
-    std::string error(const std::string &text) {
-        try {
-            read_tuning_db(write(text));
-        } catch (const CompileError &e) {
-            return e.what();
-        }
-        return "no error";
-    }
     void TearDown() override { std::filesystem::remove(path_); }
     std::string path_ = (std::filesystem::temp_directory_path() / ("db-" + std::to_string(::getpid()) + ".jsonl")).string();
 };
 
-TEST_F(TuningDb, RecordsApplyByOpSignatureAndALaterLineWins) {
+// A measured record as `cortado tune` writes it, for the signature of `kernel`.
+TuningRecord measured(const KernelInstance &kernel, const std::string &variant,
+                      std::vector<std::pair<std::string, int>> knobs, double median_ms) {
+    TuningRecord r;
+    r.op_signature = kernel.op_signature_hash();
+    r.op = kernel.op;
+    r.layer = "c1";
+    r.variant = variant;
+    r.knobs = std::move(knobs);
+    r.median_ms = median_ms;
+    r.min_ms = median_ms * 0.9;
+    r.max_ms = median_ms * 1.25;
+    r.repetitions = 10;
+    r.error = 1.5e-7;
+    r.tolerance = 1e-5;
+    r.shape = kernel.shape;
+    r.target = kernel.target;
+    r.family = kernel.family;
+    r.schedule_version = schedule_version(kernel.op, variant);
+    r.date = "2026-11-24";
+    return r;
+}
+
+TEST_F(TuningDb, HandWrittenRecordsApplyByOpSignatureAndALaterOneWins) {
     const Graph graph = conv_graph();
     const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
     const std::string sig = probe.op_signature_hash();
     const ChoiceOverrides records = read_tuning_db(write(
         "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\", \"knobs\": {\"rows\": 2}}\n\n"
-        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 7, \"channels\": 2}, \"time_ms\": 0.5}\n"
+        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 7, \"channels\": 2}, \"note\": \"mine\"}\n"
         "{\"op_signature\": \"0000000000000000\", \"op\": \"pooling\"}\n"));
     const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
     EXPECT_EQ(k.choice.variant, "gpu_register_tile");  // replaced, not merged: line 3 names no variant
@@ -573,20 +594,203 @@ TEST_F(TuningDb, RecordsApplyByOpSignatureAndALaterLineWins) {
     EXPECT_EQ(knob_source(k, "rows"), path_ + ":3");
 }
 
-TEST_F(TuningDb, MalformedRecordsNameTheFileAndLine) {
-    EXPECT_NE(error("{\"op\": \"conv2d\"}\n").find(path_ + ":1: the record has no \"op_signature\""), std::string::npos);
-    EXPECT_NE(error("\n{not json\n").find(path_ + ":2: not a JSON object"), std::string::npos);
-    EXPECT_NE(error("{\"op_signature\": \"a\", \"op\": \"deconv\"}\n").find(":1: no op 'deconv'"), std::string::npos);
-    EXPECT_NE(error("{\"op_signature\": \"a\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2.5}}\n")
-                  .find(":1: knob rows must be a whole number, not 2.5"),
-              std::string::npos);
-    // A knob the variant does not have is an error where the record applies, naming its line.
+TEST_F(TuningDb, RecordsRoundTripAtFullPrecision) {
+    const KernelInstance probe = plan_network(conv_graph(), "net", kCuda).kernels[0];
+    TuningRecord r = measured(probe, "gpu_staged", {{"rows", 4}, {"channels", 8}}, 0.1234567890123456789);
+    r.error = 3.0000000000000004e-7;
+    TuningRecord rejected = measured(probe, "gpu_register_tile", {{"rows", 2}}, -1);
+    rejected.rejected = true;
+    rejected.reason = "relative L2 error 0.5 above the variant's tolerance 1e-05";
+    rejected.error = 0.5;
+    const TuningDbFile file = read_tuning_records(write(tuning_record_json(r) + "\n" + tuning_record_json(rejected) + "\n"), true);
+    ASSERT_EQ(file.records.size(), 2u);
+    EXPECT_TRUE(file.warnings.empty());
+    const TuningRecord &back = file.records[0];
+    EXPECT_EQ(back.where, path_ + ":1");
+    for (const TuningRecord *pair : {&back, &file.records[1]}) {
+        const TuningRecord &original = pair == &back ? r : rejected;
+        TuningRecord copy = *pair;
+        copy.where = "";
+        EXPECT_EQ(tuning_record_json(copy), tuning_record_json(original));  // every field, every digit
+    }
+    EXPECT_EQ(back.median_ms, r.median_ms);
+    EXPECT_EQ(back.error, r.error);
+    EXPECT_EQ(back.knobs, r.knobs);
+    EXPECT_TRUE(file.records[1].rejected);
+    EXPECT_EQ(file.records[1].reason, rejected.reason);
+}
+
+TEST_F(TuningDb, CorruptAndForeignLinesAreSkippedWithAWarningNamingTheLine) {
+    const KernelInstance probe = plan_network(conv_graph(), "net", kCuda).kernels[0];
+    const std::string good = tuning_record_json(measured(probe, "gpu_staged", {{"rows", 4}}, 0.2));
+    const std::string text = "{\"op\": \"conv2d\"}\n"                              // 1: no signature
+                             "{not json\n"                                      // 2
+                             "{\"op_signature\": \"a\", \"op\": \"deconv\"}\n"  // 3: no such op
+                             "{\"op_signature\": \"a\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2.5}}\n"  // 4
+                             "[1, 2, 3]\n"                                      // 5: foreign
+                             + good.substr(0, good.size() / 2) + "\n"           // 6: cut short
+                             + good + "\n";                                     // 7: fine
+    const TuningDbFile file = read_tuning_records(write(text), true);
+    ASSERT_EQ(file.records.size(), 1u);
+    EXPECT_EQ(file.records[0].where, path_ + ":7");
+    ASSERT_EQ(file.warnings.size(), 6u);
+    EXPECT_NE(file.warnings[0].find(path_ + ":1: skipped: the record has no \"op_signature\""), std::string::npos);
+    EXPECT_NE(file.warnings[1].find(path_ + ":2: skipped: not a JSON object"), std::string::npos);
+    EXPECT_NE(file.warnings[2].find(":3: skipped: no op 'deconv'"), std::string::npos);
+    EXPECT_NE(file.warnings[3].find(":4: skipped: knob rows must be a whole number, not 2.5"), std::string::npos);
+    EXPECT_NE(file.warnings[4].find(":5: skipped: not a JSON object"), std::string::npos);
+    EXPECT_NE(file.warnings[5].find(":6: skipped"), std::string::npos);
+    // The good line still applies.
+    const KernelInstance k = plan_network(conv_graph(), "net", kCuda, read_tuning_db(path_)).kernels[0];
+    EXPECT_EQ(k.choice.variant, "gpu_staged");
+    EXPECT_EQ(k.variant_source, path_ + ":7");
+}
+
+TEST_F(TuningDb, ARecordThatDoesNotApplyIsAnErrorNamingItsLine) {
     const Graph graph = conv_graph();
     const std::string sig = plan_network(graph, "net", kCuda).kernels[0].op_signature_hash();
     const ChoiceOverrides records =
         read_tuning_db(write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"stage_channels\": 4}}\n"));
     EXPECT_NE(plan_error(graph, kCuda, records).find(path_ + ":1: conv2d on family gpu, variant gpu_register_tile, has no knob 'stage_channels'"),
               std::string::npos);
+}
+
+TEST_F(TuningDb, TheFastestCurrentRecordWinsWhateverTheOrderOfTheLines) {
+    const Graph graph = conv_graph();
+    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    TuningRecord stale = measured(probe, "gpu_staged", {{"rows", 1}}, 0.01);  // fastest, but stale
+    stale.schedule_version = "000000000000";
+    TuningRecord rejected = measured(probe, "gpu_register_tile", {{"rows", 3}}, -1);
+    rejected.rejected = true;
+    rejected.reason = "crashed";
+    std::vector<std::string> lines = {
+        tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 8}}, 0.30)),
+        tuning_record_json(measured(probe, "gpu_staged", {{"rows", 4}}, 0.20)),
+        tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.20)),  // ties with line 2
+        tuning_record_json(stale), tuning_record_json(rejected)};
+    std::sort(lines.begin(), lines.end());
+    std::set<std::string> chosen;
+    do {
+        std::string text;
+        for (const std::string &l : lines) text += l + "\n";
+        write(text);
+        TuningChoices choices;
+        add_tuning_records(read_tuning_records(path_, true), choices);
+        const KernelInstance k = plan_network(graph, "net", kCuda, choices.records).kernels[0];
+        chosen.insert(k.choice.variant + " rows=" + std::to_string(k.choice.knobs.get("rows")));
+        ASSERT_EQ(choices.notes[probe.op_signature_hash()].size(), 1u);
+        EXPECT_NE(choices.notes[probe.op_signature_hash()][0].find("schedule version 000000000000"), std::string::npos);
+    } while (std::next_permutation(lines.begin(), lines.end()));
+    // The tie goes to the smaller variant name, in every one of the 120 orders.
+    EXPECT_EQ(chosen, (std::set<std::string>{"gpu_register_tile rows=2"}));
+}
+
+TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOnes) {
+    const Graph graph = conv_graph();
+    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    const std::string sig = probe.op_signature_hash();
+    TuningChoices choices;
+    add_tuning_records(read_tuning_records(write(tuning_record_json(measured(probe, "gpu_staged", {{"rows", 4}}, 0.5)) + "\n"), true),
+                       choices);
+    add_tuning_records(read_tuning_records(write(tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"), true),
+                       choices);
+    EXPECT_EQ(plan_network(graph, "net", kCuda, choices.records).kernels[0].choice.variant, "gpu_staged");
+    const ChoiceOverrides mixed = read_tuning_db(write(
+        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\"}\n" +
+        tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"));
+    EXPECT_EQ(plan_network(graph, "net", kCuda, mixed).kernels[0].choice.variant, "gpu_staged");
+}
+
+TEST(ScheduleVersion, EveryVariantOfEveryFamilyHasOneThatFollowsItsSources) {
+    for (const auto &[family, space] : schedules::families())
+        space.for_each_op([&](const std::string &op, const auto &op_space) {
+            for (const auto &v : op_space.variants) {
+                std::string version;
+                EXPECT_NO_THROW(version = schedule_version(op, v.name)) << family << " " << op << " " << v.name;
+                EXPECT_EQ(version.size(), 12u);
+            }
+        });
+    // The version covers the variant's schedule, its algorithm and the helpers they include,
+    // and nothing of unrelated variants.
+    const std::vector<std::string> winograd = schedule_version_sources("conv2d", "cpu_winograd_f2");
+    for (const char *covered : {"schedules/cpu/conv2d_winograd.h", "generators/conv2d_winograd.h", "schedules/cpu/gemm.h",
+                                "generators/ops/winograd.h"})
+        EXPECT_NE(std::find(winograd.begin(), winograd.end(), covered), winograd.end()) << covered;
+    for (const char *unrelated : {"schedules/cpu/pooling.h", "schedules/gpu/conv2d_winograd.h", "generators/lrn.h"})
+        EXPECT_EQ(std::find(winograd.begin(), winograd.end(), unrelated), winograd.end()) << unrelated;
+    EXPECT_NE(schedule_version("conv2d", "cpu_winograd_f2"), schedule_version("conv2d", "cpu_register_tile"));
+    EXPECT_EQ(schedule_version("conv2d", "cpu_winograd_f2"), schedule_version("conv2d", "cpu_winograd_f4"));
+    try {
+        schedule_version("conv2d", "cpu_no_such_variant");
+        ADD_FAILURE() << "a variant without sources has a version";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("tools/schedule_version.cc"), std::string::npos) << e.what();
+    }
+}
+
+// Every knob setting in its domain either resolves or is refused with an error: no default rule
+// may divide by a knob a stronger source set (the tuner tries such settings by the thousand).
+template <typename Shape>
+void fuzz_knobs(const schedules::OpSpace<Shape> &space, const Shape &shape, const schedules::TargetInfo &target,
+                std::mt19937 &random, int *resolved, int *refused) {
+    for (const auto &v : space.variants) {
+        if (v.unsupported && !v.unsupported(shape).empty()) continue;
+        for (int trial = 0; trial < 60; trial++) {
+            ChoiceSettings s;
+            s.source = "fuzz";
+            s.exact = true;
+            s.variant = v.name;
+            for (const schedules::KnobSpec &k : v.knobs) {
+                if (random() % 2) continue;
+                const int log_max = int(std::log2(double(k.max - k.min) + 1));
+                const int value = random() % 3 == 0 ? k.min + int(random() % (k.max - k.min + 1))
+                                                    : std::min(k.max, k.min + int(random() % (1 << (random() % (log_max + 1)))));
+                s.knobs.emplace_back(k.name, value);
+            }
+            try {
+                resolve_choice(space, shape, target, {&s});
+                (*resolved)++;
+            } catch (const CompileError &) {
+                (*refused)++;
+            }
+        }
+    }
+}
+
+TEST(KnobFuzz, NoKnobSettingCrashesADefaultRule) {
+    std::mt19937 random(11);
+    int resolved = 0, refused = 0;
+    const std::vector<std::pair<std::string, std::string>> targets = {
+        {kAvx2, ""}, {"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41", ""}, {"arm-64-linux", ""},
+        {kAvx2, "cpu"}, {kCuda, ""}, {"x86-64-linux-opencl", ""}, {"arm-64-linux-hvx-hvx_v68", "hvx"}};
+    std::vector<ops::Conv2dShape> convs;
+    for (const auto &[c, k, size, stride, pad, group, co] :
+         std::vector<std::tuple<int, int, int, int, int, int, int>>{
+             {3, 11, 227, 4, 0, 1, 96}, {96, 5, 27, 1, 2, 2, 256}, {256, 3, 13, 1, 1, 1, 384}, {64, 1, 56, 1, 0, 1, 256},
+             {32, 3, 14, 1, 1, 32, 32}, {512, 7, 7, 1, 0, 1, 1000}, {20, 5, 12, 1, 0, 1, 50}}) {
+        ops::Conv2dShape s;
+        s.batch = 2, s.in_channels = c, s.in_h = s.in_w = size, s.out_channels = co, s.kernel_h = s.kernel_w = k;
+        s.stride_h = s.stride_w = stride, s.pad_h = s.pad_w = pad, s.group = group;
+        s.out_h = s.out_w = (size + 2 * pad - k) / stride + 1;
+        convs.push_back(s);
+    }
+    for (const auto &[halide, family] : targets) {
+        PlanTarget plan_target;
+        plan_target.halide_target = halide;
+        plan_target.family = family;
+        const schedules::TargetInfo t = resolve_plan_target(plan_target);
+        const schedules::FamilySpace &f = schedules::families().at(t.family);
+        for (const ops::Conv2dShape &s : convs) fuzz_knobs(f.op<ops::Conv2dShape>(), s, t, random, &resolved, &refused);
+        for (const ops::InnerProductShape &s : {ops::InnerProductShape{1, 9216, 4096}, ops::InnerProductShape{64, 800, 500}})
+            fuzz_knobs(f.op<ops::InnerProductShape>(), s, t, random, &resolved, &refused);
+        for (const ops::GemmShape &s : {ops::GemmShape{128, 128, 128, false, false}, ops::GemmShape{7, 1000, 3, false, false}})
+            fuzz_knobs(f.op<ops::GemmShape>(), s, t, random, &resolved, &refused);
+        for (const ops::SoftmaxShape &s : {ops::SoftmaxShape{1, 1000, 20}, ops::SoftmaxShape{169, 21, 1}})
+            fuzz_knobs(f.op<ops::SoftmaxShape>(), s, t, random, &resolved, &refused);
+    }
+    // Both outcomes happen, so the fuzz reaches the default rules and the limits alike.
+    EXPECT_GT(resolved, 500);
+    EXPECT_GT(refused, 500);
 }
 
 }  // namespace

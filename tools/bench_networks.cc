@@ -49,20 +49,28 @@ int64_t product(const Shape &shape, size_t begin, size_t end) {
 
 }  // namespace
 
-std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_dir, bool quick) {
+std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_dir, bool quick,
+                                                    const std::vector<int64_t> &batches,
+                                                    const std::vector<std::string> &names) {
     const std::vector<std::pair<std::string, std::vector<int64_t>>> networks = {
         {"lenet.prototxt", {}},          {"cifar10_quick.prototxt", {}},
         {"cifar10_full.prototxt", {}},   {"alexnet.prototxt", {}},
         {"caffenet.prototxt", {}},       {"nin_imagenet_train_val_v1.prototxt", {1, 3, 224, 224}},
         {"googlenet.prototxt", {}}};
     std::vector<NetworkBenchCase> cases;
+    for (const std::string &name : names)
+        if (std::none_of(networks.begin(), networks.end(), [&](const auto &n) { return n.first == name + ".prototxt"; }))
+            throw CompileError("the nets suite has no network '" + name +
+                               "': lenet, cifar10_quick, cifar10_full, alexnet, caffenet, nin_imagenet_train_val_v1, googlenet");
     for (const auto &[file, shape] : networks) {
         const std::string path = models_dir + "/" + file;
+        if (!names.empty() && std::find(names.begin(), names.end(), std::filesystem::path(file).stem().string()) == names.end())
+            continue;
         if (!std::filesystem::exists(path)) throw CompileError(path + ": missing (the nets suite reads ../shared/models)");
-        for (int batch : {1, 5, 20}) {
+        for (int64_t batch : batches.empty() ? std::vector<int64_t>{1, 5, 20} : batches) {
             const bool small = file == "lenet.prototxt" || file == "cifar10_quick.prototxt" || file == "alexnet.prototxt";
             if (quick && !(small && batch == 1)) continue;
-            cases.push_back({path, shape, batch});
+            cases.push_back({path, shape, int(batch)});
         }
     }
     return cases;
@@ -83,10 +91,10 @@ std::string bench_network_name(const NetworkBenchCase &c) {
 }
 
 BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
-                       const std::string &scratch) {
+                       const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = load_bench_network(c);
     fuse_activations(graph);
-    const BuiltNetwork built = build_network(graph, "net", target, scratch, false);
+    const BuiltNetwork built = build_network(graph, "net", target, scratch, false, records);
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
     const std::vector<LayerWeights> weights = seeded_weights(built.plan, 1);
@@ -101,9 +109,23 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     net.forward(input.data(), output.data());
     net.set_blob_callback(nullptr, nullptr);
 
-    const Timing ours = time_calls(iterations, [&] { net.forward(input.data(), output.data()); });
-
-    BenchRow row{bench_network_name(c), 0, 0, ours, "oneDNN conv+IP sum", {}, 0};
+    BenchRow row{bench_network_name(c), 0, 0, {}, "oneDNN conv+IP sum", {}, 0};
+    if (uses_tuning_records(built.plan)) {
+        const std::string untuned_dir = scratch + "/untuned";
+        const BuiltNetwork plain = build_network(graph, "net", target, untuned_dir, false);
+        LoadedNetwork untuned(link_shared_library(plain, untuned_dir), "net");
+        untuned.create(nullptr, 1);
+        std::vector<float> untuned_output(output.size());
+        untuned.forward(input.data(), untuned_output.data());
+        const AlternatingTimings both = time_alternating(
+            iterations, [&] { net.forward(input.data(), output.data()); },
+            [&] { untuned.forward(input.data(), untuned_output.data()); });
+        row.ours = both.first;
+        row.untuned = both.second;
+        row.has_untuned = true;
+    } else {
+        row.ours = time_calls(iterations, [&] { net.forward(input.data(), output.data()); });
+    }
     for (const Layer &layer : graph.layers) {
         row.gflop += layer_cost(graph, layer).flops * 1e-9;
         const auto found = std::find_if(weights.begin(), weights.end(), [&](const LayerWeights &w) { return w.layer == layer.name; });

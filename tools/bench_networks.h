@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "frontend/graph.h"
+#include "frontend/kernel_plan.h"
 #include "tools/bench_report.h"
 #include "tools/target_description.h"
 
@@ -18,15 +19,20 @@ struct NetworkBenchCase {
     int batch;
 };
 
-// The shipped networks (../shared/models) at batch 1, 5 and 20; `quick` keeps a CI-sized few.
-std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_dir, bool quick);
+// The shipped networks (../shared/models) at `batches` (empty: 1, 5 and 20); `names` keeps the
+// networks whose file stem it lists (empty: all); `quick` keeps a CI-sized few.
+std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_dir, bool quick,
+                                                    const std::vector<int64_t> &batches = {},
+                                                    const std::vector<std::string> &names = {});
 
 // The case's network, unfused, with shapes, and random stand-ins where the prototxt has no
 // fillers; and its display name ("alexnet b5").
 Graph load_bench_network(const NetworkBenchCase &c);
 std::string bench_network_name(const NetworkBenchCase &c);
 
+// Times the network as compiled with `records` (tuning records), and, where they change some
+// kernel, as compiled without them too, the two alternating (BenchRow::untuned).
 BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
-                       const std::string &scratch);
+                       const std::string &scratch, const ChoiceOverrides &records = {});
 
 }  // namespace cortado

@@ -22,6 +22,18 @@ std::string json_timing(const Timing &t) {
 
 }  // namespace
 
+bool uses_tuning_records(const NetworkPlan &plan) {
+    const auto from_record = [](const std::string &source) {
+        return source != "default rule" && source != "target knobs" && source != "CORTADO_KNOBS";
+    };
+    for (const KernelInstance &k : plan.kernels) {
+        if (from_record(k.variant_source)) return true;
+        for (const auto &[knob, source] : k.knob_sources)
+            if (from_record(source)) return true;
+    }
+    return false;
+}
+
 Timing timing_of(std::vector<double> ms) {
     std::sort(ms.begin(), ms.end());
     return {ms[ms.size() / 2], ms.front(), ms.back()};
@@ -93,11 +105,13 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
         ratios.push_back(r.theirs.median_ms / r.ours.median_ms);
     }
     std::sort(ratios.begin(), ratios.end());
+    const bool tuned = std::any_of(rows.begin(), rows.end(), [](const BenchRow &r) { return r.has_untuned; });
     std::ostringstream md;
     md << "| " << suite
        << " | GFLOP | flop/B | cortado ms (min-max) | GFLOP/s | % of roofline | peer | peer ms (min-max) | peer GFLOP/s"
-          " | speed-up over peer | rel. error vs peer |\n"
-       << "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n";
+          " | speed-up over peer | rel. error vs peer |"
+       << (tuned ? " untuned ms (min-max) | tuned speed-up |" : "") << "\n"
+       << "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|" << (tuned ? "---:|---:|" : "") << "\n";
     char line[1024];
     for (const BenchRow &r : rows) {
         const double roof = roofline_gflops(r, target), achieved = r.gflop / r.ours.median_ms * 1e3;
@@ -109,7 +123,15 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
                       r.name.c_str(), r.gflop, intensity.c_str(), r.ours.median_ms, r.ours.min_ms, r.ours.max_ms,
                       achieved, roof_text, r.peer.c_str(), r.theirs.median_ms, r.theirs.min_ms, r.theirs.max_ms,
                       r.gflop / r.theirs.median_ms * 1e3, r.theirs.median_ms / r.ours.median_ms, r.error);
-        md << line;
+        std::string text = line;
+        if (tuned) {
+            char extra[128] = " - | - |";
+            if (r.has_untuned)
+                std::snprintf(extra, sizeof extra, " %.3f (%.3f-%.3f) | %.2f |", r.untuned.median_ms, r.untuned.min_ms,
+                              r.untuned.max_ms, r.untuned.median_ms / r.ours.median_ms);
+            text.insert(text.size() - 1, extra);
+        }
+        md << text;
     }
     std::snprintf(line, sizeof line,
                   "\n%zu cases on %s: cortado %.2f ms in total, peers %.2f ms (speed-up %.2f); median per-case "
@@ -134,7 +156,9 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
         json << "  {\"name\": " << json_string(r.name) << ", \"gflop\": " << r.gflop << ", \"megabytes\": " << r.megabytes
              << ", \"cortado\": " << json_timing(r.ours) << ", \"peer\": " << json_string(r.peer)
              << ", \"peer_timing\": " << json_timing(r.theirs) << ", \"roofline_gflops\": " << roofline_gflops(r, target)
-             << ", \"relative_error\": " << r.error << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+             << ", \"relative_error\": " << r.error;
+        if (r.has_untuned) json << ", \"untuned\": " << json_timing(r.untuned);
+        json << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
     }
     json << "]}\n";
 }

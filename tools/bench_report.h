@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "frontend/kernel_plan.h"
 #include "tools/target_description.h"
 
 namespace cortado {
@@ -30,6 +31,26 @@ Timing time_calls(int iterations, Run run) {
     return timing_of(std::move(ms));
 }
 
+// Times `iterations` calls of each of two runs, alternating them so that a change in the
+// machine's speed hits both alike.
+struct AlternatingTimings {
+    Timing first, second;
+};
+template <typename RunA, typename RunB>
+AlternatingTimings time_alternating(int iterations, RunA a, RunB b) {
+    std::vector<double> ms_a, ms_b;
+    const auto time = [](auto &run, std::vector<double> &ms) {
+        const auto start = std::chrono::steady_clock::now();
+        run();
+        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+    };
+    for (int i = 0; i < iterations; i++) {
+        time(a, ms_a);
+        time(b, ms_b);
+    }
+    return {timing_of(std::move(ms_a)), timing_of(std::move(ms_b))};
+}
+
 struct BenchRow {
     std::string name;
     double gflop = 0;
@@ -38,7 +59,13 @@ struct BenchRow {
     std::string peer;
     Timing theirs;
     double error = 0;  // relative L2 error of cortado's output against the peer's
+    // Where tuning records changed some kernel: cortado without them, timed alternately with `ours`.
+    bool has_untuned = false;
+    Timing untuned;
 };
+
+// Whether some kernel of `plan` took its variant or a knob from a tuning record.
+bool uses_tuning_records(const NetworkPlan &plan);
 
 // ||ours - theirs|| / ||theirs||; +inf when the sizes differ or a value is not finite.
 double relative_l2_error(const std::vector<float> &ours, const std::vector<float> &theirs);

@@ -32,7 +32,7 @@ int64_t CliArgs::get_int(const std::string &key, int64_t fallback) const {
 }
 
 CliArgs parse_cli_args(const std::vector<std::string> &args, const std::set<std::string> &options,
-                       const std::set<std::string> &flags) {
+                       const std::set<std::string> &flags, bool positional_required) {
     CliArgs parsed;
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
@@ -52,7 +52,7 @@ CliArgs parse_cli_args(const std::vector<std::string> &args, const std::set<std:
             throw CompileError("unexpected argument '" + a + "'");
         }
     }
-    if (parsed.positional.empty()) throw CompileError("missing NET.prototxt");
+    if (parsed.positional.empty() && positional_required) throw CompileError("missing NET.prototxt");
     return parsed;
 }
 

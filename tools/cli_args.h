@@ -22,9 +22,10 @@ struct CliArgs {
     int64_t get_int(const std::string &key, int64_t fallback) const;
 };
 
-// Throws CompileError on unknown options, missing values or a missing positional argument.
+// Throws CompileError on unknown options, missing values or a missing positional argument
+// (when `positional_required`).
 CliArgs parse_cli_args(const std::vector<std::string> &args, const std::set<std::string> &options,
-                       const std::set<std::string> &flags);
+                       const std::set<std::string> &flags, bool positional_required = true);
 
 // "1,3,224,224" -> {1, 3, 224, 224}; throws CompileError on anything else.
 Shape parse_shape(const std::string &text);

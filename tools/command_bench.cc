@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -30,6 +31,7 @@
 #include "tools/peers.h"
 #include "tools/temporary_directory.h"
 #include "tools/toolchain.h"
+#include "tools/tuning_db.h"
 
 namespace cortado {
 
@@ -40,6 +42,8 @@ struct SingleLayer {
     std::vector<float> input, output;
     std::vector<LayerWeights> weights;
     Timing timing;
+    bool has_untuned = false;
+    Timing untuned;
 };
 
 // Peers' thread pools keep spinning for a while after their last call (OpenBLAS for about
@@ -49,10 +53,10 @@ struct SingleLayer {
 void let_peer_threads_settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 
 SingleLayer run_single_layer(const std::string &prototxt, const TargetDescription &target, int iterations,
-                             const std::string &scratch) {
+                             const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, "bench.prototxt", ImportOptions{});
     infer_shapes(graph);
-    const BuiltNetwork built = build_network(graph, "net", target, scratch, false);
+    const BuiltNetwork built = build_network(graph, "net", target, scratch, false, records);
     SingleLayer result;
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
@@ -63,15 +67,33 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     for (float &v : result.input) v = uniform(random);
     result.output.resize(size_t(element_count(graph.values[graph.outputs[0]].shape)));
     net.forward(result.input.data(), result.output.data());
+    // Where tuning records changed the kernel, the untuned one is timed too, alternating.
+    std::unique_ptr<LoadedNetwork> untuned;
+    std::vector<float> untuned_output(result.output.size());
+    if (uses_tuning_records(built.plan)) {
+        const std::string dir = scratch + "/untuned";
+        const BuiltNetwork plain = build_network(graph, "net", target, dir, false);
+        untuned = std::make_unique<LoadedNetwork>(link_shared_library(plain, dir), "net");
+        untuned->create(nullptr, 1);
+        untuned->forward(result.input.data(), untuned_output.data());
+        untuned->set_profiling(true);
+    }
     let_peer_threads_settle();
     net.forward(result.input.data(), result.output.data());
     net.set_profiling(true);
-    std::vector<double> ms;
+    std::vector<double> ms, untuned_ms;
     for (int i = 0; i < iterations; i++) {
         net.forward(result.input.data(), result.output.data());
         ms.push_back(net.layer_time_ms(0));
+        if (!untuned) continue;
+        untuned->forward(result.input.data(), untuned_output.data());
+        untuned_ms.push_back(untuned->layer_time_ms(0));
     }
     result.timing = timing_of(std::move(ms));
+    if (untuned) {
+        result.has_untuned = true;
+        result.untuned = timing_of(std::move(untuned_ms));
+    }
     return result;
 }
 
@@ -127,7 +149,8 @@ void use_openblas_kernels_for_this_cpu() {
 
 int command_bench(const std::vector<std::string> &args) {
     const CliArgs cli =
-        parse_cli_args(args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target"}, {"quick"});
+        parse_cli_args(args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net"},
+                       {"quick", "untuned"});
     const std::string suite = cli.positional;
     const int iterations = int(cli.get_int("iterations", 10));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
@@ -141,6 +164,8 @@ int command_bench(const std::vector<std::string> &args) {
     require_runs_here(target.halide_target, "bench");
     if (suite == "sgemm") use_openblas_kernels_for_this_cpu();
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
+    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+    for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     const TemporaryDirectory scratch_dir("cortado-bench");
     const std::string &scratch = scratch_dir.path();
     std::vector<BenchRow> rows;
@@ -157,12 +182,15 @@ int command_bench(const std::vector<std::string> &args) {
     };
     if (suite == "conv") {
         for (const ConvShape &s : conv_set(csv, cli.get_int("batch", 0), cli.flags.count("quick"), !cli.has("set"))) {
-            SingleLayer ours = run_single_layer(conv_prototxt(s), target, iterations, scratch);
+            SingleLayer ours = run_single_layer(conv_prototxt(s), target, iterations, scratch, tuning.records);
             std::vector<float> theirs;
             const PeerTiming peer = onednn_convolution(s, ours.input, ours.weights[0].blobs[0],
                                                        ours.weights[0].blobs[1], &theirs, iterations);
-            check({conv_name(s), conv_gflop(s), conv_megabytes(s), ours.timing, peer.implementation,
-                   {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs)});
+            BenchRow row{conv_name(s), conv_gflop(s), conv_megabytes(s), ours.timing, peer.implementation,
+                         {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs)};
+            row.has_untuned = ours.has_untuned;
+            row.untuned = ours.untuned;
+            check(row);
         }
     } else if (suite == "sgemm") {
         for (int n : sgemm_sizes(cli.flags.count("quick"))) {
@@ -173,8 +201,14 @@ int command_bench(const std::vector<std::string> &args) {
                    peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.c, theirs)});
         }
     } else if (suite == "nets") {
-        for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick")))
-            if (!cli.has("batch") || c.batch == cli.get_int("batch", 0)) check(bench_network(c, target, iterations, scratch));
+        std::vector<int64_t> batches;
+        if (cli.has("batch"))
+            for (int64_t b : parse_shape(cli.get("batch"))) batches.push_back(b);
+        std::vector<std::string> names;
+        std::stringstream list(cli.get("net"));
+        for (std::string name; std::getline(list, name, ',');) names.push_back(name);
+        for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick"), batches, names))
+            check(bench_network(c, target, iterations, scratch, tuning.records));
     } else {
         throw CompileError("unknown bench suite '" + suite + "': give conv, sgemm or nets");
     }

@@ -20,7 +20,7 @@ std::string default_network_name(const std::string &graph_name) {
 
 int command_compile(const std::vector<std::string> &args) {
     const CliArgs cli =
-        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db"}, {"shared"});
+        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db"}, {"shared", "untuned"});
     if (!cli.has("output-dir")) throw CompileError("compile needs -o DIR");
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
@@ -28,8 +28,9 @@ int command_compile(const std::vector<std::string> &args) {
     const Graph graph = load_network(cli.positional, options, true);
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));
-    const ChoiceOverrides records = cli.has("db") ? read_tuning_db(cli.get("db")) : ChoiceOverrides{};
-    const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true, records);
+    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+    const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true, tuning.records);
+    report_tuning_notes(tuning, built.plan);
     if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
     std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()
               << " distinct kernels, " << built.plan.arena_floats * 4 / 1024 << " KiB of activations, target "

@@ -15,7 +15,7 @@
 namespace cortado {
 
 int command_info(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan"});
+    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned"});
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
@@ -24,11 +24,14 @@ int command_info(const std::vector<std::string> &args) {
         // The graph as compile plans it: fused, then the target's choices for every step.
         const Graph fused = load_network(cli.positional, options, true);
         const TargetDescription target = resolve_target(cli.get("target", "host"));
-        const ChoiceOverrides records = cli.has("db") ? read_tuning_db(cli.get("db")) : ChoiceOverrides{};
-        std::cout << plan_report(plan_network(fused, fused.name, target.plan_target(), records), target.name);
+        const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+        const NetworkPlan plan = plan_network(fused, fused.name, target.plan_target(), tuning.records);
+        report_tuning_notes(tuning, plan);
+        std::cout << plan_report(plan, target.name);
         return 0;
     }
-    if (cli.has("target") || cli.has("db")) throw CompileError("info: --target and --db go with --plan");
+    if (cli.has("target") || cli.has("db") || cli.flags.count("untuned"))
+        throw CompileError("info: --target, --db and --untuned go with --plan");
     const Graph graph = load_network(cli.positional, options, false);
 
     LayerCost total;

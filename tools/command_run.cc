@@ -85,7 +85,7 @@ int command_run(const std::vector<std::string> &args) {
         args,
         {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape", "batch",
          "target", "iterations", "db"},
-        {"check", "check-finite"});
+        {"check", "check-finite", "untuned"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
@@ -104,8 +104,9 @@ int command_run(const std::vector<std::string> &args) {
         std::cerr << "cortado: note: running code for " << target.halide_target << " on this machine\n";
 
     TemporaryDirectory build_dir("cortado-run");
-    const ChoiceOverrides records = cli.has("db") ? read_tuning_db(cli.get("db")) : ChoiceOverrides{};
-    const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), true, records);
+    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+    const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), true, tuning.records);
+    report_tuning_notes(tuning, built.plan);
     LoadedNetwork net(link_shared_library(built, build_dir.path()), "net");
 
     std::vector<LayerWeights> weights;

@@ -20,6 +20,11 @@ const char *kUsage =
     "           [--weights W.caffemodel | --seed S] [--save-weights OUT.caffemodel]\n"
     "           [--input X.npy] [--output Y.npy] [--dump-dir D] [--input-shape N,C,H,W]\n"
     "           [--batch N] [--target T] [--iterations K] [--check] [--check-finite] [--db FILE]\n"
+    "  tune     search variants and knobs per op signature, measured here; records go to a\n"
+    "           tuning database that compile, run and bench use\n"
+    "           [--target T] [--batch N[,N...]] [--input-shape N,C,H,W] [--budget MINUTES]\n"
+    "           [--db FILE] [--jobs J] [--max-candidates K] [--max-tolerance E] [--seed S]\n"
+    "           or --suite conv|nets [--quick] [--set CSV] [--models DIR] instead of NET.prototxt\n"
     "  bench    conv|sgemm: cortado vs oneDNN / OpenBLAS on the same data, outputs checked first\n"
     "           [--quick] [--batch N] [--iterations K] [--json F] [--markdown F] [--set CSV]\n";
 
@@ -37,6 +42,7 @@ int main(int argc, char **argv) {
         if (command == "compile") return cortado::command_compile(args);
         if (command == "run") return cortado::command_run(args);
         if (command == "bench") return cortado::command_bench(args);
+        if (command == "tune") return cortado::command_tune(args);
         std::cerr << "cortado: unknown command '" << command << "'\n" << kUsage;
         return 2;
     });

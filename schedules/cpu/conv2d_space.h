@@ -2,6 +2,7 @@
 // among them from the shape.
 #pragma once
 
+#include <cstdlib>
 #include <string>
 
 #include "schedules/cpu/conv2d_channel_lanes_space.h"
@@ -22,6 +23,15 @@ inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
 // batch (CIFAR-10 conv1, GoogLeNet conv1; docs/PERFORMANCE.md, CPU convolution variants).
 inline constexpr int kCpuChannelLanesMinDepth = 192;
 
+// A deliberately wrong variant, offered only when CORTADO_TEST_VARIANTS=wrong, so that the
+// tuner's tests can show a candidate failing its check: the register tile leaving out the bias.
+inline constexpr const char *kTestWrongVariant = "test_wrong_without_bias";
+
+inline bool test_variants_offered() {
+    const char *test = std::getenv("CORTADO_TEST_VARIANTS");
+    return test && std::string(test) == "wrong";
+}
+
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
 // the pixels b; on small maps the other way round, channels in the vector lanes); everything
@@ -29,6 +39,11 @@ inline constexpr int kCpuChannelLanesMinDepth = 192;
 // whole vector of channels fits a group or the reduction is shallow.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
+    if (test_variants_offered()) {
+        VariantSpec<Conv2dShape> wrong = direct;
+        wrong.name = kTestWrongVariant;
+        space.variants.push_back(std::move(wrong));
+    }
     space.variants.push_back(std::move(direct));
     space.variants.push_back(conv2d_channel_lanes(registers));
     auto fc = gemm_variant<Conv2dShape>("cpu_gemm_fully_connected", ops::WeightPacking::ColumnPanels, false,
@@ -51,7 +66,7 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     // Winograd is never a default: it is less exact than the 1e-5 every default is held to.
     space.variants.push_back(conv2d_winograd(2, registers));
     space.variants.push_back(conv2d_winograd(4, registers));
-    const std::string direct_name = space.variants.front().name;
+    const std::string direct_name = space.variants[test_variants_offered() ? 1 : 0].name;
     space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &t) -> std::string {
         if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
         if (ops::is_pointwise(s))

@@ -32,8 +32,11 @@ inline int tile_rows(int m, int most) {
 // vectors wide and 12 rows tall, with room left for the loaded vectors and the broadcast.
 inline int full_tile_accumulators(int registers) { return registers >= 32 ? 24 : 12; }
 inline int widest_tile_vectors(int registers) { return registers >= 32 ? 4 : 3; }
+// At least one row of at least one vector: a stronger source may set `cols` wider than any
+// register tile, which register_tile_violation then reports.
 inline int register_tile_rows(int vectors, int registers) {
-    return std::min({12, full_tile_accumulators(registers) / vectors, (registers - vectors - 1) / vectors});
+    vectors = std::max(1, vectors);
+    return std::max(1, std::min({12, full_tile_accumulators(registers) / vectors, (registers - vectors - 1) / vectors}));
 }
 
 // Why a tile of rows x cols cannot be a register tile: cols not whole vectors, or more

@@ -1,0 +1,27 @@
+// Running the built `cortado` binary from a test, as a user's shell would.
+#pragma once
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <string>
+
+namespace cortado::testing {
+
+struct Result {
+    int exit_code;
+    std::string output;  // stdout and stderr together
+};
+
+// `environment` is prefixed to the command line ("NAME=value ...").
+inline Result cortado(const std::string &args, const std::string &environment = "") {
+    const std::string command = environment + (environment.empty() ? "" : " ") + CORTADO_BINARY + " " + args + " 2>&1";
+    FILE *pipe = popen(command.c_str(), "r");
+    std::string output;
+    char buffer[4096];
+    while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
+    const int status = pclose(pipe);
+    return Result{WEXITSTATUS(status), output};
+}
+
+}  // namespace cortado::testing

@@ -1,0 +1,176 @@
+// `cortado tune` end to end on a small network: a deliberately wrong variant is rejected and
+// never chosen, Ctrl-C keeps every record and a rerun resumes without repeating a candidate, the
+// budget holds, the database feeds `info --plan`, and bad input gets a clear error.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <thread>
+
+#include "tests/cli_process.h"
+#include "tools/tuning_db.h"
+
+namespace cortado::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A convolution whose bias matters (the wrong variant leaves it out), with several variants
+// that can compute it: the register tile, channel lanes and Winograd.
+const char *kTunableNet =
+    "name: \"tunable\"\n"
+    "input: \"data\"\ninput_shape { dim: 2 dim: 16 dim: 12 dim: 12 }\n"
+    "layer { name: \"conv\" type: \"Convolution\" bottom: \"data\" top: \"conv\"\n"
+    "  convolution_param { num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: \"gaussian\" std: 0.1 }\n"
+    "    bias_filler { type: \"constant\" value: 0.5 } } }\n"
+    "layer { name: \"relu\" type: \"ReLU\" bottom: \"conv\" top: \"conv\" }\n";
+
+class Tune : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        dir_ = fs::temp_directory_path() / ("cortado-tune-" + std::to_string(::getpid()) + "-" +
+                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::create_directories(dir_);
+        std::ofstream(net_ = (dir_ / "tunable.prototxt").string()) << kTunableNet;
+        db_ = (dir_ / "tuning.jsonl").string();
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+    std::vector<TuningRecord> records() const { return read_tuning_records(db_, true).records; }
+    fs::path dir_;
+    std::string net_, db_;
+};
+
+TEST_F(Tune, AWrongVariantIsRejectedAndNeverChosen) {
+    const std::string env = "CORTADO_TEST_VARIANTS=wrong";
+    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 5 --max-candidates 4 --seed 3", env);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    int wrong = 0, measured = 0;
+    for (const TuningRecord &record : records()) {
+        if (record.variant == "test_wrong_without_bias") {
+            wrong++;
+            EXPECT_TRUE(record.rejected);
+            EXPECT_NE(record.reason.find("above the variant's tolerance"), std::string::npos) << record.reason;
+            EXPECT_GT(record.error, 1e-3);
+        } else {
+            EXPECT_FALSE(record.rejected) << record.reason;
+            EXPECT_LE(record.error, record.tolerance);
+            EXPECT_GT(record.median_ms, 0);
+            EXPECT_LE(record.min_ms, record.median_ms);
+            EXPECT_GE(record.max_ms, record.median_ms);
+            EXPECT_FALSE(record.schedule_version.empty());
+            measured++;
+        }
+    }
+    EXPECT_EQ(wrong, 1) << "the wrong variant's defaults are the second candidate";
+    EXPECT_GE(measured, 2);
+    EXPECT_NE(r.output.find("steps"), std::string::npos) << "no summary table:\n" << r.output;
+
+    // The plan takes the best measured record, whatever the wrong variant measured.
+    const Result plan = cortado("info " + net_ + " --plan --db " + db_, env);
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    EXPECT_EQ(plan.output.find("test_wrong_without_bias"), std::string::npos) << plan.output;
+    EXPECT_NE(plan.output.find("[" + db_ + ":"), std::string::npos) << plan.output;
+    // ... and the tuned network passes its check.
+    const Result run = cortado("run " + net_ + " --check --db " + db_, env);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
+}
+
+TEST_F(Tune, CtrlCKeepsTheRecordsAndARerunResumesWithoutRepeatingACandidate) {
+    const std::string log = (dir_ / "first.log").string();
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        if (!std::freopen(log.c_str(), "w", stdout) || !std::freopen(log.c_str(), "a", stderr)) ::_exit(99);
+        ::execl(CORTADO_BINARY, "cortado", "tune", net_.c_str(), "--db", db_.c_str(), "--budget", "10", "--seed", "5",
+                static_cast<char *>(nullptr));
+        ::_exit(98);
+    }
+    // Interrupt once three candidates are on record.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::minutes(4);
+    size_t lines = 0;
+    while (std::chrono::steady_clock::now() < give_up) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        lines = fs::exists(db_) ? read_tuning_records(db_, true).records.size() : 0;
+        if (lines >= 3) break;
+    }
+    ::kill(pid, SIGINT);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::ifstream first_log(log);
+    const std::string first((std::istreambuf_iterator<char>(first_log)), std::istreambuf_iterator<char>());
+    ASSERT_GE(lines, 3u) << first;
+    ASSERT_TRUE(WIFEXITED(status)) << first;
+    EXPECT_EQ(WEXITSTATUS(status), 130) << first;
+    EXPECT_NE(first.find("interrupted"), std::string::npos) << first;
+    const size_t kept = records().size();
+    ASSERT_GE(kept, 3u);
+
+    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 5 --seed 5 --max-candidates " +
+                             std::to_string(kept + 2));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("resumed: " + std::to_string(kept) + " candidates"), std::string::npos) << r.output;
+    // Two new candidates, then the finalists (the default and the two fastest) measured once
+    // more side by side; nothing else is measured again.
+    const std::vector<TuningRecord> all = records();
+    std::map<std::string, int> times;
+    for (const TuningRecord &record : all) {
+        std::string key = record.variant;
+        for (const auto &[name, value] : record.knobs) key += " " + name + "=" + std::to_string(value);
+        times[key]++;
+    }
+    EXPECT_EQ(times.size(), kept + 2) << r.output;
+    int again = 0;
+    for (const auto &[key, count] : times) {
+        EXPECT_LE(count, 2) << key;
+        again += count - 1;
+    }
+    EXPECT_LE(again, 3);
+    EXPECT_EQ(all.size(), kept + 2 + size_t(again));
+}
+
+TEST_F(Tune, TheBudgetHoldsAndCorruptLinesOnlyWarn) {
+    std::ofstream(db_) << "{\"op_signature\": \"x\", \"op\": \"deconv\"}\nnot json at all\n";
+    const auto start = std::chrono::steady_clock::now();
+    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 0.25 --seed 7");
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find(db_ + ":1: skipped: no op 'deconv'"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(db_ + ":2: skipped: not a JSON object"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("finished after"), std::string::npos) << r.output;
+    // 15 s of budget; what runs past it is the candidate under way (a compile here takes seconds).
+    EXPECT_LT(seconds, 15 + 45) << r.output;
+    EXPECT_GE(records().size(), 2u) << r.output;
+    // The corrupt lines stay where they were; the plan reads past them.
+    const Result plan = cortado("info " + net_ + " --plan --db " + db_);
+    EXPECT_EQ(plan.exit_code, 0) << plan.output;
+    EXPECT_NE(plan.output.find(db_ + ":2: skipped"), std::string::npos) << plan.output;
+}
+
+TEST_F(Tune, BadInputGetsAClearError) {
+    const struct {
+        std::string args, message;
+    } cases[] = {
+        {"tune " + net_ + " --budget 0", "--budget takes a number of minutes above 0, not '0'"},
+        {"tune " + net_ + " --budget soon", "--budget takes a number of minutes above 0, not 'soon'"},
+        {"tune --suite pictures", "unknown tuning suite 'pictures': give conv or nets"},
+        {"tune " + net_ + " --suite conv", "give a network or --suite, not both"},
+        {"tune " + net_ + " --batch 1,x", "--batch takes whole numbers above 0 separated by commas, not '1,x'"},
+        {"tune " + net_ + " --db " + (dir_ / "no" / "such" / "dir" / "db.jsonl").string(), "cannot write the tuning database"},
+        {"tune " + net_ + " --jobs 0", "--jobs and --max-candidates must be at least 1"},
+    };
+    for (const auto &c : cases) {
+        const Result r = cortado(c.args);
+        EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
+        EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
+    }
+}
+
+}  // namespace
+}  // namespace cortado::testing

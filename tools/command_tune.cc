@@ -1,0 +1,503 @@
+// `cortado tune`: a measured search over the variants and knobs of every op signature of a
+// network (or a benchmark suite) on this machine, writing one record per candidate to a tuning
+// database that compile, run and bench then use (tools/tuning_db.h).
+//
+// The budget is spent in two passes. First each signature's default choice is checked and
+// timed, which gives every signature a share of the time: its default time times the number of
+// steps that run it. Then the signatures are searched, the largest share first, each for its
+// share of the time left (tools/tune_candidates.h: the other variants' defaults, then local
+// moves around the best and random samples). Candidates compile in parallel, one per core, and
+// are measured one at a time. Every measured or rejected candidate is appended to the database
+// at once, so Ctrl-C loses nothing, and a rerun skips what is already recorded.
+#include <signal.h>
+
+#include <algorithm>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "frontend/compile_error.h"
+#include "frontend/content_hash.h"
+#include "frontend/fusion.h"
+#include "frontend/import_caffe.h"
+#include "frontend/load_network.h"
+#include "frontend/shape_inference.h"
+#include "frontend/untrained_fillers.h"
+#include "tools/bench_cases.h"
+#include "tools/bench_networks.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+#include "tools/schedule_version.h"
+#include "tools/temporary_directory.h"
+#include "tools/toolchain.h"
+#include "tools/tune_candidates.h"
+#include "tools/tune_measure.h"
+#include "tools/tune_report.h"
+#include "tools/tuning_db.h"
+
+namespace cortado {
+
+namespace {
+
+volatile std::sig_atomic_t interrupted = 0;
+void on_interrupt(int) { interrupted = 1; }
+
+using Clock = std::chrono::steady_clock;
+
+struct NamedGraph {
+    std::string name;  // prefixes step names when several networks are tuned together
+    Graph fused;
+};
+
+std::vector<int64_t> batch_list(const CliArgs &cli) {
+    std::vector<int64_t> batches;
+    if (!cli.has("batch")) return {0};
+    std::stringstream list(cli.get("batch"));
+    const std::string wrong = "--batch takes whole numbers above 0 separated by commas, not '" + cli.get("batch") + "'";
+    for (std::string item; std::getline(list, item, ',');) {
+        try {
+            const Shape one = parse_shape(item);
+            if (one.size() != 1) throw CompileError(wrong);
+            batches.push_back(one[0]);
+        } catch (const CompileError &) {
+            throw CompileError(wrong);
+        }
+    }
+    if (batches.empty()) throw CompileError(wrong);
+    return batches;
+}
+
+std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
+    std::vector<NamedGraph> graphs;
+    const std::vector<int64_t> batches = batch_list(cli);
+    if (!cli.has("suite")) {
+        for (int64_t batch : batches) {
+            ImportOptions options;
+            options.batch = batch;
+            if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+            Graph graph = load_network(cli.positional, options, true);
+            for (const std::string &layer : fill_untrained_weights(graph))
+                std::cerr << "cortado: note: " << layer << " has no fillers (a deploy prototxt); random weights stand in\n";
+            const std::string name = batches.size() > 1 ? "b" + std::to_string(graph.values[graph.inputs[0]].shape[0]) + " " : "";
+            graphs.push_back({name, std::move(graph)});
+        }
+        return graphs;
+    }
+    if (!cli.positional.empty()) throw CompileError("give a network or --suite, not both");
+    const std::string suite = cli.get("suite");
+    const bool quick = cli.flags.count("quick");
+    if (suite == "conv") {
+        const std::string csv = cli.get("set", std::string(CORTADO_SOURCE_DIR) + "/../shared/bench/boda-convs.csv");
+        for (int64_t batch : batches)
+            for (const ConvShape &s : conv_set(csv, batch, quick, !cli.has("set"))) {
+                Graph graph = import_caffe_prototxt_text(conv_prototxt(s), conv_name(s), ImportOptions{});
+                infer_shapes(graph);
+                graphs.push_back({conv_name(s) + " ", std::move(graph)});
+            }
+    } else if (suite == "nets") {
+        const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
+        for (const NetworkBenchCase &c : shipped_network_cases(models, quick)) {
+            if (cli.has("batch") && std::find(batches.begin(), batches.end(), c.batch) == batches.end()) continue;
+            Graph graph = load_bench_network(c);
+            fuse_activations(graph);
+            graphs.push_back({bench_network_name(c) + " ", std::move(graph)});
+        }
+    } else {
+        throw CompileError("unknown tuning suite '" + suite + "': give conv or nets");
+    }
+    return graphs;
+}
+
+std::string today() {
+    const std::time_t now = std::time(nullptr);
+    char text[16];
+    std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
+    return text;
+}
+
+double parse_minutes(const std::string &text) {
+    try {
+        size_t used = 0;
+        const double minutes = std::stod(text, &used);
+        if (used == text.size() && minutes > 0) return minutes;
+    } catch (const std::exception &) {
+    }
+    throw CompileError("--budget takes a number of minutes above 0, not '" + text + "'");
+}
+
+// One op signature being tuned.
+struct Tuning {
+    TuneLayer layer;
+    std::unique_ptr<LayerBench> bench;
+    std::unique_ptr<CandidateSearch> search;
+    double default_ms = -1;
+    std::string default_key;
+    int candidates = 0, rejected = 0, resumed = 0;
+    bool exhausted = false;
+    std::map<std::string, double> latest;          // choice -> its latest median (< 0: rejected)
+    std::map<std::string, std::string> libraries;  // choice -> its library, where built by this run
+};
+
+class Tuner {
+  public:
+    Tuner(const TargetDescription &target, const std::string &db, int jobs, int max_candidates, double max_tolerance,
+          uint64_t seed, Clock::time_point deadline)
+        : target_(target), db_path_(db), jobs_(jobs), max_candidates_(max_candidates), max_tolerance_(max_tolerance),
+          seed_(seed), deadline_(deadline), phase_end_(deadline), budget_(deadline - Clock::now()),
+          scratch_("cortado-tune") {
+        const TuningDbFile existing = read_tuning_records(db, false);
+        for (const std::string &w : existing.warnings) std::cerr << "cortado: warning: " << w << "\n";
+        for (const TuningRecord &r : existing.records) earlier_[r.op_signature].push_back(r);
+        db_.open(db, std::ios::app);
+        if (!db_) throw CompileError(db + ": cannot write the tuning database");
+    }
+
+    void add(TuneLayer layer) {
+        for (Tuning &t : tunings_)
+            if (t.layer.signature == layer.signature) {
+                t.layer.steps.insert(t.layer.steps.end(), layer.steps.begin(), layer.steps.end());
+                return;
+            }
+        Tuning t;
+        t.layer = std::move(layer);
+        tunings_.push_back(std::move(t));
+    }
+    size_t size() const { return tunings_.size(); }
+    int resumed() const {
+        int n = 0;
+        for (const Tuning &t : tunings_) n += t.resumed;
+        return n;
+    }
+
+    void run() {
+        // First pass: every default, which also sizes each signature's share of the time.
+        for (size_t i = 0; i < tunings_.size() && !stopped(); i++) {
+            Tuning &t = tunings_[i];
+            current_ = int(i) + 1;
+            start(t);
+            step(t, 1);
+            print_progress(progress(t), true);
+        }
+        std::vector<Tuning *> order;
+        for (Tuning &t : tunings_)
+            if (t.default_ms > 0) order.push_back(&t);
+        std::stable_sort(order.begin(), order.end(), [](const Tuning *a, const Tuning *b) { return weight(*a) > weight(*b); });
+        double weight_left = 0;
+        for (const Tuning *t : order) weight_left += weight(*t);
+        // The last tenth of the budget measures each signature's finalists once more, side by side.
+        phase_end_ = deadline_ - std::chrono::duration_cast<Clock::duration>(budget_ * 0.1);
+        for (Tuning *t : order) {
+            if (stopped()) break;
+            current_ = int(t - tunings_.data()) + 1;
+            const double share = seconds_left() * weight(*t) / weight_left;
+            weight_left -= weight(*t);
+            const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
+            while (!stopped() && !t->exhausted && Clock::now() < until && t->candidates + t->resumed < max_candidates_)
+                step(*t, std::min(jobs_, max_candidates_ - t->candidates - t->resumed));
+            print_progress(progress(*t), true);
+        }
+        phase_end_ = deadline_;
+        for (Tuning *t : order)
+            if (!stopped()) confirm(*t);
+    }
+
+    bool was_interrupted() const { return interrupted != 0; }
+
+    std::vector<TuneSummaryRow> summary() const {
+        std::vector<TuneSummaryRow> rows;
+        for (const Tuning &t : tunings_) {
+            TuneSummaryRow row;
+            for (const std::string &s : t.layer.steps) row.steps += (row.steps.empty() ? "" : ", ") + s;
+            row.step_count = int(t.layer.steps.size());
+            row.default_ms = t.default_ms;
+            const std::string best = fastest(t);
+            if (!best.empty()) {
+                row.tuned_ms = t.latest.at(best);
+                row.choice = best == t.default_key ? "default (" + best + ")" : best;
+            }
+            row.candidates = t.candidates + t.resumed;
+            row.rejected = t.rejected;
+            rows.push_back(row);
+        }
+        return rows;
+    }
+
+  private:
+    static double weight(const Tuning &t) { return t.default_ms * double(t.layer.steps.size()); }
+    double seconds_left() const { return std::max(0.0, std::chrono::duration<double>(phase_end_ - Clock::now()).count()); }
+    bool stopped() const { return interrupted || Clock::now() >= phase_end_; }
+
+    // The choice the database will offer: the least latest median (ties by key, as it does).
+    static std::string fastest(const Tuning &t) {
+        std::string best;
+        for (const auto &[key, ms] : t.latest)
+            if (ms >= 0 && (best.empty() || ms < t.latest.at(best))) best = key;
+        return best;
+    }
+
+    // Measures the default and the two fastest other choices once more, one after another, so
+    // that the summary compares times taken together and a lucky first timing does not decide.
+    void confirm(Tuning &t) {
+        std::vector<std::pair<double, std::string>> ranked;
+        for (const auto &[key, ms] : t.latest)
+            if (ms >= 0 && key != t.default_key) ranked.emplace_back(ms, key);
+        std::sort(ranked.begin(), ranked.end());
+        std::vector<std::string> finalists;
+        if (t.latest.count(t.default_key) && t.latest.at(t.default_key) >= 0) finalists.push_back(t.default_key);
+        for (size_t i = 0; i < ranked.size() && i < 2; i++) finalists.push_back(ranked[i].second);
+        if (finalists.size() < 2) return;
+        std::vector<ChoiceSettings> missing;
+        std::vector<std::string> missing_keys;
+        for (const std::string &key : finalists)
+            if (!t.libraries.count(key)) {
+                missing.push_back(settings_of_key(t, key));
+                missing_keys.push_back(key);
+            }
+        if (!missing.empty()) {
+            std::vector<std::string> errors;
+            const std::vector<std::string> built = t.bench->compile(missing, jobs_, &errors);
+            for (size_t i = 0; i < built.size(); i++)
+                if (!built[i].empty()) t.libraries[missing_keys[i]] = built[i];
+        }
+        for (const std::string &key : finalists) {
+            if (stopped() || !t.libraries.count(key)) continue;
+            std::string why;
+            const std::optional<KernelInstance> k = t.bench->resolve(settings_of_key(t, key), &why);
+            if (!k) continue;
+            const CandidateRun run = t.bench->measure(t.libraries.at(key), k->choice.tolerance, -1);
+            if (run.outcome == CandidateRun::Outcome::Interrupted) return;
+            write(t, *k, run);
+            const bool measured = run.outcome == CandidateRun::Outcome::Measured;
+            t.latest[key] = measured ? run.median_ms : -1;
+            if (key == t.default_key) t.default_ms = t.latest[key];
+        }
+        print_progress(progress(t), true);
+    }
+
+    // A choice written out in full, from its key ("variant knob=value ...").
+    static ChoiceSettings settings_of_key(const Tuning &, const std::string &key) {
+        ChoiceSettings s;
+        s.exact = true;
+        std::istringstream words(key);
+        words >> s.variant;
+        for (std::string item; words >> item;) {
+            const size_t eq = item.find('=');
+            s.knobs.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
+        }
+        return s;
+    }
+
+    TuneProgress progress(const Tuning &t) const {
+        TuneProgress p;
+        p.index = current_;
+        p.count = int(tunings_.size());
+        for (const std::string &s : t.layer.steps) p.steps += (p.steps.empty() ? "" : ", ") + s;
+        p.candidates = t.candidates + t.resumed;
+        p.rejected = t.rejected;
+        p.default_ms = t.default_ms;
+        const std::string best = fastest(t);
+        p.best_ms = best.empty() ? -1 : t.latest.at(best);
+        p.seconds_left = seconds_left();
+        return p;
+    }
+
+    void start(Tuning &t) {
+        std::vector<VariantDomain> variants;
+        for (VariantDomain &v : variant_domains(t.layer.default_kernel.family, t.layer.default_kernel.op))
+            if (v.tolerance <= max_tolerance_) variants.push_back(std::move(v));
+        uint64_t seed = seed_;
+        for (char c : content_hash_hex(t.layer.signature)) seed = seed * 31 + uint64_t(c);
+        t.search = std::make_unique<CandidateSearch>(std::move(variants), seed);
+        t.bench = std::make_unique<LayerBench>(t.layer, target_, scratch_.path(), seed_);
+        // Records of earlier runs count as tried; only current schedule versions do.
+        for (const TuningRecord &r : earlier_[t.layer.signature]) {
+            if (r.hand_written() || r.variant.empty()) continue;
+            std::string version;
+            try {
+                version = schedule_version(r.op, r.variant);
+            } catch (const CompileError &) {
+                continue;
+            }
+            if (r.schedule_version != version) continue;
+            const Candidate c{r.variant, r.knobs};
+            if (t.search->tried(c)) continue;
+            ChoiceSettings s;
+            s.variant = r.variant;
+            s.knobs = r.knobs;
+            t.search->report(s, c, r.rejected ? -1 : r.median_ms);
+            t.resumed++;
+        }
+        // The latest record of each choice counts, as in the database's selection.
+        for (const TuningRecord &r : earlier_[t.layer.signature]) {
+            if (r.hand_written() || r.variant.empty()) continue;
+            const Candidate c{r.variant, r.knobs};
+            if (t.search->tried(c)) t.latest[c.key()] = r.rejected ? -1 : r.median_ms;
+        }
+    }
+
+    void write(const Tuning &t, const KernelInstance &k, const CandidateRun &run) {
+        TuningRecord r;
+        r.op_signature = t.layer.signature;
+        r.op = k.op;
+        r.layer = t.layer.steps.front();
+        r.variant = k.choice.variant;
+        r.knobs = k.choice.knobs.values;
+        r.rejected = run.outcome != CandidateRun::Outcome::Measured;
+        r.reason = run.reason;
+        if (!r.rejected) {
+            r.median_ms = run.median_ms;
+            r.min_ms = run.min_ms;
+            r.max_ms = run.max_ms;
+            r.repetitions = run.repetitions;
+        }
+        r.error = run.error;
+        r.tolerance = k.choice.tolerance;
+        r.shape = k.shape;
+        r.target = k.target;
+        r.family = k.family;
+        r.schedule_version = schedule_version(k.op, k.choice.variant);
+        r.date = today();
+        db_ << tuning_record_json(r) << "\n" << std::flush;
+    }
+
+    // Proposes up to `count` new candidates, compiles them together and measures each.
+    void step(Tuning &t, int count) {
+        std::vector<ChoiceSettings> proposals;
+        std::vector<KernelInstance> kernels;
+        std::vector<Candidate> candidates;
+        for (int attempts = 0; int(proposals.size()) < count;) {
+            const std::optional<ChoiceSettings> proposal = t.search->next();
+            if (!proposal || ++attempts > 200) {
+                t.exhausted = proposals.empty();
+                break;
+            }
+            std::string why;
+            const std::optional<KernelInstance> k = t.bench->resolve(*proposal, &why);
+            if (!k) {
+                t.search->refused(*proposal);
+                continue;
+            }
+            const Candidate c{k->choice.variant, k->choice.knobs.values};
+            if (proposal->variant.empty() && proposal->knobs.empty()) t.default_key = c.key();
+            const bool in_batch = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate &o) { return o.key() == c.key(); });
+            if (in_batch) continue;
+            if (t.search->tried(c)) {
+                t.search->report(*proposal, c, t.search->result(c));
+                if (c.key() == t.default_key) t.default_ms = t.latest.count(c.key()) ? t.latest.at(c.key()) : t.search->result(c);
+                continue;
+            }
+            proposals.push_back(*proposal);
+            kernels.push_back(*k);
+            candidates.push_back(c);
+        }
+        if (proposals.empty() || stopped()) return;
+        print_progress(progress(t), false);
+        std::vector<std::string> errors;
+        const std::vector<std::string> libraries = t.bench->compile(proposals, jobs_, &errors);
+        for (size_t i = 0; i < proposals.size(); i++) {
+            if (stopped()) return;  // compiled but not measured: a rerun finds it in the cache
+            CandidateRun run;
+            if (libraries[i].empty()) {
+                if (errors[i] == "interrupted") return;
+                run.reason = "does not compile: " + errors[i].substr(0, 400);
+            } else {
+                t.libraries[candidates[i].key()] = libraries[i];
+                run = t.bench->measure(libraries[i], kernels[i].choice.tolerance, t.search->best_ms());
+                if (run.outcome == CandidateRun::Outcome::Interrupted) return;
+            }
+            write(t, kernels[i], run);
+            const bool measured = run.outcome == CandidateRun::Outcome::Measured;
+            t.latest[candidates[i].key()] = measured ? run.median_ms : -1;
+            t.search->report(proposals[i], candidates[i], measured ? run.median_ms : -1);
+            t.candidates++;
+            if (!measured) t.rejected++;
+            if (candidates[i].key() == t.default_key) t.default_ms = measured ? run.median_ms : -1;
+            print_progress(progress(t), false);
+        }
+    }
+
+    TargetDescription target_;
+    std::string db_path_;
+    int jobs_, max_candidates_;
+    double max_tolerance_;
+    uint64_t seed_;
+    Clock::time_point deadline_, phase_end_;
+    std::chrono::duration<double> budget_;
+    TemporaryDirectory scratch_;
+    std::map<std::string, std::vector<TuningRecord>> earlier_;
+    std::ofstream db_;
+    std::vector<Tuning> tunings_;
+    int current_ = 0;
+};
+
+}  // namespace
+
+int command_tune(const std::vector<std::string> &args) {
+    const bool suite = std::find(args.begin(), args.end(), "--suite") != args.end();
+    const CliArgs cli = parse_cli_args(args,
+                                       {"target", "batch", "input-shape", "budget", "db", "seed", "jobs",
+                                        "max-candidates", "max-tolerance", "suite", "set", "models"},
+                                       {"quick"}, !suite);
+    const TargetDescription target = resolve_target(cli.get("target", "host"));
+    require_runs_here(target.halide_target, "tune");
+    const double minutes = parse_minutes(cli.get("budget", "10"));
+    const std::string db = cli.get("db", user_tuning_db());
+    const int jobs = int(cli.get_int("jobs", std::max(1u, std::thread::hardware_concurrency())));
+    const int max_candidates = int(cli.get_int("max-candidates", 1 << 30));
+    if (jobs < 1 || max_candidates < 1) throw CompileError("--jobs and --max-candidates must be at least 1");
+    double max_tolerance = 1.0;
+    if (cli.has("max-tolerance")) {
+        try {
+            max_tolerance = std::stod(cli.get("max-tolerance"));
+        } catch (const std::exception &) {
+            throw CompileError("--max-tolerance takes a relative L2 error such as 1e-5");
+        }
+    }
+    const auto started = Clock::now();
+    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(minutes * 60));
+
+    const std::vector<NamedGraph> graphs = graphs_to_tune(cli);
+    Tuner tuner(target, db, jobs, max_candidates, max_tolerance, uint64_t(cli.get_int("seed", 1)), deadline);
+    std::vector<std::string> skipped;
+    for (const NamedGraph &g : graphs) {
+        const NetworkPlan plan = plan_network(g.fused, "net", target.plan_target());
+        for (TuneLayer &layer : tune_layers(g.fused, plan, &skipped)) {
+            for (std::string &s : layer.steps) s = g.name + s;
+            tuner.add(std::move(layer));
+        }
+    }
+    for (const std::string &s : skipped) std::cerr << "cortado: note: not tuned: " << s << "\n";
+    std::cout << "cortado tune: " << tuner.size() << " op signatures on " << target.name << " (" << target.halide_target
+              << "), budget " << minutes << " min, " << jobs << " compile jobs, database " << db << "\n";
+
+    struct sigaction action {};
+    action.sa_handler = on_interrupt;
+    sigemptyset(&action.sa_mask);
+    struct sigaction previous {};
+    ::sigaction(SIGINT, &action, &previous);
+    try {
+        tuner.run();
+    } catch (...) {
+        ::sigaction(SIGINT, &previous, nullptr);
+        throw;
+    }
+    ::sigaction(SIGINT, &previous, nullptr);
+    if (tuner.resumed()) std::cout << "resumed: " << tuner.resumed() << " candidates measured by earlier runs were not run again\n";
+    std::cout << tune_summary_table(tuner.summary());
+    const double spent = std::chrono::duration<double>(Clock::now() - started).count();
+    std::printf("%s after %.0f s of a %.0f s budget; records in %s\n",
+                tuner.was_interrupted() ? "interrupted" : "finished", spent, minutes * 60, db.c_str());
+    if (tuner.was_interrupted()) {
+        std::cout << "every measured candidate is kept: run the same command again to resume\n";
+        return 130;
+    }
+    return 0;
+}
+
+}  // namespace cortado

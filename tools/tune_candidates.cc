@@ -1,0 +1,119 @@
+#include "tools/tune_candidates.h"
+
+#include <algorithm>
+
+#include "schedules/families.h"
+
+namespace cortado {
+
+std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op) {
+    std::vector<VariantDomain> domains;
+    schedules::families().at(family).for_each_op([&](const std::string &name, const auto &space) {
+        if (name != op) return;
+        for (const auto &v : space.variants) {
+            VariantDomain d{v.name, {}, v.tolerance};
+            for (const schedules::KnobSpec &k : v.knobs) d.knobs.push_back({k.name, k.min, k.max});
+            domains.push_back(d);
+        }
+    });
+    return domains;
+}
+
+std::string Candidate::key() const {
+    std::string text = variant;
+    for (const auto &[name, value] : knobs) text += " " + name + "=" + std::to_string(value);
+    return text;
+}
+
+namespace {
+
+std::string settings_key(const ChoiceSettings &s) {
+    return Candidate{s.variant, s.knobs}.key();
+}
+
+}  // namespace
+
+CandidateSearch::CandidateSearch(std::vector<VariantDomain> variants, uint64_t seed)
+    : variants_(std::move(variants)), random_(seed) {}
+
+std::optional<ChoiceSettings> CandidateSearch::next() {
+    ChoiceSettings s;
+    s.exact = true;
+    // The default choice, then each variant with the knobs its own default rule gives.
+    if (seeded_ <= variants_.size()) {
+        if (seeded_ > 0) s.variant = variants_[seeded_ - 1].name;
+        seeded_++;
+        return s;
+    }
+    if (variant_defaults_.empty()) return std::nullopt;  // no variant can compute the shape
+    if (best() && std::uniform_int_distribution<int>(0, 2)(random_) < 2)
+        if (auto move = neighbour()) return move;
+    return random_sample();
+}
+
+std::optional<ChoiceSettings> CandidateSearch::neighbour() {
+    const Candidate &from = *best();
+    const auto domain = std::find_if(variants_.begin(), variants_.end(), [&](const auto &v) { return v.name == from.variant; });
+    std::vector<ChoiceSettings> moves;
+    for (size_t i = 0; i < from.knobs.size(); i++) {
+        const auto &[name, value] = from.knobs[i];
+        const auto k = std::find_if(domain->knobs.begin(), domain->knobs.end(), [&](const auto &d) { return d.name == name; });
+        if (k == domain->knobs.end()) continue;
+        for (long long moved : {2LL * value, (long long)value / 2, value + 1LL, value - 1LL}) {
+            if (moved < k->min || moved > k->max || moved == value) continue;
+            ChoiceSettings s;
+            s.exact = true;
+            s.variant = from.variant;
+            s.knobs = from.knobs;
+            s.knobs[i].second = int(moved);
+            if (proposed_moves_.count(settings_key(s)) || results_.count(settings_key(s))) continue;
+            moves.push_back(s);
+        }
+    }
+    if (moves.empty()) return std::nullopt;
+    ChoiceSettings chosen = moves[std::uniform_int_distribution<size_t>(0, moves.size() - 1)(random_)];
+    proposed_moves_.insert(settings_key(chosen));
+    return chosen;
+}
+
+ChoiceSettings CandidateSearch::random_sample() {
+    std::vector<const Candidate *> defaults;
+    for (const auto &[variant, candidate] : variant_defaults_) defaults.push_back(&candidate);
+    const Candidate &from = *defaults[std::uniform_int_distribution<size_t>(0, defaults.size() - 1)(random_)];
+    const auto domain = std::find_if(variants_.begin(), variants_.end(), [&](const auto &v) { return v.name == from.variant; });
+    ChoiceSettings s;
+    s.exact = true;
+    s.variant = from.variant;
+    for (const auto &[name, value] : from.knobs) {
+        const auto k = std::find_if(domain->knobs.begin(), domain->knobs.end(), [&](const auto &d) { return d.name == name; });
+        if (k == domain->knobs.end() || std::uniform_int_distribution<int>(0, 1)(random_) == 0) continue;
+        long long v = value;
+        switch (std::uniform_int_distribution<int>(0, 4)(random_)) {
+            case 0: v = 2LL * value; break;
+            case 1: v = value / 2; break;
+            case 2: v = 4LL * value; break;
+            case 3: v = value / 4; break;
+            default:  // anywhere up to a few times the default: domains are often far wider than useful
+                v = std::uniform_int_distribution<long long>(k->min, std::min<long long>(k->max, 4LL * value + 4))(random_);
+        }
+        s.knobs.emplace_back(name, int(std::clamp<long long>(v, k->min, k->max)));
+    }
+    return s;
+}
+
+void CandidateSearch::refused(const ChoiceSettings &) {}
+
+void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &resolved, double median_ms) {
+    const std::string key = resolved.key();
+    results_[key] = median_ms;
+    candidates_[key] = resolved;
+    // A variant's own defaults (a proposal naming only the variant, or the default choice) are
+    // where its random samples start, if they passed their check.
+    if (proposed.knobs.empty() && median_ms >= 0 && !variant_defaults_.count(resolved.variant)) variant_defaults_[resolved.variant] = resolved;
+    if (median_ms >= 0 && (best_ms_ < 0 || median_ms < best_ms_ || (median_ms == best_ms_ && key < best_key_))) {
+        best_ms_ = median_ms;
+        best_key_ = key;
+    }
+}
+
+}  // namespace cortado

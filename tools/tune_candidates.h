@@ -1,0 +1,77 @@
+// What `cortado tune` tries for one op signature, in order: the default choice, then every other
+// variant with its own default knobs, then a mix of local moves around the fastest choice so far
+// (one knob doubled, halved, or moved by one) and random samples (a variant, and some of its
+// knobs scaled by a power of two from its defaults or drawn from the knob's whole domain; the
+// default rule fills in the knobs a sample leaves out, so that dependent knobs stay consistent).
+// The proposals depend only on the seed and on the results reported so far, so a rerun with the
+// same records proposes the same candidates and resumes where the last run stopped.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "frontend/kernel_choice.h"
+
+namespace cortado {
+
+struct KnobDomain {
+    std::string name;
+    int min = 0, max = 0;
+};
+
+struct VariantDomain {
+    std::string name;
+    std::vector<KnobDomain> knobs;
+    float tolerance = 0;
+};
+
+// The variants a family offers for an op, with their knob domains.
+std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op);
+
+// A choice written out in full: the variant and every knob, as the plan resolved them.
+struct Candidate {
+    std::string variant;
+    std::vector<std::pair<std::string, int>> knobs;
+    std::string key() const;  // "variant knob=value ..."
+};
+
+class CandidateSearch {
+  public:
+    CandidateSearch(std::vector<VariantDomain> variants, uint64_t seed);
+
+    // The next setting to try: the variant and the knobs it fixes (the rest come from the
+    // variant's default rule; no variant: the default choice). Unset: nothing left to propose.
+    std::optional<ChoiceSettings> next();
+    // The plan refused `proposed` (a limit of the shape or the device).
+    void refused(const ChoiceSettings &proposed);
+    // `proposed` resolved to `resolved`, which measured `median_ms` (< 0: rejected). Also takes
+    // records of an earlier run (`proposed` then names the resolved choice in full).
+    void report(const ChoiceSettings &proposed, const Candidate &resolved, double median_ms);
+    bool tried(const Candidate &candidate) const { return results_.count(candidate.key()) > 0; }
+    // The median a tried candidate measured (< 0: rejected).
+    double result(const Candidate &candidate) const { return results_.at(candidate.key()); }
+
+    const Candidate *best() const { return best_key_.empty() ? nullptr : &candidates_.at(best_key_); }
+    double best_ms() const { return best_ms_; }
+
+  private:
+    ChoiceSettings random_sample();
+    std::optional<ChoiceSettings> neighbour();
+
+    std::vector<VariantDomain> variants_;
+    std::mt19937_64 random_;
+    size_t seeded_ = 0;  // proposals made of the default and of each variant's defaults
+    std::map<std::string, double> results_;  // key -> median (< 0: rejected)
+    std::map<std::string, Candidate> candidates_;
+    std::map<std::string, Candidate> variant_defaults_;  // resolved defaults, by variant
+    std::set<std::string> proposed_moves_;  // local moves already proposed
+    std::string best_key_;
+    double best_ms_ = -1;
+};
+
+}  // namespace cortado

@@ -1,0 +1,268 @@
+#include "tools/tune_measure.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <random>
+#include <sstream>
+
+#include "frontend/compile_error.h"
+#include "tools/loaded_network.h"
+#include "tools/network_builder.h"
+#include "tools/network_weights.h"
+#include "tools/tune_candidates.h"
+
+namespace cortado {
+namespace fs = std::filesystem;
+
+namespace {
+
+bool has_choices(const std::string &family, const std::string &op) {
+    const std::vector<VariantDomain> variants = variant_domains(family, op);
+    return variants.size() > 1 || (variants.size() == 1 && !variants[0].knobs.empty());
+}
+
+Graph one_layer_graph(const Graph &fused, const Layer &layer) {
+    Graph g;
+    g.name = "tune";
+    const Value &in = fused.values[layer.inputs[0]];
+    g.inputs = {g.add_value(in.blob_name, in.shape)};
+    Layer copy = layer;
+    copy.inputs = g.inputs;
+    copy.outputs.clear();
+    for (int o : layer.outputs) copy.outputs.push_back(g.add_value(fused.values[o].blob_name, fused.values[o].shape));
+    g.outputs = copy.outputs;
+    g.layers = {copy};
+    return g;
+}
+
+std::string describe_status(int status) {
+    if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+                                    strsignal(WTERMSIG(status)) + ")";
+    return "exited with status " + std::to_string(WEXITSTATUS(status));
+}
+
+std::string read_text(const fs::path &path) {
+    std::ifstream file(path);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+// Far more than the 11 timed runs of any layer that is worth running need.
+constexpr unsigned kMeasureSeconds = 300;
+
+bool interrupted_by_user(int status) { return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT; }
+
+}  // namespace
+
+std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped) {
+    std::vector<TuneLayer> layers;
+    std::map<std::string, size_t> index;
+    for (const PlannedStep &step : plan.steps) {
+        if (step.kernel < 0) continue;
+        const KernelInstance &k = plan.kernels[step.kernel];
+        const std::string signature = k.op_signature_hash();
+        if (index.count(signature)) {
+            if (index[signature] != SIZE_MAX) layers[index[signature]].steps.push_back(step.layer);
+            continue;
+        }
+        index[signature] = SIZE_MAX;
+        if (!has_choices(plan.family, k.op)) continue;  // nothing to choose: not worth a note
+        const std::string name = step.layer.substr(0, step.layer.find('+'));
+        const auto layer = std::find_if(fused.layers.begin(), fused.layers.end(), [&](const Layer &l) { return l.name == name; });
+        if (layer == fused.layers.end() || layer->inputs.size() != 1 || layer->outputs.size() != 1) {
+            skipped->push_back(step.layer + " (" + k.op + "): its layer does not run alone (several inputs or outputs)");
+            continue;
+        }
+        index[signature] = layers.size();
+        layers.push_back({signature, k, {step.layer}, one_layer_graph(fused, *layer)});
+    }
+    return layers;
+}
+
+LayerBench::LayerBench(const TuneLayer &layer, const TargetDescription &target, const std::string &scratch,
+                       uint64_t seed)
+    : layer_(layer), target_(target), scratch_(scratch), seed_(seed) {
+    const NetworkPlan plan = plan_network(layer.graph, "net", target.plan_target());
+    const bool same = std::any_of(plan.kernels.begin(), plan.kernels.end(),
+                                  [&](const KernelInstance &k) { return k.op_signature_hash() == layer.signature; });
+    if (!same)
+        throw CompileError(layer.steps[0] + ": run alone, its layer plans to another op signature than in the network");
+    input_.resize(size_t(element_count(layer.graph.values[layer.graph.inputs[0]].shape)));
+    std::mt19937_64 random(seed + 0x5eed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float &v : input_) v = uniform(random);
+    const reference::Tensor in{layer.graph.values[layer.graph.inputs[0]].shape, std::vector<double>(input_.begin(), input_.end())};
+    try {
+        expected_ = reference::run_graph(layer.graph, reference_weights(seeded_weights(plan, seed)), {in})[layer.graph.outputs[0]];
+    } catch (const std::runtime_error &e) {
+        throw CompileError(layer.steps[0] + ": the reference cannot run it: " + e.what());
+    }
+}
+
+std::optional<KernelInstance> LayerBench::resolve(const ChoiceSettings &settings, std::string *why) const {
+    ChoiceOverrides records;
+    records[layer_.signature] = settings;
+    records[layer_.signature].source = "candidate";
+    try {
+        const NetworkPlan plan = plan_network(layer_.graph, "net", target_.plan_target(), records);
+        for (const KernelInstance &k : plan.kernels)
+            if (k.op_signature_hash() == layer_.signature) return k;
+        *why = "the plan has no kernel of the signature";
+    } catch (const CompileError &e) {
+        *why = e.what();
+    }
+    return std::nullopt;
+}
+
+std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &candidates, int jobs,
+                                             std::vector<std::string> *errors) {
+    std::vector<std::string> libraries(candidates.size()), dirs(candidates.size());
+    errors->assign(candidates.size(), "");
+    std::map<pid_t, size_t> running;
+    size_t next = 0;
+    const auto wait_one = [&] {
+        int status = 0;
+        const pid_t pid = ::waitpid(-1, &status, 0);
+        if (pid <= 0 || !running.count(pid)) return;
+        const size_t i = running[pid];
+        running.erase(pid);
+        const fs::path so = fs::path(dirs[i]) / "libnet.so";
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && fs::exists(so)) {
+            libraries[i] = so.string();
+        } else {
+            const std::string message = read_text(fs::path(dirs[i]) / "error.txt");
+            (*errors)[i] = interrupted_by_user(status) ? "interrupted"
+                           : message.empty()          ? "the compiler " + describe_status(status)
+                                                      : message;
+        }
+    };
+    while (next < candidates.size() || !running.empty()) {
+        if (next < candidates.size() && int(running.size()) < std::max(1, jobs)) {
+            const size_t i = next++;
+            dirs[i] = (fs::path(scratch_) / ("candidate-" + std::to_string(compiled_++))).string();
+            fs::create_directories(dirs[i]);
+            ChoiceOverrides records;
+            records[layer_.signature] = candidates[i];
+            records[layer_.signature].source = "candidate";
+            std::cout.flush();
+            std::cerr.flush();
+            const pid_t pid = ::fork();
+            if (pid < 0) throw CompileError("cannot start a compiler process: " + std::string(std::strerror(errno)));
+            if (pid == 0) {
+                ::signal(SIGINT, SIG_DFL);  // the tuner's handler only sets a flag
+                int code = 0;
+                try {
+                    const BuiltNetwork built = build_network(layer_.graph, "net", target_, dirs[i], false, records);
+                    link_shared_library(built, dirs[i]);
+                } catch (const std::exception &e) {
+                    std::ofstream(fs::path(dirs[i]) / "error.txt") << e.what();
+                    code = 1;
+                }
+                ::_exit(code);
+            }
+            running[pid] = i;
+            continue;
+        }
+        wait_one();
+    }
+    return libraries;
+}
+
+CandidateRun LayerBench::measure(const std::string &library, double tolerance, double best_ms) const {
+    int pipe_fds[2];
+    if (::pipe(pipe_fds) != 0) throw CompileError("cannot create a pipe: " + std::string(std::strerror(errno)));
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t pid = ::fork();
+    if (pid < 0) throw CompileError("cannot start a measuring process: " + std::string(std::strerror(errno)));
+    if (pid == 0) {
+        ::signal(SIGINT, SIG_DFL);
+        ::alarm(kMeasureSeconds);  // a hung candidate is killed, and rejected
+        ::close(pipe_fds[0]);
+        std::ostringstream result;
+        result.precision(17);
+        try {
+            LoadedNetwork net(library, "net");
+            net.create(nullptr, seed_);
+            std::vector<float> output(expected_.data.size(), std::nanf(""));
+            const auto start = std::chrono::steady_clock::now();
+            net.forward(input_.data(), output.data());
+            const double first_ms =
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+            const double error = reference::relative_l2_error(output.data(), expected_);
+            if (!(error <= tolerance)) {
+                result << "rejected " << error << " relative L2 error " << error << " above the variant's tolerance "
+                       << tolerance;
+            } else {
+                // Tiny layers repeat within one timing, so that a timing is not mostly clock reads.
+                const int inner = int(std::clamp(std::ceil(1.0 / std::max(first_ms, 1e-3)), 1.0, 100.0));
+                std::vector<double> ms;
+                const auto time_once = [&] {
+                    const auto t0 = std::chrono::steady_clock::now();
+                    for (int r = 0; r < inner; r++) net.forward(input_.data(), output.data());
+                    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / inner);
+                };
+                time_once();  // warm-up: the first call after loading touches memory the rest reuse
+                ms.clear();
+                for (int r = 0; r < 3; r++) time_once();
+                std::vector<double> sorted = ms;
+                std::sort(sorted.begin(), sorted.end());
+                if (best_ms < 0 || sorted[1] < 1.25 * best_ms)
+                    for (int r = 0; r < 7; r++) time_once();
+                std::sort(ms.begin(), ms.end());
+                result << "measured " << error << " " << ms[ms.size() / 2] << " " << ms.front() << " " << ms.back() << " "
+                       << ms.size();
+            }
+        } catch (const std::exception &e) {
+            result << "rejected -1 " << e.what();
+        }
+        const std::string text = result.str();
+        ssize_t ignored = ::write(pipe_fds[1], text.data(), text.size());
+        (void)ignored;
+        ::_exit(0);
+    }
+    ::close(pipe_fds[1]);
+    std::string text;
+    char buffer[4096];
+    // A signal to the tuner alone (kill, not a terminal's Ctrl-C) lets the candidate finish.
+    for (;;) {
+        const ssize_t n = ::read(pipe_fds[0], buffer, sizeof buffer);
+        if (n > 0) text.append(buffer, size_t(n));
+        else if (n == 0 || errno != EINTR) break;
+    }
+    ::close(pipe_fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    CandidateRun run;
+    if (interrupted_by_user(status)) {
+        run.outcome = CandidateRun::Outcome::Interrupted;
+        return run;
+    }
+    std::istringstream in(text);
+    std::string outcome;
+    in >> outcome;
+    if (outcome == "measured") {
+        in >> run.error >> run.median_ms >> run.min_ms >> run.max_ms >> run.repetitions;
+        run.outcome = CandidateRun::Outcome::Measured;
+    } else if (outcome == "rejected") {
+        in >> run.error;
+        std::getline(in >> std::ws, run.reason);
+    } else {
+        run.reason = "the candidate's process " + describe_status(status) + " before it reported";
+    }
+    return run;
+}
+
+}  // namespace cortado
