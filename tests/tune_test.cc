@@ -13,6 +13,8 @@
 #include <set>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/cli_process.h"
 #include "tools/tuning_db.h"
 
@@ -153,6 +155,63 @@ TEST_F(Tune, TheBudgetHoldsAndCorruptLinesOnlyWarn) {
     EXPECT_NE(plan.output.find(db_ + ":2: skipped"), std::string::npos) << plan.output;
 }
 
+TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
+    const std::string bundles = (dir_ / "bundles").string();
+    Result r = cortado("tune " + net_ + " --target opencl-pocl --prepare " + bundles + " --max-candidates 3 --db " + db_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream manifest_file(bundles + "/bundle-0/tune.json");
+    const nlohmann::json manifest = nlohmann::json::parse(manifest_file);
+    ASSERT_EQ(manifest["signatures"].size(), 1u) << manifest.dump(1);
+    const nlohmann::json &signature = manifest["signatures"][0];
+    ASSERT_EQ(signature["candidates"].size(), 3u) << manifest.dump(1);
+    EXPECT_TRUE(fs::exists(bundles + "/bundle-0/" + signature["graph"].get<std::string>()));
+    EXPECT_EQ(signature["input_shape"], nlohmann::json::parse("[2, 16, 12, 12]"));
+
+    // What tools/tune_runner.py writes on the GPU machine: a record per candidate.
+    const std::string measured = (dir_ / "measured.jsonl").string();
+    std::ofstream out(measured);
+    std::set<std::string> round_one;
+    double median = 0.5;
+    for (const nlohmann::json &c : signature["candidates"]) {
+        EXPECT_TRUE(fs::exists(bundles + "/bundle-0/" + c["library"].get<std::string>()));
+        EXPECT_LE(fs::file_size(bundles + "/bundle-0/" + c["library"].get<std::string>()), 40u << 20);
+        nlohmann::json record = {{"op_signature", signature["signature"]}, {"op", signature["op"]},
+                                 {"layer", signature["layer"]}, {"variant", c["variant"]}, {"knobs", c["knobs"]},
+                                 {"median_ms", median}, {"min_ms", median}, {"max_ms", median}, {"repetitions", 10},
+                                 {"error", 1e-7}, {"tolerance", c["tolerance"]}, {"shape", signature["shape"]},
+                                 {"target", signature["target"]}, {"family", signature["family"]},
+                                 {"schedule_version", c["schedule_version"]}, {"date", "2026-11-24"}};
+        median -= 0.1;  // the last candidate is the fastest
+        std::string key = c["variant"].get<std::string>();
+        for (const auto &[name, value] : c["knobs"].items()) key += " " + name + "=" + std::to_string(value.get<int>());
+        round_one.insert(key);
+        out << record.dump() << "\n";
+    }
+    out << "{\"op\": \"conv2d\"}\n";
+    out.close();
+    r = cortado("tune --import " + measured + " --db " + db_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("imported 3 records (0 rejected, 0 stale) for 1 op signatures"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find(measured + ":4: skipped"), std::string::npos) << r.output;
+    const Result plan = cortado("info " + net_ + " --plan --target opencl-pocl --db " + db_);
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    const std::string fastest = signature["candidates"][2]["variant"].get<std::string>();
+    EXPECT_NE(plan.output.find(fastest + " [" + db_ + ":3]"), std::string::npos) << plan.output;
+
+    // The next round continues from the measurements: only new candidates.
+    r = cortado("tune " + net_ + " --target opencl-pocl --prepare " + bundles + " --max-candidates 2 --db " + db_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("3 choices already measured"), std::string::npos) << r.output;
+    std::ifstream second_file(bundles + "/bundle-0/tune.json");
+    const nlohmann::json second = nlohmann::json::parse(second_file);
+    ASSERT_EQ(second["signatures"][0]["candidates"].size(), 2u);
+    for (const nlohmann::json &c : second["signatures"][0]["candidates"]) {
+        std::string key = c["variant"].get<std::string>();
+        for (const auto &[name, value] : c["knobs"].items()) key += " " + name + "=" + std::to_string(value.get<int>());
+        EXPECT_FALSE(round_one.count(key)) << key;
+    }
+}
+
 TEST_F(Tune, BadInputGetsAClearError) {
     const struct {
         std::string args, message;
@@ -164,6 +223,9 @@ TEST_F(Tune, BadInputGetsAClearError) {
         {"tune " + net_ + " --batch 1,x", "--batch takes whole numbers above 0 separated by commas, not '1,x'"},
         {"tune " + net_ + " --db " + (dir_ / "no" / "such" / "dir" / "db.jsonl").string(), "cannot write the tuning database"},
         {"tune " + net_ + " --jobs 0", "--jobs and --max-candidates must be at least 1"},
+        {"tune --import " + (dir_ / "missing.jsonl").string(), "cannot read the tuning database"},
+        {"tune " + net_ + " --import x.jsonl", "--import takes only --db"},
+        {"tune " + net_ + " --db " + db_ + " --target arm-64-linux", "for another machine: --prepare DIR"},
     };
     for (const auto &c : cases) {
         const Result r = cortado(c.args);

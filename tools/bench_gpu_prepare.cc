@@ -23,38 +23,55 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Builds the one-layer network into DIR/CASE/libnet.so, keeping only the shared library.
+// Builds `graph` into OUT/libnet.so with the tuning records, keeping only the library (and
+// graph.json); where the records change some kernel, also without them into OUT/untuned/.
+// Returns the case's JSON fields for the libraries.
+std::string build_libraries(const Graph &graph, const TargetDescription &target, const fs::path &out,
+                            const std::string &case_name, const ChoiceOverrides &records) {
+    const BuiltNetwork built = build_network(graph, "net", target, out.string(), false, records);
+    link_shared_library(built, out.string());
+    std::string fields = "\"library\": " + json_string(case_name + "/libnet.so");
+    if (uses_tuning_records(built.plan)) {
+        const fs::path untuned = out / "untuned";
+        link_shared_library(build_network(graph, "net", target, untuned.string(), false), untuned.string());
+        for (const auto &entry : fs::directory_iterator(untuned))
+            if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
+        fields += ", \"untuned_library\": " + json_string(case_name + "/untuned/libnet.so");
+    }
+    for (const auto &entry : fs::directory_iterator(out))
+        if (entry.is_regular_file() && entry.path().filename() != "libnet.so" && entry.path().filename() != "graph.json")
+            fs::remove(entry.path());
+    return fields;
+}
+
 std::string build_case(const std::string &prototxt, const TargetDescription &target, const fs::path &dir,
-                       const std::string &case_name) {
+                       const std::string &case_name, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, case_name + ".prototxt", ImportOptions{});
     infer_shapes(graph);
     const fs::path out = dir / case_name;
     fs::remove_all(out);
-    const BuiltNetwork built = build_network(graph, "net", target, out.string(), false);
-    link_shared_library(built, out.string());
-    for (const auto &entry : fs::directory_iterator(out))
-        if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
-    return case_name + "/libnet.so";
+    return build_libraries(graph, target, out, case_name, records);
 }
 
 }  // namespace
 
 void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir, int64_t batch,
-                       bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir) {
+                       bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir,
+                       const ChoiceOverrides &records) {
     if (gpu_api(target.halide_target).empty())
         throw CompileError("--prepare needs a CUDA or OpenCL target, not " + target.halide_target);
     fs::create_directories(dir);
     std::ostringstream cases;
     size_t count = 0;
-    auto add = [&](const std::string &name, const std::string &library, double gflop, double megabytes,
+    auto add = [&](const std::string &name, const std::string &libraries, double gflop, double megabytes,
                    const std::string &shape) {
-        cases << (count++ ? ",\n" : "\n") << "  {\"name\": " << json_string(name) << ", \"library\": "
-              << json_string(library) << ", \"gflop\": " << gflop << ", \"megabytes\": " << megabytes << ", " << shape << "}";
+        cases << (count++ ? ",\n" : "\n") << "  {\"name\": " << json_string(name) << ", " << libraries
+              << ", \"gflop\": " << gflop << ", \"megabytes\": " << megabytes << ", " << shape << "}";
         std::cerr << "\rcortado: prepared " << count << " " << name << "          " << std::flush;
     };
     if (suite == "conv") {
         for (const ConvShape &s : conv_set(csv, batch, quick, with_overfeat)) {
-            const std::string library = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count));
+            const std::string library = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count), records);
             std::ostringstream shape;
             shape << "\"conv\": [" << s.batch << ", " << s.in_channels << ", " << s.in_h << ", " << s.in_w << ", "
                   << s.out_channels << ", " << s.kernel_h << ", " << s.kernel_w << ", " << s.stride_h << ", "
@@ -64,7 +81,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
         }
     } else if (suite == "sgemm") {
         for (int n : sgemm_sizes(quick)) {
-            const std::string library = build_case(sgemm_prototxt(n), target, dir, "sgemm-" + std::to_string(n));
+            const std::string library = build_case(sgemm_prototxt(n), target, dir, "sgemm-" + std::to_string(n), records);
             add("sgemm " + std::to_string(n), library, sgemm_gflop(n), sgemm_megabytes(n), "\"n\": " + std::to_string(n));
         }
     } else if (suite == "nets") {
@@ -79,14 +96,10 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             std::ofstream(out / "graph.json") << graph_json(graph);
             Graph fused = graph;
             fuse_activations(fused);
-            const BuiltNetwork built = build_network(fused, "net", target, out.string(), false);
-            link_shared_library(built, out.string());
-            for (const auto &entry : fs::directory_iterator(out))
-                if (entry.path().filename() != "libnet.so" && entry.path().filename() != "graph.json") fs::remove(entry.path());
+            const std::string libraries = build_libraries(fused, target, out, case_name, records);
             double gflop = 0;
             for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;
-            add(bench_network_name(c), case_name + "/libnet.so", gflop, 0,
-                "\"graph\": " + json_string(case_name + "/graph.json"));
+            add(bench_network_name(c), libraries, gflop, 0, "\"graph\": " + json_string(case_name + "/graph.json"));
         }
     } else {
         throw CompileError("--prepare supports the conv, sgemm and nets suites, not '" + suite + "'");

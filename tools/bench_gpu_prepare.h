@@ -7,11 +7,15 @@
 
 #include <string>
 
+#include "frontend/kernel_plan.h"
 #include "tools/target_description.h"
 
 namespace cortado {
 
+// With tuning `records` that change some kernel of a case, its untuned library is built too
+// (CASE/untuned/libnet.so, "untuned_library"), and gpu_bench.py times both.
 void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir, int64_t batch,
-                       bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir);
+                       bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir,
+                       const ChoiceOverrides &records = {});
 
 }  // namespace cortado

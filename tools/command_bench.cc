@@ -156,16 +156,16 @@ int command_bench(const std::vector<std::string> &args) {
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string csv = cli.get("set", std::string(CORTADO_SOURCE_DIR) + "/../shared/bench/boda-convs.csv");
     const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
+    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+    for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     if (cli.has("prepare")) {
         prepare_gpu_bench(suite, csv, models, cli.get_int("batch", 0), cli.flags.count("quick"), !cli.has("set"),
-                          target, cli.get("prepare"));
+                          target, cli.get("prepare"), tuning.records);
         return 0;
     }
     require_runs_here(target.halide_target, "bench");
     if (suite == "sgemm") use_openblas_kernels_for_this_cpu();
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
-    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
-    for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     const TemporaryDirectory scratch_dir("cortado-bench");
     const std::string &scratch = scratch_dir.path();
     std::vector<BenchRow> rows;

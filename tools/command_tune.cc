@@ -7,8 +7,10 @@
 // steps that run it. Then the signatures are searched, the largest share first, each for its
 // share of the time left (tools/tune_candidates.h: the other variants' defaults, then local
 // moves around the best and random samples). Candidates compile in parallel, one per core, and
-// are measured one at a time. Every measured or rejected candidate is appended to the database
-// at once, so Ctrl-C loses nothing, and a rerun skips what is already recorded.
+// are measured one at a time. The last tenth of the budget measures each signature's default and
+// two fastest choices once more, one after the other. Every measured or rejected candidate is
+// appended to the database at once, so Ctrl-C loses nothing, and a rerun skips what is already
+// recorded. `--prepare` and `--import` tune a GPU this machine lacks (tools/tune_prepare.h).
 #include <signal.h>
 
 #include <algorithm>
@@ -38,6 +40,7 @@
 #include "tools/toolchain.h"
 #include "tools/tune_candidates.h"
 #include "tools/tune_measure.h"
+#include "tools/tune_prepare.h"
 #include "tools/tune_report.h"
 #include "tools/tuning_db.h"
 
@@ -142,6 +145,7 @@ struct Tuning {
     bool exhausted = false;
     std::map<std::string, double> latest;          // choice -> its latest median (< 0: rejected)
     std::map<std::string, std::string> libraries;  // choice -> its library, where built by this run
+    std::string default_failure;                   // why the default choice was rejected
 };
 
 class Tuner {
@@ -158,12 +162,7 @@ class Tuner {
         if (!db_) throw CompileError(db + ": cannot write the tuning database");
     }
 
-    void add(TuneLayer layer) {
-        for (Tuning &t : tunings_)
-            if (t.layer.signature == layer.signature) {
-                t.layer.steps.insert(t.layer.steps.end(), layer.steps.begin(), layer.steps.end());
-                return;
-            }
+    void add(TuneLayer layer) {  // one per signature
         Tuning t;
         t.layer = std::move(layer);
         tunings_.push_back(std::move(t));
@@ -183,10 +182,16 @@ class Tuner {
             start(t);
             step(t, 1);
             print_progress(progress(t), true);
+            if (!t.default_failure.empty())
+                std::cerr << "cortado: note: " << t.layer.steps.front() << ": the default choice failed its check, so it is not tuned: "
+                          << t.default_failure << "\n";
         }
         std::vector<Tuning *> order;
         for (Tuning &t : tunings_)
             if (t.default_ms > 0) order.push_back(&t);
+        if (order.empty() && !tunings_.empty() && !stopped())
+            throw CompileError("the default choice of every op signature failed here (" + tunings_.front().default_failure +
+                               "): is the device there? For another machine: --prepare DIR");
         std::stable_sort(order.begin(), order.end(), [](const Tuning *a, const Tuning *b) { return weight(*a) > weight(*b); });
         double weight_left = 0;
         for (const Tuning *t : order) weight_left += weight(*t);
@@ -314,31 +319,9 @@ class Tuner {
         uint64_t seed = seed_;
         for (char c : content_hash_hex(t.layer.signature)) seed = seed * 31 + uint64_t(c);
         t.search = std::make_unique<CandidateSearch>(std::move(variants), seed);
-        t.bench = std::make_unique<LayerBench>(t.layer, target_, scratch_.path(), seed_);
+        t.bench = std::make_unique<LayerBench>(t.layer, target_, scratch_.path(), seed_, true);
         // Records of earlier runs count as tried; only current schedule versions do.
-        for (const TuningRecord &r : earlier_[t.layer.signature]) {
-            if (r.hand_written() || r.variant.empty()) continue;
-            std::string version;
-            try {
-                version = schedule_version(r.op, r.variant);
-            } catch (const CompileError &) {
-                continue;
-            }
-            if (r.schedule_version != version) continue;
-            const Candidate c{r.variant, r.knobs};
-            if (t.search->tried(c)) continue;
-            ChoiceSettings s;
-            s.variant = r.variant;
-            s.knobs = r.knobs;
-            t.search->report(s, c, r.rejected ? -1 : r.median_ms);
-            t.resumed++;
-        }
-        // The latest record of each choice counts, as in the database's selection.
-        for (const TuningRecord &r : earlier_[t.layer.signature]) {
-            if (r.hand_written() || r.variant.empty()) continue;
-            const Candidate c{r.variant, r.knobs};
-            if (t.search->tried(c)) t.latest[c.key()] = r.rejected ? -1 : r.median_ms;
-        }
+        t.resumed = resume_from_records(earlier_[t.layer.signature], *t.search, &t.latest);
     }
 
     void write(const Tuning &t, const KernelInstance &k, const CandidateRun &run) {
@@ -417,7 +400,10 @@ class Tuner {
             t.search->report(proposals[i], candidates[i], measured ? run.median_ms : -1);
             t.candidates++;
             if (!measured) t.rejected++;
-            if (candidates[i].key() == t.default_key) t.default_ms = measured ? run.median_ms : -1;
+            if (candidates[i].key() == t.default_key) {
+                t.default_ms = measured ? run.median_ms : -1;
+                t.default_failure = run.reason;
+            }
             print_progress(progress(t), false);
         }
     }
@@ -439,13 +425,25 @@ class Tuner {
 }  // namespace
 
 int command_tune(const std::vector<std::string> &args) {
-    const bool suite = std::find(args.begin(), args.end(), "--suite") != args.end();
+    const bool no_network = std::find(args.begin(), args.end(), "--suite") != args.end() ||
+                            std::find(args.begin(), args.end(), "--import") != args.end();
     const CliArgs cli = parse_cli_args(args,
                                        {"target", "batch", "input-shape", "budget", "db", "seed", "jobs",
-                                        "max-candidates", "max-tolerance", "suite", "set", "models"},
-                                       {"quick"}, !suite);
+                                        "max-candidates", "max-tolerance", "suite", "set", "models", "prepare", "import"},
+                                       {"quick"}, !no_network);
+    if (cli.has("import")) {
+        if (!cli.positional.empty() || cli.has("suite") || cli.has("prepare"))
+            throw CompileError("--import takes only --db");
+        import_tuning_records(cli.get("import"), cli.get("db", user_tuning_db()));
+        return 0;
+    }
     const TargetDescription target = resolve_target(cli.get("target", "host"));
-    require_runs_here(target.halide_target, "tune");
+    if (!cli.has("prepare")) {
+        const std::string why = why_cannot_run_here(target.halide_target);
+        if (!why.empty())
+            throw CompileError("`cortado tune` measures candidates here, but " + why +
+                               "; for another machine: --prepare DIR, run tools/tune_runner.py there, then --import");
+    }
     const double minutes = parse_minutes(cli.get("budget", "10"));
     const std::string db = cli.get("db", user_tuning_db());
     const int jobs = int(cli.get_int("jobs", std::max(1u, std::thread::hardware_concurrency())));
@@ -463,16 +461,31 @@ int command_tune(const std::vector<std::string> &args) {
     const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(minutes * 60));
 
     const std::vector<NamedGraph> graphs = graphs_to_tune(cli);
-    Tuner tuner(target, db, jobs, max_candidates, max_tolerance, uint64_t(cli.get_int("seed", 1)), deadline);
+    std::vector<TuneLayer> layers;
     std::vector<std::string> skipped;
     for (const NamedGraph &g : graphs) {
         const NetworkPlan plan = plan_network(g.fused, "net", target.plan_target());
         for (TuneLayer &layer : tune_layers(g.fused, plan, &skipped)) {
             for (std::string &s : layer.steps) s = g.name + s;
-            tuner.add(std::move(layer));
+            const auto same = std::find_if(layers.begin(), layers.end(), [&](const TuneLayer &l) { return l.signature == layer.signature; });
+            if (same == layers.end()) layers.push_back(std::move(layer));
+            else same->steps.insert(same->steps.end(), layer.steps.begin(), layer.steps.end());
         }
     }
     for (const std::string &s : skipped) std::cerr << "cortado: note: not tuned: " << s << "\n";
+    if (cli.has("prepare")) {
+        PrepareOptions options;
+        options.dir = cli.get("prepare");
+        options.db = db;
+        options.candidates = int(cli.get_int("max-candidates", 8));
+        options.jobs = jobs;
+        options.seed = uint64_t(cli.get_int("seed", 1));
+        options.max_tolerance = max_tolerance;
+        prepare_tuning_bundles(layers, target, options);
+        return 0;
+    }
+    Tuner tuner(target, db, jobs, max_candidates, max_tolerance, uint64_t(cli.get_int("seed", 1)), deadline);
+    for (TuneLayer &layer : layers) tuner.add(std::move(layer));
     std::cout << "cortado tune: " << tuner.size() << " op signatures on " << target.name << " (" << target.halide_target
               << "), budget " << minutes << " min, " << jobs << " compile jobs, database " << db << "\n";
 

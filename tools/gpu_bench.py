@@ -153,6 +153,9 @@ def bench_case(case, suite, bench_dir, scratch, iterations, generator):
     error = float((ours - expected).norm() / expected.norm())
     row = {key: case[key] for key in ("name", "gflop", "megabytes")}
     row.update(cortado=ours_timing, peer=peer_name + " fp32", relative_error=error)
+    if "untuned_library" in case:  # tuning records changed the kernel: the default build too
+        plain, row["untuned"] = Library(os.path.join(bench_dir, case["untuned_library"])).run(model, x, out_shape, iterations)
+        row["untuned_relative_error"] = float((plain - expected).norm() / expected.norm())
     if not error <= 1e-4:
         print(f"{case['name']}: cortado differs from {peer_name} (relative L2 {error:.2e}); not timed", flush=True)
         row.update(peer_timing={"median_ms": 0, "min_ms": 0, "max_ms": 0})
@@ -285,6 +288,23 @@ def bench_network(case, bench_dir, scratch, iterations, generator):
     finally:
         lib.lib.net_destroy(ctx)
         lib.release()
+    if "untuned_library" in case:  # tuning records changed some kernel: the default build too
+        plain = Library(os.path.join(bench_dir, case["untuned_library"]))
+        plain_ctx = plain.lib.net_create(model.encode(), 0)
+        if not plain_ctx:
+            raise RuntimeError(plain.lib.net_last_error().decode())
+        plain_out = torch.full(out_shape, float("nan"))
+
+        def plain_forward():
+            if plain.lib.net_forward(plain_ctx, host_in.data_ptr(), plain_out.data_ptr()) != 0:
+                raise RuntimeError(plain.lib.net_last_error().decode())
+
+        try:
+            row["untuned"] = wall_times(plain_forward, iterations)
+            row["untuned_relative_error"] = float((plain_out - ours).norm() / ours.norm())
+        finally:
+            plain.lib.net_destroy(plain_ctx)
+            plain.release()
     return row
 
 
@@ -329,6 +349,11 @@ def nets_markdown(results):
         span = lambda t: f"{t['median_ms']:.3f} ({t['min_ms']:.3f}-{t['max_ms']:.3f})"  # noqa: E731
         lines.append(f"| {r['name']} | {r['gflop']:.3f} | {span(o)} | {span(e)} | {e['median_ms'] / o['median_ms']:.2f} "
                      f"| {span(c)} | {c['median_ms'] / o['median_ms']:.2f} | {r['relative_error']:.1e} |")
+    for r in results["rows"]:
+        if "untuned" in r:  # tuning records changed some kernel: the default build, same run
+            u = r["untuned"]
+            lines.append(f"\n{r['name']} untuned: {u['median_ms']:.3f} ({u['min_ms']:.3f}-{u['max_ms']:.3f}) ms, "
+                         f"tuned speed-up {u['median_ms'] / r['cortado']['median_ms']:.2f}")
     return "\n".join(lines) + "\n"
 
 
@@ -357,6 +382,13 @@ def markdown(results):
         lines.append(f"{len(ratios)} cases: cortado {ours_total:.2f} ms in total, peers {theirs_total:.2f} ms "
                      f"(speed-up {theirs_total / ours_total:.2f}); median per-case speed-up "
                      f"{ratios[len(ratios) // 2]:.2f} (min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
+    tuned = [r for r in results["rows"] if "untuned" in r and r["peer_timing"]["median_ms"] > 0]
+    if tuned:  # tuning records changed these cases: the same run timed their default build
+        with_records = sum(r["cortado"]["median_ms"] for r in results["rows"] if r["peer_timing"]["median_ms"] > 0)
+        without = with_records + sum(r["untuned"]["median_ms"] - r["cortado"]["median_ms"] for r in tuned)
+        lines.append(f"tuning records changed {len(tuned)} cases: cortado {with_records:.2f} ms tuned, {without:.2f} ms "
+                     f"untuned (tuned speed-up {without / with_records:.2f}); against the peers: tuned "
+                     f"{theirs_total / with_records:.2f}, untuned {theirs_total / without:.2f}")
     return "\n".join(lines) + "\n"
 
 

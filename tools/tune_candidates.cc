@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "frontend/compile_error.h"
 #include "schedules/families.h"
+#include "tools/schedule_version.h"
 
 namespace cortado {
 
@@ -20,8 +22,11 @@ std::vector<VariantDomain> variant_domains(const std::string &family, const std:
 }
 
 std::string Candidate::key() const {
+    // By knob name, so that a record whose knobs come in another order is the same choice.
+    std::vector<std::pair<std::string, int>> sorted = knobs;
+    std::sort(sorted.begin(), sorted.end());
     std::string text = variant;
-    for (const auto &[name, value] : knobs) text += " " + name + "=" + std::to_string(value);
+    for (const auto &[name, value] : sorted) text += " " + name + "=" + std::to_string(value);
     return text;
 }
 
@@ -46,13 +51,14 @@ std::optional<ChoiceSettings> CandidateSearch::next() {
         return s;
     }
     if (variant_defaults_.empty()) return std::nullopt;  // no variant can compute the shape
-    if (best() && std::uniform_int_distribution<int>(0, 2)(random_) < 2)
+    const bool anchored = best() || !default_key_.empty();
+    if (anchored && std::uniform_int_distribution<int>(0, 2)(random_) < 2)
         if (auto move = neighbour()) return move;
     return random_sample();
 }
 
 std::optional<ChoiceSettings> CandidateSearch::neighbour() {
-    const Candidate &from = *best();
+    const Candidate &from = best() ? *best() : candidates_.at(default_key_);
     const auto domain = std::find_if(variants_.begin(), variants_.end(), [&](const auto &v) { return v.name == from.variant; });
     std::vector<ChoiceSettings> moves;
     for (size_t i = 0; i < from.knobs.size(); i++) {
@@ -103,8 +109,17 @@ ChoiceSettings CandidateSearch::random_sample() {
 
 void CandidateSearch::refused(const ChoiceSettings &) {}
 
+void CandidateSearch::report_unmeasured(const ChoiceSettings &proposed, const Candidate &resolved) {
+    const std::string key = resolved.key();
+    results_[key] = 0;
+    candidates_[key] = resolved;
+    if (proposed.variant.empty() && proposed.knobs.empty()) default_key_ = key;
+    if (proposed.knobs.empty() && !variant_defaults_.count(resolved.variant)) variant_defaults_[resolved.variant] = resolved;
+}
+
 void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &resolved, double median_ms) {
     const std::string key = resolved.key();
+    if (proposed.variant.empty() && proposed.knobs.empty()) default_key_ = key;
     results_[key] = median_ms;
     candidates_[key] = resolved;
     // A variant's own defaults (a proposal naming only the variant, or the default choice) are
@@ -114,6 +129,28 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
         best_ms_ = median_ms;
         best_key_ = key;
     }
+}
+
+int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearch &search,
+                        std::map<std::string, double> *latest) {
+    int resumed = 0;
+    for (const TuningRecord &r : records) {
+        if (r.hand_written() || r.variant.empty()) continue;
+        try {
+            if (r.schedule_version != schedule_version(r.op, r.variant)) continue;
+        } catch (const CompileError &) {
+            continue;  // a variant that no longer exists
+        }
+        const Candidate c{r.variant, r.knobs};
+        (*latest)[c.key()] = r.rejected ? -1 : r.median_ms;  // later lines replace earlier ones
+        if (search.tried(c)) continue;
+        ChoiceSettings s;
+        s.variant = r.variant;
+        s.knobs = r.knobs;
+        search.report(s, c, r.rejected ? -1 : r.median_ms);
+        resumed++;
+    }
+    return resumed;
 }
 
 }  // namespace cortado

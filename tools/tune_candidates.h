@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "frontend/kernel_choice.h"
+#include "tools/tuning_db.h"
 
 namespace cortado {
 
@@ -37,7 +38,7 @@ std::vector<VariantDomain> variant_domains(const std::string &family, const std:
 struct Candidate {
     std::string variant;
     std::vector<std::pair<std::string, int>> knobs;
-    std::string key() const;  // "variant knob=value ..."
+    std::string key() const;  // "variant knob=value ...", knobs by name
 };
 
 class CandidateSearch {
@@ -52,6 +53,9 @@ class CandidateSearch {
     // `proposed` resolved to `resolved`, which measured `median_ms` (< 0: rejected). Also takes
     // records of an earlier run (`proposed` then names the resolved choice in full).
     void report(const ChoiceSettings &proposed, const Candidate &resolved, double median_ms);
+    // `proposed` resolved to `resolved`, which will be measured elsewhere (a GPU this machine
+    // lacks): it counts as tried, and moves start from the default until measurements arrive.
+    void report_unmeasured(const ChoiceSettings &proposed, const Candidate &resolved);
     bool tried(const Candidate &candidate) const { return results_.count(candidate.key()) > 0; }
     // The median a tried candidate measured (< 0: rejected).
     double result(const Candidate &candidate) const { return results_.at(candidate.key()); }
@@ -72,6 +76,13 @@ class CandidateSearch {
     std::set<std::string> proposed_moves_;  // local moves already proposed
     std::string best_key_;
     double best_ms_ = -1;
+    std::string default_key_;  // the default choice, once resolved
 };
+
+// Reports the records of earlier runs for the search's signature (`records`: that signature's,
+// from a tuning database) as tried, where their schedule version is current; fills `latest`
+// (choice -> its latest median, < 0 rejected). Returns how many choices they covered.
+int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearch &search,
+                        std::map<std::string, double> *latest);
 
 }  // namespace cortado

@@ -91,13 +91,14 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
 }
 
 LayerBench::LayerBench(const TuneLayer &layer, const TargetDescription &target, const std::string &scratch,
-                       uint64_t seed)
+                       uint64_t seed, bool reference)
     : layer_(layer), target_(target), scratch_(scratch), seed_(seed) {
     const NetworkPlan plan = plan_network(layer.graph, "net", target.plan_target());
     const bool same = std::any_of(plan.kernels.begin(), plan.kernels.end(),
                                   [&](const KernelInstance &k) { return k.op_signature_hash() == layer.signature; });
     if (!same)
         throw CompileError(layer.steps[0] + ": run alone, its layer plans to another op signature than in the network");
+    if (!reference) return;
     input_.resize(size_t(element_count(layer.graph.values[layer.graph.inputs[0]].shape)));
     std::mt19937_64 random(seed + 0x5eed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -150,7 +151,8 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
     while (next < candidates.size() || !running.empty()) {
         if (next < candidates.size() && int(running.size()) < std::max(1, jobs)) {
             const size_t i = next++;
-            dirs[i] = (fs::path(scratch_) / ("candidate-" + std::to_string(compiled_++))).string();
+            // Each signature's candidates in a folder of their own: libraries are measured again later.
+            dirs[i] = (fs::path(scratch_) / layer_.signature / ("candidate-" + std::to_string(compiled_++))).string();
             fs::create_directories(dirs[i]);
             ChoiceOverrides records;
             records[layer_.signature] = candidates[i];
@@ -202,8 +204,9 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             const double error = reference::relative_l2_error(output.data(), expected_);
             if (!(error <= tolerance)) {
-                result << "rejected " << error << " relative L2 error " << error << " above the variant's tolerance "
-                       << tolerance;
+                // A NaN or infinite error goes as -1: the parent reads a number there.
+                result << "rejected " << (std::isfinite(error) ? error : -1.0) << " relative L2 error " << error
+                       << " above the variant's tolerance " << tolerance;
             } else {
                 // Tiny layers repeat within one timing, so that a timing is not mostly clock reads.
                 const int inner = int(std::clamp(std::ceil(1.0 / std::max(first_ms, 1e-3)), 1.0, 100.0));
@@ -259,6 +262,7 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
     } else if (outcome == "rejected") {
         in >> run.error;
         std::getline(in >> std::ws, run.reason);
+        if (run.reason.empty()) run.reason = "the candidate failed without saying why: " + text;
     } else {
         run.reason = "the candidate's process " + describe_status(status) + " before it reported";
     }

@@ -40,8 +40,10 @@ struct CandidateRun {
 
 class LayerBench {
   public:
-    // Computes the reference output once (random input and seeded weights).
-    LayerBench(const TuneLayer &layer, const TargetDescription &target, const std::string &scratch, uint64_t seed);
+    // With `reference`, computes the reference output once (random input and seeded weights),
+    // for measure(); without, the bench only resolves and compiles (for another machine).
+    LayerBench(const TuneLayer &layer, const TargetDescription &target, const std::string &scratch, uint64_t seed,
+               bool reference);
 
     // The layer's kernel when `settings` is the record for its signature; unset, with `why`,
     // when the plan refuses them (a limit of the device or the shape).

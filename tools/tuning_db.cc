@@ -80,9 +80,12 @@ TuningRecord parse_record(const std::string &line) {
     return r;
 }
 
+// By knob name: the same choice whatever order a record lists its knobs in.
 std::string knob_text(const TuningRecord &r) {
+    std::vector<std::pair<std::string, int>> sorted = r.knobs;
+    std::sort(sorted.begin(), sorted.end());
     std::string text;
-    for (const auto &[name, value] : r.knobs) text += name + "=" + std::to_string(value) + " ";
+    for (const auto &[name, value] : sorted) text += name + "=" + std::to_string(value) + " ";
     return text;
 }
 
