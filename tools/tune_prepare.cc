@@ -1,5 +1,7 @@
 #include "tools/tune_prepare.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -187,10 +189,11 @@ void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDe
             db << tuning_record_json(r) << "\n" << std::flush;
             rejected_here++;
         }
-        std::cerr << "\rcortado: prepared " << i + 1 << "/" << layers.size() << " op signatures, " << bundles.count()
-                  << " candidates          " << std::flush;
+        if (::isatty(2))
+            std::cerr << "\rcortado: prepared " << i + 1 << "/" << layers.size() << " op signatures, " << bundles.count()
+                      << " candidates          " << std::flush;
     }
-    std::cerr << "\n";
+    if (::isatty(2)) std::cerr << "\n";
     const std::vector<std::string> written = bundles.finish();
     std::cout << "cortado tune: " << bundles.count() << " candidates for " << layers.size() << " op signatures on "
               << target.halide_target << " in " << written.size() << " bundles under " << options.dir << " ("

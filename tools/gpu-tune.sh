@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# One round of tuning for the lent GPU (tools/tune_prepare.h). Here: compiles each set's next
+# candidates (cortado tune ... --prepare) and packs the bundles, xz-compressed to fit the 64 MiB
+# carry, with a run script into .device/tune/. On the GPU machine, through the device tool with
+# carry [".device"]:
+#     bash .device/tune/run.sh [BUNDLE ...]
+# runs tools/tune_runner.py on every bundle (or the ones named, e.g. set-0-bundle-3, to stay
+# within one call's time) into $OUT/tune-records.jsonl (a bundle whose runner dies is resumed,
+# the candidate that killed it recorded as rejected). Back here:
+#     cortado tune --import tune-records.jsonl --db DB
+# and the next round continues from those records.
+#     tools/gpu-tune.sh DB TARGET CANDIDATES "TUNE ARGS" ["TUNE ARGS" ...]
+# e.g. tools/gpu-tune.sh h100.jsonl cuda-h100 8 "../shared/models/alexnet.prototxt --batch 20" \
+#          "--suite conv --set models/bench/gpu-floors.csv"
+set -euo pipefail
+[ $# -ge 4 ] || { echo "usage: tools/gpu-tune.sh DB TARGET CANDIDATES \"TUNE ARGS\" [...]" >&2; exit 2; }
+db=$1 target=$2 candidates=$3
+shift 3
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+export PATH="$root/.venv/bin:$PATH"
+cmake --build build --target cortado >/dev/null
+rm -rf .device/tune && mkdir -p .device/tune
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+set_number=0
+for args in "$@"; do
+  # shellcheck disable=SC2086  # each set is a list of options
+  build/tools/cortado tune $args --target "$target" --prepare "$scratch/set-$set_number" \
+    --max-candidates "$candidates" --db "$db"
+  set_number=$((set_number + 1))
+done
+for bundle in "$scratch"/set-*/bundle-*; do
+  name=$(basename "$(dirname "$bundle")")-$(basename "$bundle")
+  tar -C "$(dirname "$bundle")" -cf - "$(basename "$bundle")" --transform "s|^bundle-[0-9]*|$name|" | xz -6 -T2 > ".device/tune/$name.tar.xz"
+done
+cat > .device/tune/run.sh <<'RUN'
+#!/usr/bin/env bash
+# Runs the bundles named (default: all) of this round on this GPU; records go to
+# ${OUT:-/tmp}/tune-records.jsonl.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$here/stage"
+names=("$@")
+[ ${#names[@]} -gt 0 ] || for t in "$here"/*.tar.xz; do names+=("$(basename "$t" .tar.xz)"); done
+for name in "${names[@]}"; do xz -dc "$here/$name.tar.xz" | tar -C "$here/stage" -xf -; done
+out=${OUT:-/tmp}/tune-records.jsonl
+start=$(date +%s)
+for name in "${names[@]}"; do
+  bundle=$here/stage/$name
+  for attempt in 1 2 3 4 5 6 7 8; do
+    python3 tools/tune_runner.py "$bundle" "$out" && break
+  done
+done
+echo "runner: $(( $(date +%s) - start )) s for ${#names[@]} bundles"
+RUN
+du -sh .device/tune
+echo "next: bash .device/tune/run.sh on the GPU machine (carry .device), then cortado tune --import tune-records.jsonl --db $db"
