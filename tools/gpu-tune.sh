@@ -45,6 +45,9 @@ names=("$@")
 [ ${#names[@]} -gt 0 ] || for t in "$here"/*.tar.xz; do names+=("$(basename "$t" .tar.xz)"); done
 for name in "${names[@]}"; do xz -dc "$here/$name.tar.xz" | tar -C "$here/stage" -xf -; done
 out=${OUT:-/tmp}/tune-records.jsonl
+# OpenCL libraries find NVIDIA's driver through the ICD loader.
+nvidia_opencl=/usr/local/nvidia/lib64/libnvidia-opencl.so.1
+[ -e "$nvidia_opencl" ] && export OCL_ICD_FILENAMES=$nvidia_opencl
 start=$(date +%s)
 for name in "${names[@]}"; do
   bundle=$here/stage/$name
