@@ -21,7 +21,8 @@ inline Result cortado(const std::string &args, const std::string &environment = 
     char buffer[4096];
     while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
     const int status = pclose(pipe);
-    return Result{WEXITSTATUS(status), output};
+    // A crash is never a success: a command killed by a signal reads as 128 + the signal.
+    return Result{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0), output};
 }
 
 }  // namespace cortado::testing

@@ -685,6 +685,28 @@ TEST_F(TuningDb, TheFastestCurrentRecordWinsWhateverTheOrderOfTheLines) {
     EXPECT_EQ(chosen, (std::set<std::string>{"gpu_register_tile rows=2"}));
 }
 
+TEST_F(TuningDb, ALaterMeasurementOfAChoiceReplacesAnEarlierOneWhateverTheOrderOfItsKnobs) {
+    const Graph graph = conv_graph();
+    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    const auto chosen = [&](const std::vector<TuningRecord> &records) {
+        std::string text;
+        for (const TuningRecord &r : records) text += tuning_record_json(r) + "\n";
+        write(text);
+        const KernelInstance k = plan_network(graph, "net", kCuda, read_tuning_db(path_)).kernels[0];
+        return k.choice.variant + " rows=" + std::to_string(k.choice.knobs.get("rows"));
+    };
+    const TuningRecord fast_once = measured(probe, "gpu_staged", {{"rows", 4}, {"channels", 8}}, 0.1);
+    TuningRecord slower_later = measured(probe, "gpu_staged", {{"channels", 8}, {"rows", 4}}, 0.5);  // same choice
+    const TuningRecord other = measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.3);
+    EXPECT_EQ(chosen({fast_once, other}), "gpu_staged rows=4");
+    EXPECT_EQ(chosen({fast_once, other, slower_later}), "gpu_register_tile rows=2");
+    TuningRecord rejected_later = slower_later;
+    rejected_later.rejected = true;
+    rejected_later.reason = "crashed";
+    rejected_later.median_ms = -1;
+    EXPECT_EQ(chosen({fast_once, rejected_later, other}), "gpu_register_tile rows=2");
+}
+
 TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOnes) {
     const Graph graph = conv_graph();
     const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
@@ -718,6 +740,11 @@ TEST(ScheduleVersion, EveryVariantOfEveryFamilyHasOneThatFollowsItsSources) {
         EXPECT_NE(std::find(winograd.begin(), winograd.end(), covered), winograd.end()) << covered;
     for (const char *unrelated : {"schedules/cpu/pooling.h", "schedules/gpu/conv2d_winograd.h", "generators/lrn.h"})
         EXPECT_EQ(std::find(winograd.begin(), winograd.end(), unrelated), winograd.end()) << unrelated;
+    // The generator that hands the knobs to the schedule, and the spaces that declare the variant.
+    for (const char *declaring : {"generators/conv2d_generator.cc", "schedules/cpu/space.h", "schedules/x86/space.h"})
+        EXPECT_NE(std::find(winograd.begin(), winograd.end(), declaring), winograd.end()) << declaring;
+    const std::vector<std::string> staged = schedule_version_sources("conv2d", "gpu_staged");
+    EXPECT_NE(std::find(staged.begin(), staged.end(), "schedules/gpu/space.h"), staged.end());
     EXPECT_NE(schedule_version("conv2d", "cpu_winograd_f2"), schedule_version("conv2d", "cpu_register_tile"));
     EXPECT_EQ(schedule_version("conv2d", "cpu_winograd_f2"), schedule_version("conv2d", "cpu_winograd_f4"));
     try {

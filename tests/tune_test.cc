@@ -134,21 +134,27 @@ TEST_F(Tune, CtrlCKeepsTheRecordsAndARerunResumesWithoutRepeatingACandidate) {
         again += count - 1;
     }
     EXPECT_LE(again, 3);
-    EXPECT_EQ(all.size(), kept + 2 + size_t(again));
+    // The re-measured choices are the last lines: the finalists' side-by-side round.
+    for (size_t i = all.size() - size_t(again); i < all.size(); i++) {
+        std::string key = all[i].variant;
+        for (const auto &[name, value] : all[i].knobs) key += " " + name + "=" + std::to_string(value);
+        EXPECT_EQ(times[key], 2) << "a finalist measured once: " << key;
+    }
 }
 
 TEST_F(Tune, TheBudgetHoldsAndCorruptLinesOnlyWarn) {
     std::ofstream(db_) << "{\"op_signature\": \"x\", \"op\": \"deconv\"}\nnot json at all\n";
     const auto start = std::chrono::steady_clock::now();
-    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 0.25 --seed 7");
+    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 0.5 --seed 7");
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find(db_ + ":1: skipped: no op 'deconv'"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(db_ + ":2: skipped: not a JSON object"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("finished after"), std::string::npos) << r.output;
-    // 15 s of budget; what runs past it is the candidate under way (a compile here takes seconds).
-    EXPECT_LT(seconds, 15 + 45) << r.output;
-    EXPECT_GE(records().size(), 2u) << r.output;
+    // 30 s of budget; past it runs at most the batch of candidates under way (one compile per
+    // core, then their measurement), generous for a slow machine.
+    EXPECT_LT(seconds, 30 + 90) << r.output;
+    EXPECT_GE(records().size(), 1u) << r.output;
     // The corrupt lines stay where they were; the plan reads past them.
     const Result plan = cortado("info " + net_ + " --plan --db " + db_);
     EXPECT_EQ(plan.exit_code, 0) << plan.output;
@@ -216,8 +222,10 @@ TEST_F(Tune, BadInputGetsAClearError) {
     const struct {
         std::string args, message;
     } cases[] = {
-        {"tune " + net_ + " --budget 0", "--budget takes a number of minutes above 0, not '0'"},
-        {"tune " + net_ + " --budget soon", "--budget takes a number of minutes above 0, not 'soon'"},
+        {"tune " + net_ + " --budget 0", "--budget takes a number of minutes above 0 (at most a week), not '0'"},
+        {"tune " + net_ + " --budget soon", "--budget takes a number of minutes above 0 (at most a week), not 'soon'"},
+        {"tune " + net_ + " --budget inf", "not 'inf'"},
+        {"tune " + net_ + " --max-tolerance 1e-5x", "--max-tolerance takes a relative L2 error above 0 such as 1e-5, not '1e-5x'"},
         {"tune --suite pictures", "unknown tuning suite 'pictures': give conv or nets"},
         {"tune " + net_ + " --suite conv", "give a network or --suite, not both"},
         {"tune " + net_ + " --batch 1,x", "--batch takes whole numbers above 0 separated by commas, not '1,x'"},

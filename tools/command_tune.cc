@@ -15,6 +15,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <filesystem>
 #include <csignal>
 #include <ctime>
 #include <fstream>
@@ -128,10 +130,10 @@ double parse_minutes(const std::string &text) {
     try {
         size_t used = 0;
         const double minutes = std::stod(text, &used);
-        if (used == text.size() && minutes > 0) return minutes;
+        if (used == text.size() && minutes > 0 && minutes <= 7 * 24 * 60) return minutes;  // at most a week
     } catch (const std::exception &) {
     }
-    throw CompileError("--budget takes a number of minutes above 0, not '" + text + "'");
+    throw CompileError("--budget takes a number of minutes above 0 (at most a week), not '" + text + "'");
 }
 
 // One op signature being tuned.
@@ -179,7 +181,12 @@ class Tuner {
         for (size_t i = 0; i < tunings_.size() && !stopped(); i++) {
             Tuning &t = tunings_[i];
             current_ = int(i) + 1;
-            start(t);
+            try {
+                start(t);
+            } catch (const CompileError &e) {  // this layer cannot be tuned alone; the others can
+                std::cerr << "cortado: note: not tuned: " << e.what() << "\n";
+                continue;
+            }
             step(t, 1);
             print_progress(progress(t), true);
             if (!t.default_failure.empty())
@@ -371,7 +378,7 @@ class Tuner {
             const bool in_batch = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate &o) { return o.key() == c.key(); });
             if (in_batch) continue;
             if (t.search->tried(c)) {
-                t.search->report(*proposal, c, t.search->result(c));
+                if (t.search->measured(c)) t.search->report(*proposal, c, t.search->result(c));
                 if (c.key() == t.default_key) t.default_ms = t.latest.count(c.key()) ? t.latest.at(c.key()) : t.search->result(c);
                 continue;
             }
@@ -434,6 +441,7 @@ int command_tune(const std::vector<std::string> &args) {
     if (cli.has("import")) {
         if (!cli.positional.empty() || cli.has("suite") || cli.has("prepare"))
             throw CompileError("--import takes only --db");
+        if (!cli.has("db")) std::filesystem::create_directories(std::filesystem::path(user_tuning_db()).parent_path());
         import_tuning_records(cli.get("import"), cli.get("db", user_tuning_db()));
         return 0;
     }
@@ -446,16 +454,21 @@ int command_tune(const std::vector<std::string> &args) {
     }
     const double minutes = parse_minutes(cli.get("budget", "10"));
     const std::string db = cli.get("db", user_tuning_db());
+    if (!cli.has("db")) std::filesystem::create_directories(std::filesystem::path(db).parent_path());
     const int jobs = int(cli.get_int("jobs", std::max(1u, std::thread::hardware_concurrency())));
     const int max_candidates = int(cli.get_int("max-candidates", 1 << 30));
     if (jobs < 1 || max_candidates < 1) throw CompileError("--jobs and --max-candidates must be at least 1");
     double max_tolerance = 1.0;
     if (cli.has("max-tolerance")) {
+        const std::string text = cli.get("max-tolerance");
+        size_t used = 0;
         try {
-            max_tolerance = std::stod(cli.get("max-tolerance"));
+            max_tolerance = std::stod(text, &used);
         } catch (const std::exception &) {
-            throw CompileError("--max-tolerance takes a relative L2 error such as 1e-5");
+            used = 0;
         }
+        if (used != text.size() || !(max_tolerance > 0) || !std::isfinite(max_tolerance))
+            throw CompileError("--max-tolerance takes a relative L2 error above 0 such as 1e-5, not '" + text + "'");
     }
     const auto started = Clock::now();
     const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(minutes * 60));
@@ -491,6 +504,7 @@ int command_tune(const std::vector<std::string> &args) {
 
     struct sigaction action {};
     action.sa_handler = on_interrupt;
+    action.sa_flags = SA_RESTART;  // the waits that must notice it check the flag themselves
     sigemptyset(&action.sa_mask);
     struct sigaction previous {};
     ::sigaction(SIGINT, &action, &previous);

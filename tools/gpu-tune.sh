@@ -30,7 +30,9 @@ for args in "$@"; do
     --max-candidates "$candidates" --db "$db"
   set_number=$((set_number + 1))
 done
-for bundle in "$scratch"/set-*/bundle-*; do
+for manifest in "$scratch"/set-*/bundle-*/tune.json; do  # bundles with candidates
+  [ -e "$manifest" ] || continue
+  bundle=$(dirname "$manifest")
   name=$(basename "$(dirname "$bundle")")-$(basename "$bundle")
   tar -C "$(dirname "$bundle")" -cf - "$(basename "$bundle")" --transform "s|^bundle-[0-9]*|$name|" | xz -6 -T2 > ".device/tune/$name.tar.xz"
 done
@@ -49,13 +51,17 @@ out=${OUT:-/tmp}/tune-records.jsonl
 nvidia_opencl=/usr/local/nvidia/lib64/libnvidia-opencl.so.1
 [ -e "$nvidia_opencl" ] && export OCL_ICD_FILENAMES=$nvidia_opencl
 start=$(date +%s)
+status=0
 for name in "${names[@]}"; do
   bundle=$here/stage/$name
+  finished=""
   for attempt in 1 2 3 4 5 6 7 8; do
-    python3 tools/tune_runner.py "$bundle" "$out" && break
+    python3 tools/tune_runner.py "$bundle" "$out" && { finished=yes; break; }
   done
+  [ -n "$finished" ] || { echo "runner: $name did not finish in 8 attempts" >&2; status=1; }
 done
 echo "runner: $(( $(date +%s) - start )) s for ${#names[@]} bundles"
+exit $status
 RUN
 du -sh .device/tune
 echo "next: bash .device/tune/run.sh on the GPU machine (carry .device), then cortado tune --import tune-records.jsonl --db $db"

@@ -76,6 +76,28 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
     return roots;
 }
 
+// Sources whose own text decides a variant's kernels but whose includes reach every other
+// variant: the op's generator (it maps the variant's knobs to its schedule call) and the family
+// spaces that declare the variant's knob domains and rules. Their includes are not followed.
+std::vector<std::string> variant_shells(const std::string &op, const std::string &variant) {
+    static const std::map<std::string, std::string> generators = {
+        {"conv2d", "conv2d_generator.cc"}, {"inner_product", "inner_product_generator.cc"},
+        {"gemm", "gemm_generator.cc"},     {"pooling", "pooling_generator.cc"},
+        {"lrn", "lrn_generator.cc"},       {"softmax", "softmax_generator.cc"},
+        {"concat", "concat_generator.cc"}, {"relu", "elementwise_generators.cc"},
+        {"eltwise", "elementwise_generators.cc"}, {"channel_affine", "elementwise_generators.cc"}};
+    std::vector<std::string> shells;
+    const auto generator = generators.find(op);
+    if (generator != generators.end()) shells.push_back("generators/" + generator->second);
+    const std::string family = variant.substr(0, variant.find('_'));
+    if (family == "gpu" || family == "hvx") {
+        shells.push_back("schedules/" + family + "/space.h");
+    } else {  // cpu variants, and the test-only one: the families that start from cpu's space
+        for (const char *f : {"cpu", "x86", "arm"}) shells.push_back(std::string("schedules/") + f + "/space.h");
+    }
+    return shells;
+}
+
 const SourceFile &source(const std::string &path, const std::string &needed_by) {
     for (const SourceFile &f : source_files())
         if (path == f.path) return f;
@@ -92,11 +114,17 @@ std::vector<std::string> schedule_version_sources(const std::string &op, const s
         throw CompileError("schedule version: no sources are listed for variant " + variant + " of " + op +
                            " (tools/schedule_version.cc)");
     std::set<std::string> seen;
+    for (const std::string &shell : variant_shells(op, variant)) {
+        source(shell, key);  // it must exist
+        seen.insert(shell);
+    }
     std::vector<std::string> pending = found->second;
+    std::set<std::string> followed;
     while (!pending.empty()) {
         const std::string path = pending.back();
         pending.pop_back();
-        if (!seen.insert(path).second) continue;
+        seen.insert(path);
+        if (!followed.insert(path).second) continue;
         for (const char *included : source(path, key).includes)
             // Halide.h and headers outside generators/ and schedules/ do not decide the schedule;
             // the compiler's identity keys the kernel cache for those.

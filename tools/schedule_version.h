@@ -1,7 +1,9 @@
 // The schedule version of a variant: a hash of the sources that decide what its kernels compute
-// and how fast (its schedule headers, the algorithm they schedule, the knob space that checks
-// it, and every project header they include). Tuning records carry it, so a record goes stale
-// when that variant's code changes and stays valid across unrelated commits.
+// and how fast: its schedule headers, the algorithm they schedule and its knob-space header, with
+// every project header they include; and, without their includes, the op's generator (which
+// hands the knobs to the schedule) and the family spaces that declare the variant. Tuning records
+// carry it, so a record goes stale when that code changes and stays valid across unrelated
+// commits (frontend, runtime, other ops' schedules, docs).
 #pragma once
 
 #include <string>

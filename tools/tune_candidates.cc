@@ -57,9 +57,16 @@ std::optional<ChoiceSettings> CandidateSearch::next() {
     return random_sample();
 }
 
+const VariantDomain *CandidateSearch::domain(const std::string &variant) const {
+    for (const VariantDomain &v : variants_)
+        if (v.name == variant) return &v;
+    return nullptr;  // a variant left out of the search (--max-tolerance) that the default uses
+}
+
 std::optional<ChoiceSettings> CandidateSearch::neighbour() {
     const Candidate &from = best() ? *best() : candidates_.at(default_key_);
-    const auto domain = std::find_if(variants_.begin(), variants_.end(), [&](const auto &v) { return v.name == from.variant; });
+    const VariantDomain *domain = this->domain(from.variant);
+    if (!domain) return std::nullopt;
     std::vector<ChoiceSettings> moves;
     for (size_t i = 0; i < from.knobs.size(); i++) {
         const auto &[name, value] = from.knobs[i];
@@ -86,7 +93,7 @@ ChoiceSettings CandidateSearch::random_sample() {
     std::vector<const Candidate *> defaults;
     for (const auto &[variant, candidate] : variant_defaults_) defaults.push_back(&candidate);
     const Candidate &from = *defaults[std::uniform_int_distribution<size_t>(0, defaults.size() - 1)(random_)];
-    const auto domain = std::find_if(variants_.begin(), variants_.end(), [&](const auto &v) { return v.name == from.variant; });
+    const VariantDomain *domain = this->domain(from.variant);  // variant_defaults_ holds searched variants only
     ChoiceSettings s;
     s.exact = true;
     s.variant = from.variant;
@@ -111,10 +118,11 @@ void CandidateSearch::refused(const ChoiceSettings &) {}
 
 void CandidateSearch::report_unmeasured(const ChoiceSettings &proposed, const Candidate &resolved) {
     const std::string key = resolved.key();
-    results_[key] = 0;
+    unmeasured_.insert(key);
     candidates_[key] = resolved;
     if (proposed.variant.empty() && proposed.knobs.empty()) default_key_ = key;
-    if (proposed.knobs.empty() && !variant_defaults_.count(resolved.variant)) variant_defaults_[resolved.variant] = resolved;
+    if (proposed.knobs.empty() && domain(resolved.variant) && !variant_defaults_.count(resolved.variant))
+        variant_defaults_[resolved.variant] = resolved;
 }
 
 void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &resolved, double median_ms) {
@@ -124,7 +132,9 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
     candidates_[key] = resolved;
     // A variant's own defaults (a proposal naming only the variant, or the default choice) are
     // where its random samples start, if they passed their check.
-    if (proposed.knobs.empty() && median_ms >= 0 && !variant_defaults_.count(resolved.variant)) variant_defaults_[resolved.variant] = resolved;
+    unmeasured_.erase(key);
+    if (proposed.knobs.empty() && median_ms >= 0 && domain(resolved.variant) && !variant_defaults_.count(resolved.variant))
+        variant_defaults_[resolved.variant] = resolved;
     if (median_ms >= 0 && (best_ms_ < 0 || median_ms < best_ms_ || (median_ms == best_ms_ && key < best_key_))) {
         best_ms_ = median_ms;
         best_key_ = key;
@@ -134,6 +144,7 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
 int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearch &search,
                         std::map<std::string, double> *latest) {
     int resumed = 0;
+    std::map<std::string, Candidate> choices;
     for (const TuningRecord &r : records) {
         if (r.hand_written() || r.variant.empty()) continue;
         try {
@@ -143,11 +154,14 @@ int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearc
         }
         const Candidate c{r.variant, r.knobs};
         (*latest)[c.key()] = r.rejected ? -1 : r.median_ms;  // later lines replace earlier ones
+        choices[c.key()] = c;
+    }
+    for (const auto &[key, c] : choices) {
         if (search.tried(c)) continue;
         ChoiceSettings s;
-        s.variant = r.variant;
-        s.knobs = r.knobs;
-        search.report(s, c, r.rejected ? -1 : r.median_ms);
+        s.variant = c.variant;
+        s.knobs = c.knobs;
+        search.report(s, c, latest->at(key));
         resumed++;
     }
     return resumed;

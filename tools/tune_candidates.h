@@ -3,8 +3,8 @@
 // (one knob doubled, halved, or moved by one) and random samples (a variant, and some of its
 // knobs scaled by a power of two from its defaults or drawn from the knob's whole domain; the
 // default rule fills in the knobs a sample leaves out, so that dependent knobs stay consistent).
-// The proposals depend only on the seed and on the results reported so far, so a rerun with the
-// same records proposes the same candidates and resumes where the last run stopped.
+// The proposals depend only on the seed and on the results reported so far; a rerun reports the
+// records of earlier runs first, so it never proposes what they hold again.
 #pragma once
 
 #include <cstdint>
@@ -56,8 +56,11 @@ class CandidateSearch {
     // `proposed` resolved to `resolved`, which will be measured elsewhere (a GPU this machine
     // lacks): it counts as tried, and moves start from the default until measurements arrive.
     void report_unmeasured(const ChoiceSettings &proposed, const Candidate &resolved);
-    bool tried(const Candidate &candidate) const { return results_.count(candidate.key()) > 0; }
-    // The median a tried candidate measured (< 0: rejected).
+    bool tried(const Candidate &candidate) const {
+        return results_.count(candidate.key()) > 0 || unmeasured_.count(candidate.key()) > 0;
+    }
+    bool measured(const Candidate &candidate) const { return results_.count(candidate.key()) > 0; }
+    // The median a measured candidate took (< 0: rejected).
     double result(const Candidate &candidate) const { return results_.at(candidate.key()); }
 
     const Candidate *best() const { return best_key_.empty() ? nullptr : &candidates_.at(best_key_); }
@@ -70,7 +73,10 @@ class CandidateSearch {
     std::vector<VariantDomain> variants_;
     std::mt19937_64 random_;
     size_t seeded_ = 0;  // proposals made of the default and of each variant's defaults
+    const VariantDomain *domain(const std::string &variant) const;
+
     std::map<std::string, double> results_;  // key -> median (< 0: rejected)
+    std::set<std::string> unmeasured_;       // proposed for another machine, not measured yet
     std::map<std::string, Candidate> candidates_;
     std::map<std::string, Candidate> variant_defaults_;  // resolved defaults, by variant
     std::set<std::string> proposed_moves_;  // local moves already proposed

@@ -1,5 +1,6 @@
 #include "tools/tune_measure.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,6 +136,7 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
     const auto wait_one = [&] {
         int status = 0;
         const pid_t pid = ::waitpid(-1, &status, 0);
+        if (pid < 0 && errno == ECHILD) throw CompileError("lost track of the compiler processes (is SIGCHLD ignored?)");
         if (pid <= 0 || !running.count(pid)) return;
         const size_t i = running[pid];
         running.erase(pid);
@@ -183,11 +185,15 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
 
 CandidateRun LayerBench::measure(const std::string &library, double tolerance, double best_ms) const {
     int pipe_fds[2];
-    if (::pipe(pipe_fds) != 0) throw CompileError("cannot create a pipe: " + std::string(std::strerror(errno)));
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw CompileError("cannot create a pipe: " + std::string(std::strerror(errno)));
     std::cout.flush();
     std::cerr.flush();
     const pid_t pid = ::fork();
-    if (pid < 0) throw CompileError("cannot start a measuring process: " + std::string(std::strerror(errno)));
+    if (pid < 0) {
+        ::close(pipe_fds[0]);
+        ::close(pipe_fds[1]);
+        throw CompileError("cannot start a measuring process: " + std::string(std::strerror(errno)));
+    }
     if (pid == 0) {
         ::signal(SIGINT, SIG_DFL);
         ::alarm(kMeasureSeconds);  // a hung candidate is killed, and rejected
@@ -258,7 +264,8 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
     in >> outcome;
     if (outcome == "measured") {
         in >> run.error >> run.median_ms >> run.min_ms >> run.max_ms >> run.repetitions;
-        run.outcome = CandidateRun::Outcome::Measured;
+        if (in && run.median_ms >= 0) run.outcome = CandidateRun::Outcome::Measured;
+        else run.reason = "the candidate's report could not be read: " + text;
     } else if (outcome == "rejected") {
         in >> run.error;
         std::getline(in >> std::ws, run.reason);

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -137,7 +138,14 @@ void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDe
     int measured_before = 0, rejected_here = 0;
     for (size_t i = 0; i < layers.size(); i++) {
         const TuneLayer &layer = layers[i];
-        LayerBench bench(layer, target, scratch.path(), options.seed, false);
+        std::unique_ptr<LayerBench> bench_holder;
+        try {
+            bench_holder = std::make_unique<LayerBench>(layer, target, scratch.path(), options.seed, false);
+        } catch (const CompileError &e) {
+            std::cerr << "cortado: note: not tuned: " << e.what() << "\n";
+            continue;
+        }
+        LayerBench &bench = *bench_holder;
         std::vector<VariantDomain> variants;
         for (VariantDomain &v : variant_domains(layer.default_kernel.family, layer.default_kernel.op))
             if (v.tolerance <= options.max_tolerance) variants.push_back(std::move(v));
@@ -157,7 +165,7 @@ void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDe
             if (!k) continue;
             const Candidate c{k->choice.variant, k->choice.knobs.values};
             if (search.tried(c)) {
-                search.report(*proposal, c, search.result(c));
+                if (search.measured(c)) search.report(*proposal, c, search.result(c));
                 continue;
             }
             search.report_unmeasured(*proposal, c);

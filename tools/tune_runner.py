@@ -11,7 +11,8 @@ tolerance (relative L2), and timed with its per-layer profile (a warm-up, then I
 default 10: median and spread). One record per candidate is appended to OUT.jsonl in the tuning
 database format (tools/tuning_db.h), flushed at once; `cortado tune --import OUT.jsonl` merges them.
 
-A rerun skips the candidates OUT.jsonl already holds. A candidate that takes the process down
+A rerun skips the choices OUT.jsonl already holds (the same signature, variant, knobs and
+schedule version, whichever round or bundle measured them). A candidate that takes the process down
 (a crash in the driver) is recorded as rejected by the next run, which finds it named in
 OUT.jsonl.running; so `until python3 tune_runner.py B OUT.jsonl; do :; done` finishes a bundle.
 """
@@ -27,13 +28,18 @@ import torch
 from gpu_bench import Library, TorchNetwork, random_weights, write_caffemodel
 
 
+def measurement_id(signature, variant, knobs, version):
+    """What a record measures: the same in every round and bundle for the same choice."""
+    return "|".join([signature, variant, " ".join(f"{k}={v}" for k, v in sorted(knobs.items())), version])
+
+
 def record(signature, candidate, **outcome):
     r = {"op_signature": signature["signature"], "op": signature["op"], "layer": signature["layer"],
          "variant": candidate["variant"], "knobs": candidate["knobs"]}
     r.update(outcome)
     r.update(tolerance=candidate["tolerance"], shape=signature["shape"], target=signature["target"],
              family=signature["family"], schedule_version=candidate["schedule_version"],
-             date=datetime.date.today().isoformat(), candidate=candidate["id"])
+             date=datetime.date.today().isoformat())
     return r
 
 
@@ -46,7 +52,12 @@ def main():
     done = set()
     if os.path.exists(out_path):
         with open(out_path) as f:
-            done = {json.loads(line).get("candidate") for line in f if line.strip()}
+            for line in f:
+                try:  # a line cut short by a kill is measured again
+                    r = json.loads(line)
+                    done.add(measurement_id(r["op_signature"], r["variant"], r["knobs"], r["schedule_version"]))
+                except (ValueError, KeyError, TypeError):
+                    pass
     running_path = out_path + ".running"
     crashed = None
     if os.path.exists(running_path):
@@ -55,7 +66,7 @@ def main():
     out = open(out_path, "a")
 
     def write(r):
-        out.write(json.dumps(r) + "\n")
+        out.write(json.dumps(r, allow_nan=False) + "\n")
         out.flush()
         os.fsync(out.fileno())
 
@@ -64,8 +75,9 @@ def main():
     torch.backends.cuda.matmul.allow_tf32 = False
     measured = rejected = 0
     for signature in manifest["signatures"]:
-        for i, candidate in enumerate(signature["candidates"]):
-            candidate["id"] = f"{name}/{candidate['library']}"
+        for candidate in signature["candidates"]:
+            candidate["id"] = measurement_id(signature["signature"], candidate["variant"], candidate["knobs"],
+                                             candidate["schedule_version"])
         todo = [c for c in signature["candidates"] if c["id"] not in done]
         if not todo:
             continue
@@ -97,6 +109,8 @@ def main():
                 else:
                     r = record(signature, candidate, median_ms=timing["median_ms"], min_ms=timing["min_ms"],
                                max_ms=timing["max_ms"], repetitions=iterations, error=error)
+                    if not all(math.isfinite(r[k]) for k in ("median_ms", "min_ms", "max_ms")):
+                        r = record(signature, candidate, rejected=True, reason=f"its profile read {timing}")
             except Exception as e:  # a load or launch failure: rejected, with the driver's words
                 r = record(signature, candidate, rejected=True, reason=f"{type(e).__name__}: {e}"[:400])
             write(r)

@@ -15,14 +15,22 @@ import sys
 
 def main():
     source, destination = sys.argv[1], sys.argv[2]
+    records = []
     with open(source) as f:
-        records = [json.loads(line) for line in f if line.strip()]
+        for number, line in enumerate(f, 1):
+            try:
+                r = json.loads(line)
+                if r.get("variant") and isinstance(r.get("knobs"), dict) and "op_signature" in r:
+                    records.append(r)
+            except ValueError:
+                if line.strip():
+                    print(f"{source}:{number}: skipped: not a JSON object", file=sys.stderr)
     latest = {}
     for r in records:
         latest[(r["op_signature"], r["variant"], tuple(sorted(r["knobs"].items())))] = r
     best = {}
     for r in latest.values():
-        if r.get("rejected") or r.get("median_ms") is None:
+        if r.get("rejected") or r.get("median_ms") is None or r["median_ms"] < 0:
             continue
         rank = (r["median_ms"], r["variant"], " ".join(f"{k}={v}" for k, v in sorted(r["knobs"].items())))
         if r["op_signature"] not in best or rank < best[r["op_signature"]][0]:

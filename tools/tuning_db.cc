@@ -1,6 +1,7 @@
 #include "tools/tuning_db.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -136,13 +137,13 @@ std::string tuning_record_json(const TuningRecord &r) {
         json["rejected"] = true;
         json["reason"] = r.reason;
     }
-    if (r.median_ms >= 0) {
+    if (r.median_ms >= 0 && std::isfinite(r.median_ms) && std::isfinite(r.max_ms)) {
         json["median_ms"] = r.median_ms;
         json["min_ms"] = r.min_ms;
         json["max_ms"] = r.max_ms;
         json["repetitions"] = r.repetitions;
     }
-    if (r.error >= 0) json["error"] = r.error;
+    if (r.error >= 0 && std::isfinite(r.error)) json["error"] = r.error;  // JSON has no infinity
     if (r.tolerance >= 0) json["tolerance"] = r.tolerance;
     for (const auto &[key, value] : {std::pair<const char *, const std::string *>{"shape", &r.shape},
                                      {"target", &r.target}, {"family", &r.family},
