@@ -18,7 +18,6 @@
 #include <cmath>
 #include <filesystem>
 #include <csignal>
-#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -27,7 +26,6 @@
 #include <thread>
 
 #include "frontend/compile_error.h"
-#include "frontend/content_hash.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
 #include "frontend/load_network.h"
@@ -37,7 +35,6 @@
 #include "tools/bench_networks.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/schedule_version.h"
 #include "tools/temporary_directory.h"
 #include "tools/toolchain.h"
 #include "tools/tune_candidates.h"
@@ -117,13 +114,6 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
         throw CompileError("unknown tuning suite '" + suite + "': give conv or nets");
     }
     return graphs;
-}
-
-std::string today() {
-    const std::time_t now = std::time(nullptr);
-    char text[16];
-    std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-    return text;
 }
 
 double parse_minutes(const std::string &text) {
@@ -320,24 +310,15 @@ class Tuner {
     }
 
     void start(Tuning &t) {
-        std::vector<VariantDomain> variants;
-        for (VariantDomain &v : variant_domains(t.layer.default_kernel.family, t.layer.default_kernel.op))
-            if (v.tolerance <= max_tolerance_) variants.push_back(std::move(v));
-        uint64_t seed = seed_;
-        for (char c : content_hash_hex(t.layer.signature)) seed = seed * 31 + uint64_t(c);
-        t.search = std::make_unique<CandidateSearch>(std::move(variants), seed);
+        t.search = std::make_unique<CandidateSearch>(
+            search_for(t.layer.default_kernel.family, t.layer.default_kernel.op, t.layer.signature, seed_, max_tolerance_));
         t.bench = std::make_unique<LayerBench>(t.layer, target_, scratch_.path(), seed_, true);
         // Records of earlier runs count as tried; only current schedule versions do.
         t.resumed = resume_from_records(earlier_[t.layer.signature], *t.search, &t.latest);
     }
 
     void write(const Tuning &t, const KernelInstance &k, const CandidateRun &run) {
-        TuningRecord r;
-        r.op_signature = t.layer.signature;
-        r.op = k.op;
-        r.layer = t.layer.steps.front();
-        r.variant = k.choice.variant;
-        r.knobs = k.choice.knobs.values;
+        TuningRecord r = tuning_record_for(k, t.layer.steps.front());
         r.rejected = run.outcome != CandidateRun::Outcome::Measured;
         r.reason = run.reason;
         if (!r.rejected) {
@@ -347,12 +328,6 @@ class Tuner {
             r.repetitions = run.repetitions;
         }
         r.error = run.error;
-        r.tolerance = k.choice.tolerance;
-        r.shape = k.shape;
-        r.target = k.target;
-        r.family = k.family;
-        r.schedule_version = schedule_version(k.op, k.choice.variant);
-        r.date = today();
         db_ << tuning_record_json(r) << "\n" << std::flush;
     }
 

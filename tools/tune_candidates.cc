@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "frontend/compile_error.h"
+#include "frontend/content_hash.h"
 #include "schedules/families.h"
 #include "tools/schedule_version.h"
 
@@ -139,6 +140,15 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
         best_ms_ = median_ms;
         best_key_ = key;
     }
+}
+
+CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
+                           uint64_t seed, double max_tolerance) {
+    std::vector<VariantDomain> variants;
+    for (VariantDomain &v : variant_domains(family, op))
+        if (v.tolerance <= max_tolerance) variants.push_back(std::move(v));
+    for (char c : content_hash_hex(signature)) seed = seed * 31 + uint64_t(c);
+    return CandidateSearch(std::move(variants), seed);
 }
 
 int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearch &search,

@@ -85,6 +85,11 @@ class CandidateSearch {
     std::string default_key_;  // the default choice, once resolved
 };
 
+// The search for one op signature: the variants its family offers for the op, less those looser
+// than `max_tolerance`, with a random stream seeded from `seed` and the signature.
+CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
+                           uint64_t seed, double max_tolerance);
+
 // Reports the records of earlier runs for the search's signature (`records`: that signature's,
 // from a tuning database) as tried, where their schedule version is current; fills `latest`
 // (choice -> its latest median, < 0 rejected). Returns how many choices they covered.

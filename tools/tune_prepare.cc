@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -13,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "frontend/compile_error.h"
-#include "frontend/content_hash.h"
 #include "tools/graph_json.h"
 #include "tools/schedule_version.h"
 #include "tools/temporary_directory.h"
@@ -29,13 +27,6 @@ using Json = nlohmann::ordered_json;
 
 // What one trip to the GPU machine may carry, with room for the runner and the results.
 constexpr uintmax_t kBundleBytes = 40ull << 20;
-
-std::string today() {
-    const std::time_t now = std::time(nullptr);
-    char text[16];
-    std::strftime(text, sizeof text, "%Y-%m-%d", std::gmtime(&now));
-    return text;
-}
 
 Json shape_json(const Shape &shape) {
     Json dims = Json::array();
@@ -146,12 +137,8 @@ void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDe
             continue;
         }
         LayerBench &bench = *bench_holder;
-        std::vector<VariantDomain> variants;
-        for (VariantDomain &v : variant_domains(layer.default_kernel.family, layer.default_kernel.op))
-            if (v.tolerance <= options.max_tolerance) variants.push_back(std::move(v));
-        uint64_t seed = options.seed;
-        for (char c : content_hash_hex(layer.signature)) seed = seed * 31 + uint64_t(c);
-        CandidateSearch search(std::move(variants), seed);
+        CandidateSearch search = search_for(layer.default_kernel.family, layer.default_kernel.op, layer.signature,
+                                            options.seed, options.max_tolerance);
         std::map<std::string, double> latest;
         measured_before += resume_from_records(earlier[layer.signature], search, &latest);
 
@@ -180,20 +167,9 @@ void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDe
                 fs::remove_all(fs::path(libraries[j]).parent_path());
                 continue;
             }
-            TuningRecord r;
-            r.op_signature = layer.signature;
-            r.op = kernels[j].op;
-            r.layer = layer.steps.front();
-            r.variant = kernels[j].choice.variant;
-            r.knobs = kernels[j].choice.knobs.values;
+            TuningRecord r = tuning_record_for(kernels[j], layer.steps.front());
             r.rejected = true;
             r.reason = "does not compile: " + errors[j].substr(0, 400);
-            r.tolerance = kernels[j].choice.tolerance;
-            r.shape = kernels[j].shape;
-            r.target = kernels[j].target;
-            r.family = kernels[j].family;
-            r.schedule_version = schedule_version(r.op, r.variant);
-            r.date = today();
             db << tuning_record_json(r) << "\n" << std::flush;
             rejected_here++;
         }

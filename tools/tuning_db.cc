@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -123,6 +124,25 @@ ChoiceSettings settings_of(const TuningRecord &r) {
 }
 
 }  // namespace
+
+TuningRecord tuning_record_for(const KernelInstance &kernel, const std::string &layer) {
+    TuningRecord r;
+    r.op_signature = kernel.op_signature_hash();
+    r.op = kernel.op;
+    r.layer = layer;
+    r.variant = kernel.choice.variant;
+    r.knobs = kernel.choice.knobs.values;
+    r.tolerance = kernel.choice.tolerance;
+    r.shape = kernel.shape;
+    r.target = kernel.target;
+    r.family = kernel.family;
+    r.schedule_version = schedule_version(kernel.op, kernel.choice.variant);
+    const std::time_t now = std::time(nullptr);
+    char date[16];
+    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+    r.date = date;
+    return r;
+}
 
 std::string tuning_record_json(const TuningRecord &r) {
     Json json;

@@ -47,6 +47,10 @@ struct TuningRecord {
     bool hand_written() const { return median_ms < 0 && !rejected; }
 };
 
+// A record of `kernel`'s choice for its op signature, as run by `layer`: everything but the
+// outcome (timings, error, rejection), dated today, at the variant's current schedule version.
+TuningRecord tuning_record_for(const KernelInstance &kernel, const std::string &layer);
+
 // One line of JSON (no newline), floats at full precision.
 std::string tuning_record_json(const TuningRecord &record);
 
