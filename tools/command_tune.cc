@@ -102,6 +102,13 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
                 infer_shapes(graph);
                 graphs.push_back({conv_name(s) + " ", std::move(graph)});
             }
+    } else if (suite == "sgemm") {
+        if (cli.has("batch")) throw CompileError("--batch does not apply to the sgemm suite (its cases are n x n x n)");
+        for (int n : sgemm_sizes(quick)) {
+            Graph graph = import_caffe_prototxt_text(sgemm_prototxt(n), "sgemm " + std::to_string(n), ImportOptions{});
+            infer_shapes(graph);
+            graphs.push_back({"sgemm " + std::to_string(n) + " ", std::move(graph)});
+        }
     } else if (suite == "nets") {
         const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
         for (const NetworkBenchCase &c : shipped_network_cases(models, quick)) {
@@ -111,7 +118,7 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             graphs.push_back({bench_network_name(c) + " ", std::move(graph)});
         }
     } else {
-        throw CompileError("unknown tuning suite '" + suite + "': give conv or nets");
+        throw CompileError("unknown tuning suite '" + suite + "': give conv, sgemm or nets");
     }
     return graphs;
 }

@@ -24,7 +24,7 @@ const char *kUsage =
     "           tuning database that compile, run and bench use\n"
     "           [--target T] [--batch N[,N...]] [--input-shape N,C,H,W] [--budget MINUTES]\n"
     "           [--db FILE] [--jobs J] [--max-candidates K] [--max-tolerance E] [--seed S]\n"
-    "           or --suite conv|nets [--quick] [--set CSV] [--models DIR] instead of NET.prototxt;\n"
+    "           or --suite conv|sgemm|nets [--quick] [--set CSV] [--models DIR] instead of NET.prototxt;\n"
     "           for a GPU this machine lacks: --prepare DIR (bundles for tools/tune_runner.py),\n"
     "           then cortado tune --import OUT.jsonl [--db FILE]\n"
     "  bench    conv|sgemm: cortado vs oneDNN / OpenBLAS on the same data, outputs checked first\n"
