@@ -6,8 +6,9 @@
 #   cortado_add_network(alexnet PROTOTXT models/alexnet.prototxt TARGET host BATCH 1)
 #   target_link_libraries(my_app PRIVATE alexnet)
 #
-# Inside the cortado build the compiler target is used; elsewhere `cortado` is looked up on PATH
-# (or give CORTADO_EXECUTABLE).
+# Inside the cortado build the compiler target is used. From an installed cortado,
+# find_package(cortado) sets CORTADO_EXECUTABLE to its compiler; otherwise `cortado` is looked up
+# on PATH.
 find_package(Threads REQUIRED)
 
 function(cortado_add_network name)

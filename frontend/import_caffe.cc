@@ -11,6 +11,7 @@
 
 #include "frontend/caffe.pb.h"
 #include "frontend/compile_error.h"
+#include "runtime/file_bytes.h"
 #include "frontend/layer_params_from_proto.h"
 #include "frontend/upgrade_v1.h"
 
@@ -351,11 +352,9 @@ Graph import_caffe_prototxt_text(const std::string &text, const std::string &dis
 }
 
 Graph import_caffe_prototxt(const std::string &path, const ImportOptions &options) {
-    std::ifstream file(path, std::ios::binary);
-    if (!file) throw CompileError(path + ": cannot open file");
-    std::stringstream text;
-    text << file.rdbuf();
-    return import_caffe_prototxt_text(text.str(), path, options);
+    std::string text, error;
+    if (!read_file_bytes(path, &text, &error)) throw CompileError(error);
+    return import_caffe_prototxt_text(text, path, options);
 }
 
 }  // namespace cortado

@@ -7,6 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "generators/ops/elementwise.h"
+
 namespace cortado {
 
 // Caffe's FillerParameter: how `cortado run --seed` makes weights when none are given.
@@ -73,7 +75,7 @@ struct ConcatParams {
 };
 
 struct EltwiseParams {
-    enum class Operation { Product, Sum, Max } operation = Operation::Sum;
+    ops::EltwiseOperation operation = ops::EltwiseOperation::Sum;  // the generator's enum: one for both
     std::vector<float> coeff;  // one per input for Sum; empty means all 1
 };
 

@@ -28,15 +28,18 @@ class Converter {
         return static_cast<int>(value);
     }
 
-    // Caffe's repeated kernel_size/stride/pad/dilation plus the _h/_w overrides.
+    // A Convolution's repeated kernel_size/stride/pad/dilation, or its _h/_w fields, as Caffe's
+    // BaseConvolutionLayer::LayerSetUp reads them: once for both axes or once per axis; the _h/_w
+    // fields replace the list, and one of them alone leaves the other at its default, 0. A pad
+    // may be 0; a kernel or stride of 0 is refused (Caffe checks kernels; a zero stride divides
+    // by zero there).
     void spatial(const google::protobuf::RepeatedField<uint32_t> &list, bool has_h, uint32_t h,
                  bool has_w, uint32_t w, int fallback, const char *what, int lowest, int *out_h,
                  int *out_w) const {
         if (has_h || has_w) {
             if (list.size() > 0) fail(std::string(what) + " and " + what + "_h/_w both given");
-            if (has_h != has_w) fail(std::string("give both ") + what + "_h and " + what + "_w");
-            *out_h = checked(h, what, lowest);
-            *out_w = checked(w, what, lowest);
+            *out_h = checked_side(h, has_h, what, "_h", has_w ? "_w" : nullptr, lowest);
+            *out_w = checked_side(w, has_w, what, "_w", has_h ? "_h" : nullptr, lowest);
         } else if (list.size() == 0) {
             *out_h = *out_w = fallback;
         } else if (list.size() <= 2) {
@@ -46,6 +49,14 @@ class Converter {
             fail(std::string(what) + " has " + std::to_string(list.size()) +
                  " values; only 2-D convolution is supported");
         }
+    }
+
+    int checked_side(uint32_t value, bool given, const char *what, const char *side, const char *other,
+                     int lowest) const {
+        if (!given && value < uint32_t(lowest))
+            fail(std::string(what) + side + " is not given, so it is 0 (as in Caffe) beside " + what + other +
+                 ": give both, or " + what + " alone");
+        return checked(value, (std::string(what) + side).c_str(), lowest);
     }
 
     ConvolutionParams convolution() const {
@@ -92,11 +103,16 @@ class Converter {
             c.kernel_h = checked(has_size ? p.kernel_size() : p.kernel_h(), "kernel", 1);
             c.kernel_w = checked(has_size ? p.kernel_size() : p.kernel_w(), "kernel", 1);
         }
+        // Caffe's PoolingLayer::LayerSetUp, unlike Convolution's, wants pad_h with pad_w and
+        // stride_h with stride_w.
         if (p.has_pad() && (p.has_pad_h() || p.has_pad_w())) fail("pad and pad_h/_w both given");
-        c.pad_h = checked(p.has_pad() ? p.pad() : p.pad_h(), "pad", 0);
-        c.pad_w = checked(p.has_pad() ? p.pad() : p.pad_w(), "pad", 0);
+        if (p.has_pad_h() != p.has_pad_w()) fail("pad_h and pad_w go together in Pooling: give both, or pad");
+        c.pad_h = checked(p.has_pad_h() ? p.pad_h() : p.pad(), "pad", 0);
+        c.pad_w = checked(p.has_pad_w() ? p.pad_w() : p.pad(), "pad", 0);
         if (p.has_stride() && (p.has_stride_h() || p.has_stride_w()))
             fail("stride and stride_h/_w both given");
+        if (p.has_stride_h() != p.has_stride_w())
+            fail("stride_h and stride_w go together in Pooling: give both, or stride");
         c.stride_h = checked(p.has_stride_h() ? p.stride_h() : p.stride(), "stride", 1);
         c.stride_w = checked(p.has_stride_w() ? p.stride_w() : p.stride(), "stride", 1);
         if (c.global_pooling && (c.pad_h || c.pad_w || c.stride_h != 1 || c.stride_w != 1))
@@ -137,12 +153,12 @@ class Converter {
         const auto &p = proto_.eltwise_param();
         EltwiseParams c;
         switch (p.operation()) {
-            case caffe::EltwiseParameter::PROD: c.operation = EltwiseParams::Operation::Product; break;
-            case caffe::EltwiseParameter::SUM: c.operation = EltwiseParams::Operation::Sum; break;
-            default: c.operation = EltwiseParams::Operation::Max; break;
+            case caffe::EltwiseParameter::PROD: c.operation = ops::EltwiseOperation::Product; break;
+            case caffe::EltwiseParameter::SUM: c.operation = ops::EltwiseOperation::Sum; break;
+            default: c.operation = ops::EltwiseOperation::Max; break;
         }
         c.coeff.assign(p.coeff().begin(), p.coeff().end());
-        if (!c.coeff.empty() && c.operation != EltwiseParams::Operation::Sum)
+        if (!c.coeff.empty() && c.operation != ops::EltwiseOperation::Sum)
             fail("coeff is only allowed with operation SUM");
         if (!c.coeff.empty() && c.coeff.size() != static_cast<size_t>(proto_.bottom_size()))
             fail("has " + std::to_string(c.coeff.size()) + " coeff values for " +

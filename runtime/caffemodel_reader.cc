@@ -1,5 +1,7 @@
 #include "runtime/caffemodel_reader.h"
 
+#include "runtime/file_bytes.h"
+
 #include <algorithm>
 #include <cstring>
 #include <fstream>
@@ -452,23 +454,9 @@ bool parse_caffemodel(const uint8_t *bytes, size_t size, std::vector<LayerBlobs>
 
 bool read_caffemodel(const std::string &path, std::vector<LayerBlobs> *layers,
                      std::string *error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *error = path + ": cannot open file";
-        return false;
-    }
-    // Read in chunks rather than trusting tellg(), which reports nonsense sizes for directories
-    // and cannot be used on pipes.
-    std::vector<uint8_t> bytes;
-    char chunk[1 << 16];
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-        bytes.insert(bytes.end(), chunk, chunk + in.gcount());
-    }
-    if (in.bad()) {
-        *error = path + ": read failed";
-        return false;
-    }
-    return parse_named(path, bytes.data(), bytes.size(), layers, error);
+    std::string bytes;
+    if (!read_file_bytes(path, &bytes, error)) return false;
+    return parse_named(path, reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), layers, error);
 }
 
 }  // namespace cortado

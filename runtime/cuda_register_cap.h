@@ -1,7 +1,8 @@
 // Halide 21's CUDA runtime loads every kernel with at most 64 registers per thread unless
 // $HL_CUDA_JIT_MAX_REGISTERS says otherwise (it reads the variable each time it loads a
 // kernel, lazily, on a pipeline's first run); kernels scheduled for more would spill
-// (docs/PERFORMANCE.md, session 5). That variable is Halide 21's only way to raise the cap.
+// (docs/PERFORMANCE.md, Halide's 64-register cap on CUDA). That variable is Halide 21's only way
+// to raise the cap.
 #pragma once
 
 namespace cortado {

@@ -5,8 +5,8 @@
 #include <limits>
 #include <random>
 
-#include "tests/reference/reference_interpreter.h"
-#include "tools/network_weights.h"
+#include "compiler/reference/reference_interpreter.h"
+#include "compiler/network_weights.h"
 
 namespace cortado::testing {
 namespace {

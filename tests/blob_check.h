@@ -7,8 +7,8 @@
 #include <string>
 
 #include "frontend/graph.h"
-#include "frontend/kernel_plan.h"
-#include "tools/loaded_network.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/loaded_network.h"
 
 namespace cortado::testing {
 

@@ -1,6 +1,7 @@
 // The `cortado` command line as users and scripts meet it: exit codes, messages that name the
 // file:line or the layer, weights written and read back, .npy input/output, blob dumps.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -227,6 +228,22 @@ TEST_F(Cli, InfoJsonAndCompileOutputs) {
     r = cortado("compile " + net + " --name 9lives -o " + path("out"));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("must be a C identifier"), std::string::npos) << r.output;
+}
+
+// Every float in `info --json` reads back as the float cortado computes with.
+TEST_F(Cli, InfoJsonFloatsRoundTripExactly) {
+    const std::string net = write("floats.prototxt",
+        "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
+        "layer { name: \"norm\" type: \"LRN\" bottom: \"data\" top: \"norm\" lrn_param { local_size: 3 alpha: 1.23456789e-4 beta: 0.7654321 } }\n"
+        "layer { name: \"leaky\" type: \"ReLU\" bottom: \"norm\" top: \"leaky\" relu_param { negative_slope: 0.123456789 } }\n");
+    const Result r = cortado("info " + net + " --json");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const nlohmann::json json = nlohmann::json::parse(r.output);
+    const nlohmann::json &layers = json.at("layers");
+    ASSERT_EQ(layers.size(), 2u) << r.output;
+    EXPECT_EQ(float(layers[0]["params"]["alpha"].get<double>()), 1.23456789e-4f) << r.output;
+    EXPECT_EQ(float(layers[0]["params"]["beta"].get<double>()), 0.7654321f) << r.output;
+    EXPECT_EQ(float(layers[1]["params"]["negative_slope"].get<double>()), 0.123456789f) << r.output;
 }
 
 // `info --plan` shows each step's variant, knobs and their sources, and shared kernels; a tuning

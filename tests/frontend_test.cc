@@ -5,16 +5,16 @@
 
 #include "Halide.h"
 #include "frontend/compile_error.h"
-#include "frontend/emit_network.h"
+#include "compiler/emit_network.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
-#include "frontend/kernel_plan.h"
-#include "frontend/memory_plan.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/memory_plan.h"
 #include "frontend/untrained_fillers.h"
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
-#include "tools/target_description.h"
-#include "tools/toolchain.h"
+#include "compiler/target_description.h"
+#include "compiler/toolchain.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -234,6 +234,79 @@ TEST(Caffe, PoolingOutputSizeRoundsUpWithPadCorrection) {
     EXPECT_EQ(pooled(112, 3, 2, 0), 56);  // ceil((112-3)/2)+1 = 56
     EXPECT_EQ(pooled(6, 2, 2, 1), 4);     // ceil((6+2-2)/2)+1 = 4; last window starts at 6 < 6+1
     EXPECT_EQ(pooled(5, 3, 2, 1), 3);     // 4 windows would start in the padding: corrected to 3
+}
+
+// Caffe's BaseConvolutionLayer::LayerSetUp: a _h or _w field alone leaves the other at 0, which
+// a pad may be and a kernel or stride may not; a list gives one value, or one per axis.
+TEST(Caffe, ConvolutionHWRulesAreCaffes) {
+    auto conv = [](const std::string &params) {
+        const Graph g = parse(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" "
+                                                    "convolution_param { num_output: 2 " + params + " } }\n");
+        return std::get<ConvolutionParams>(g.layers[0].params);
+    };
+    ConvolutionParams c = conv("kernel_size: 3 pad_w: 2");
+    EXPECT_EQ(c.pad_h, 0);
+    EXPECT_EQ(c.pad_w, 2);
+    c = conv("kernel_size: 3 pad_h: 1");
+    EXPECT_EQ(c.pad_h, 1);
+    EXPECT_EQ(c.pad_w, 0);
+    c = conv("kernel_size: 3 kernel_size: 5 stride: 1 stride: 2 pad: 1 pad: 2 dilation: 2 dilation: 1");
+    EXPECT_EQ(c.kernel_h, 3);
+    EXPECT_EQ(c.kernel_w, 5);
+    EXPECT_EQ(c.stride_h, 1);
+    EXPECT_EQ(c.stride_w, 2);
+    EXPECT_EQ(c.pad_h, 1);
+    EXPECT_EQ(c.pad_w, 2);
+    EXPECT_EQ(c.dilation_h, 2);
+    EXPECT_EQ(c.dilation_w, 1);
+    c = conv("kernel_h: 3 kernel_w: 1 stride_h: 2 stride_w: 1");
+    EXPECT_EQ(c.kernel_h, 3);
+    EXPECT_EQ(c.kernel_w, 1);
+    EXPECT_EQ(c.stride_h, 2);
+    EXPECT_EQ(c.stride_w, 1);
+
+    const std::string head = std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2 ";
+    std::string e = error_of(head + "kernel_h: 3 } }\n");
+    EXPECT_NE(e.find("kernel_w is not given, so it is 0"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 stride_h: 2 } }\n");
+    EXPECT_NE(e.find("stride_w is not given, so it is 0"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 kernel_h: 3 kernel_w: 3 } }\n");
+    EXPECT_NE(e.find("kernel and kernel_h/_w both given"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 pad: 1 pad_w: 1 } }\n");
+    EXPECT_NE(e.find("pad and pad_h/_w both given"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 pad: 1 pad: 1 pad: 1 } }\n");
+    EXPECT_NE(e.find("only 2-D convolution"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 0 } }\n");
+    EXPECT_NE(e.find("kernel is 0"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 stride: 0 } }\n");
+    EXPECT_NE(e.find("stride is 0"), std::string::npos) << e;
+}
+
+// Caffe's PoolingLayer::LayerSetUp: kernel_h/_w, pad_h/_w and stride_h/_w each come in pairs.
+TEST(Caffe, PoolingHWRulesAreCaffes) {
+    const Graph g = parse(std::string(kInput) + "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" "
+                                                "pooling_param { kernel_h: 3 kernel_w: 2 pad_h: 1 pad_w: 0 stride_h: 2 stride_w: 1 } }\n");
+    const PoolingParams &p = std::get<PoolingParams>(g.layers[0].params);
+    EXPECT_EQ(p.kernel_h, 3);
+    EXPECT_EQ(p.kernel_w, 2);
+    EXPECT_EQ(p.pad_h, 1);
+    EXPECT_EQ(p.pad_w, 0);
+    EXPECT_EQ(p.stride_h, 2);
+    EXPECT_EQ(p.stride_w, 1);
+
+    const std::string head = std::string(kInput) + "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { ";
+    std::string e = error_of(head + "kernel_size: 3 pad_w: 1 } }\n");
+    EXPECT_NE(e.find("pad_h and pad_w go together"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 stride_h: 2 } }\n");
+    EXPECT_NE(e.find("stride_h and stride_w go together"), std::string::npos) << e;
+    e = error_of(head + "kernel_h: 3 } }\n");
+    EXPECT_NE(e.find("kernel_h and kernel_w"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 kernel_h: 3 kernel_w: 3 } }\n");
+    EXPECT_NE(e.find("both given"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 2 pad: 2 } }\n");
+    EXPECT_NE(e.find("pad must be smaller than the kernel"), std::string::npos) << e;
+    e = error_of(head + "global_pooling: true kernel_size: 2 } }\n");
+    EXPECT_NE(e.find("global_pooling takes no kernel size"), std::string::npos) << e;
 }
 
 TEST(MemoryPlan, OverlappingLifetimesNeverShareBytes) {

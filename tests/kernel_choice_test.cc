@@ -16,8 +16,8 @@
 
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
-#include "frontend/kernel_choice.h"
-#include "frontend/kernel_plan.h"
+#include "compiler/kernel_choice.h"
+#include "compiler/kernel_plan.h"
 #include "frontend/shape_inference.h"
 #include "generators/ops/concat.h"
 #include "generators/ops/conv2d.h"
@@ -26,9 +26,9 @@
 #include "schedules/families.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "tests/scoped_knobs.h"
-#include "tools/target_description.h"
-#include "tools/schedule_version.h"
-#include "tools/tuning_db.h"
+#include "compiler/target_description.h"
+#include "compiler/schedule_version.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado::testing {
 namespace {
@@ -751,7 +751,7 @@ TEST(ScheduleVersion, EveryVariantOfEveryFamilyHasOneThatFollowsItsSources) {
         schedule_version("conv2d", "cpu_no_such_variant");
         ADD_FAILURE() << "a variant without sources has a version";
     } catch (const CompileError &e) {
-        EXPECT_NE(std::string(e.what()).find("tools/schedule_version.cc"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("compiler/schedule_version.cc"), std::string::npos) << e.what();
     }
 }
 

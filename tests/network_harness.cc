@@ -13,10 +13,10 @@
 #include "frontend/fusion.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
-#include "tools/loaded_network.h"
-#include "tools/network_builder.h"
-#include "tools/shell_quote.h"
-#include "tools/toolchain.h"
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/shell_quote.h"
+#include "compiler/toolchain.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {

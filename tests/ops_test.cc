@@ -11,10 +11,10 @@
 #include "Halide.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
-#include "tools/gemm_kernel.h"
-#include "tools/target_description.h"
+#include "compiler/gemm_kernel.h"
+#include "compiler/target_description.h"
 #include "tools/temporary_directory.h"
-#include "tools/toolchain.h"
+#include "compiler/toolchain.h"
 
 namespace cortado::testing {
 namespace {
@@ -55,6 +55,10 @@ TEST(Convolution, StridePadGroupDilationEdgeCases) {
                              {1, 5, 9, 11}, "3x3 pad 1, non-square");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1")),
                              {2, 3, 17, 13}, "rectangular kernel, _h/_w strides and pads");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(4, "kernel_size: 3 pad_w: 1")),
+                             {1, 3, 7, 6}, "pad_w alone (pad_h 0, as in Caffe)");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(4, "kernel_size: 3 kernel_size: 1 stride: 2 stride: 1 pad: 0 pad: 2")),
+                             {1, 3, 9, 6}, "per-axis kernel, stride and pad lists");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(12, "kernel_size: 3 group: 4 bias_term: false")),
                              {1, 8, 7, 7}, "group 4, no bias");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 dilation: 2 pad: 2")),

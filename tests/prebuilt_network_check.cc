@@ -20,7 +20,7 @@
 #include "frontend/untrained_fillers.h"
 #include "frontend/caffemodel_writer.h"
 #include "tests/blob_check.h"
-#include "tools/network_weights.h"
+#include "compiler/network_weights.h"
 #include "tools/temporary_directory.h"
 #include "tools/cli_args.h"
 

@@ -14,8 +14,8 @@
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
-#include "tools/loaded_network.h"
-#include "tools/network_builder.h"
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {

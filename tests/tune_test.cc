@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cli_process.h"
-#include "tools/tuning_db.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado::testing {
 namespace {
@@ -226,7 +226,7 @@ TEST_F(Tune, BadInputGetsAClearError) {
         {"tune " + net_ + " --budget soon", "--budget takes a number of minutes above 0 (at most a week), not 'soon'"},
         {"tune " + net_ + " --budget inf", "not 'inf'"},
         {"tune " + net_ + " --max-tolerance 1e-5x", "--max-tolerance takes a relative L2 error above 0 such as 1e-5, not '1e-5x'"},
-        {"tune --suite pictures", "unknown tuning suite 'pictures': give conv or nets"},
+        {"tune --suite pictures", "unknown tuning suite 'pictures': give conv, sgemm or nets"},
         {"tune " + net_ + " --suite conv", "give a network or --suite, not both"},
         {"tune " + net_ + " --batch 1,x", "--batch takes whole numbers above 0 separated by commas, not '1,x'"},
         {"tune " + net_ + " --db " + (dir_ / "no" / "such" / "dir" / "db.jsonl").string(), "cannot write the tuning database"},

@@ -10,13 +10,12 @@
 #include "frontend/layer_cost.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
-#include "frontend/target_features.h"
+#include "compiler/target_features.h"
 #include "tools/bench_cases.h"
 #include "tools/bench_networks.h"
 #include "tools/bench_report.h"
 #include "tools/graph_json.h"
-#include "tools/json_text.h"
-#include "tools/network_builder.h"
+#include "compiler/network_builder.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -26,17 +25,17 @@ namespace {
 // Builds `graph` into OUT/libnet.so with the tuning records, keeping only the library (and
 // graph.json); where the records change some kernel, also without them into OUT/untuned/.
 // Returns the case's JSON fields for the libraries.
-std::string build_libraries(const Graph &graph, const TargetDescription &target, const fs::path &out,
+nlohmann::ordered_json build_libraries(const Graph &graph, const TargetDescription &target, const fs::path &out,
                             const std::string &case_name, const ChoiceOverrides &records) {
     const BuiltNetwork built = build_network(graph, "net", target, out.string(), false, records);
     link_shared_library(built, out.string());
-    std::string fields = "\"library\": " + json_string(case_name + "/libnet.so");
+    nlohmann::ordered_json fields{{"library", case_name + "/libnet.so"}};
     if (uses_tuning_records(built.plan)) {
         const fs::path untuned = out / "untuned";
         link_shared_library(build_network(graph, "net", target, untuned.string(), false), untuned.string());
         for (const auto &entry : fs::directory_iterator(untuned))
             if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
-        fields += ", \"untuned_library\": " + json_string(case_name + "/untuned/libnet.so");
+        fields["untuned_library"] = case_name + "/untuned/libnet.so";
     }
     for (const auto &entry : fs::directory_iterator(out))
         if (entry.is_regular_file() && entry.path().filename() != "libnet.so" && entry.path().filename() != "graph.json")
@@ -44,7 +43,7 @@ std::string build_libraries(const Graph &graph, const TargetDescription &target,
     return fields;
 }
 
-std::string build_case(const std::string &prototxt, const TargetDescription &target, const fs::path &dir,
+nlohmann::ordered_json build_case(const std::string &prototxt, const TargetDescription &target, const fs::path &dir,
                        const std::string &case_name, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, case_name + ".prototxt", ImportOptions{});
     infer_shapes(graph);
@@ -61,28 +60,33 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
     if (gpu_api(target.halide_target).empty())
         throw CompileError("--prepare needs a CUDA or OpenCL target, not " + target.halide_target);
     fs::create_directories(dir);
-    std::ostringstream cases;
+    nlohmann::ordered_json cases = nlohmann::ordered_json::array();
     size_t count = 0;
-    auto add = [&](const std::string &name, const std::string &libraries, double gflop, double megabytes,
-                   const std::string &shape) {
-        cases << (count++ ? ",\n" : "\n") << "  {\"name\": " << json_string(name) << ", " << libraries
-              << ", \"gflop\": " << gflop << ", \"megabytes\": " << megabytes << ", " << shape << "}";
+    // One case: its name, its libraries, its cost and what the runner needs to rebuild it.
+    auto add = [&](const std::string &name, const nlohmann::ordered_json &libraries, double gflop, double megabytes,
+                   const nlohmann::ordered_json &shape) {
+        nlohmann::ordered_json entry{{"name", name}};
+        entry.update(libraries);
+        entry["gflop"] = gflop;
+        entry["megabytes"] = megabytes;
+        entry.update(shape);
+        cases.push_back(entry);
+        count++;
         std::cerr << "\rcortado: prepared " << count << " " << name << "          " << std::flush;
     };
     if (suite == "conv") {
         for (const ConvShape &s : conv_set(csv, batch, quick, with_overfeat)) {
-            const std::string library = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count), records);
-            std::ostringstream shape;
-            shape << "\"conv\": [" << s.batch << ", " << s.in_channels << ", " << s.in_h << ", " << s.in_w << ", "
-                  << s.out_channels << ", " << s.kernel_h << ", " << s.kernel_w << ", " << s.stride_h << ", "
-                  << s.stride_w << ", " << s.pad_h << ", " << s.pad_w << ", " << s.out_h << ", " << s.out_w << ", "
-                  << s.group << "]";
-            add(conv_name(s), library, conv_gflop(s), conv_megabytes(s), shape.str());
+            const auto libraries = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count), records);
+            const nlohmann::ordered_json shape{
+                {"conv",
+                 {s.batch, s.in_channels, s.in_h, s.in_w, s.out_channels, s.kernel_h, s.kernel_w, s.stride_h, s.stride_w,
+                  s.pad_h, s.pad_w, s.out_h, s.out_w, s.group}}};
+            add(conv_name(s), libraries, conv_gflop(s), conv_megabytes(s), shape);
         }
     } else if (suite == "sgemm") {
         for (int n : sgemm_sizes(quick)) {
-            const std::string library = build_case(sgemm_prototxt(n), target, dir, "sgemm-" + std::to_string(n), records);
-            add("sgemm " + std::to_string(n), library, sgemm_gflop(n), sgemm_megabytes(n), "\"n\": " + std::to_string(n));
+            const auto libraries = build_case(sgemm_prototxt(n), target, dir, "sgemm-" + std::to_string(n), records);
+            add("sgemm " + std::to_string(n), libraries, sgemm_gflop(n), sgemm_megabytes(n), {{"n", n}});
         }
     } else if (suite == "nets") {
         // Each network with its graph as JSON, for tools/gpu_bench.py to rebuild it in PyTorch.
@@ -93,20 +97,22 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             const fs::path out = fs::path(dir) / case_name;
             fs::remove_all(out);
             fs::create_directories(out);
-            std::ofstream(out / "graph.json") << graph_json(graph);
+            std::ofstream(out / "graph.json") << graph_json_text(graph);
             Graph fused = graph;
             fuse_activations(fused);
-            const std::string libraries = build_libraries(fused, target, out, case_name, records);
+            const auto libraries = build_libraries(fused, target, out, case_name, records);
             double gflop = 0;
             for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;
-            add(bench_network_name(c), libraries, gflop, 0, "\"graph\": " + json_string(case_name + "/graph.json"));
+            add(bench_network_name(c), libraries, gflop, 0, {{"graph", case_name + "/graph.json"}});
         }
     } else {
         throw CompileError("--prepare supports the conv, sgemm and nets suites, not '" + suite + "'");
     }
     std::cerr << "\n";
     std::ofstream json(fs::path(dir) / (suite + ".json"));
-    json << bench_json_header(suite, target) << ", \"cases\": [" << cases.str() << "\n]}\n";
+    nlohmann::ordered_json manifest = bench_json_header(suite, target);
+    manifest["cases"] = cases;
+    json << manifest.dump(1) << "\n";
     if (!json.flush()) throw CompileError(dir + "/" + suite + ".json: cannot write");
     std::cout << "cortado: " << count << " " << suite << " cases for " << target.halide_target << " in " << dir << "\n";
 }

@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "frontend/kernel_plan.h"
-#include "tools/target_description.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/target_description.h"
 
 namespace cortado {
 

@@ -11,9 +11,9 @@
 #include "frontend/layer_cost.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
-#include "tools/loaded_network.h"
-#include "tools/network_builder.h"
-#include "tools/network_weights.h"
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
 #include "tools/peers.h"
 
 namespace cortado {

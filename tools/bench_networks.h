@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "frontend/graph.h"
-#include "frontend/kernel_plan.h"
+#include "compiler/kernel_plan.h"
 #include "tools/bench_report.h"
-#include "tools/target_description.h"
+#include "compiler/target_description.h"
 
 namespace cortado {
 

@@ -9,15 +9,12 @@
 #include <sstream>
 #include <thread>
 
-#include "tools/json_text.h"
 
 namespace cortado {
 namespace {
 
-std::string json_timing(const Timing &t) {
-    std::ostringstream out;
-    out << "{\"median_ms\": " << t.median_ms << ", \"min_ms\": " << t.min_ms << ", \"max_ms\": " << t.max_ms << "}";
-    return out.str();
+nlohmann::ordered_json json_timing(const Timing &t) {
+    return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms}};
 }
 
 }  // namespace
@@ -86,12 +83,9 @@ HostCpu host_cpu() {
     return cpu;
 }
 
-std::string bench_json_header(const std::string &suite, const TargetDescription &target) {
-    std::ostringstream json;
-    json << "{\"suite\": " << json_string(suite) << ", \"target\": " << json_string(target.name)
-         << ", \"halide_target\": " << json_string(target.halide_target) << ", \"peak_gflops\": " << target.peak_gflops
-         << ", \"bandwidth_gbs\": " << target.bandwidth_gbs;
-    return json.str();
+nlohmann::ordered_json bench_json_header(const std::string &suite, const TargetDescription &target) {
+    return {{"suite", suite}, {"target", target.name}, {"halide_target", target.halide_target},
+            {"peak_gflops", target.peak_gflops}, {"bandwidth_gbs", target.bandwidth_gbs}};
 }
 
 void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite,
@@ -148,19 +142,24 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
     std::cout << md.str();
     if (!markdown_path.empty()) std::ofstream(markdown_path) << md.str();
     if (json_path.empty()) return;
-    std::ofstream json(json_path);
-    json << bench_json_header(suite, target) << ", \"cpu\": " << json_string(cpu.model)
-         << ", \"cpu_threads\": " << cpu.cores << ", \"isa\": " << json_string(cpu.isa) << ", \"rows\": [\n";
-    for (size_t i = 0; i < rows.size(); i++) {
-        const BenchRow &r = rows[i];
-        json << "  {\"name\": " << json_string(r.name) << ", \"gflop\": " << r.gflop << ", \"megabytes\": " << r.megabytes
-             << ", \"cortado\": " << json_timing(r.ours) << ", \"peer\": " << json_string(r.peer)
-             << ", \"peer_timing\": " << json_timing(r.theirs) << ", \"roofline_gflops\": " << roofline_gflops(r, target)
-             << ", \"relative_error\": " << r.error;
-        if (r.has_untuned) json << ", \"untuned\": " << json_timing(r.untuned);
-        json << "}" << (i + 1 < rows.size() ? "," : "") << "\n";
+    nlohmann::ordered_json json = bench_json_header(suite, target);
+    json["cpu"] = cpu.model;
+    json["cpu_threads"] = cpu.cores;
+    json["isa"] = cpu.isa;
+    json["rows"] = nlohmann::ordered_json::array();
+    for (const BenchRow &r : rows) {
+        nlohmann::ordered_json row{{"name", r.name},
+                                   {"gflop", r.gflop},
+                                   {"megabytes", r.megabytes},
+                                   {"cortado", json_timing(r.ours)},
+                                   {"peer", r.peer},
+                                   {"peer_timing", json_timing(r.theirs)},
+                                   {"roofline_gflops", roofline_gflops(r, target)},
+                                   {"relative_error", r.error}};
+        if (r.has_untuned) row["untuned"] = json_timing(r.untuned);
+        json["rows"].push_back(row);
     }
-    json << "]}\n";
+    std::ofstream(json_path) << json.dump(1) << "\n";
 }
 
 }  // namespace cortado

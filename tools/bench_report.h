@@ -4,11 +4,12 @@
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "frontend/kernel_plan.h"
-#include "tools/target_description.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/target_description.h"
 
 namespace cortado {
 
@@ -74,9 +75,9 @@ double relative_l2_error(const std::vector<float> &ours, const std::vector<float
 // when the row's traffic is unknown; 0 when the description gives no peak.
 double roofline_gflops(const BenchRow &row, const TargetDescription &target);
 
-// The opening of every suite JSON file ("suite", "target", "halide_target", the roofline), up to
-// the comma before the rows' key; tools/gpu_bench.py and tools/bench_plots.py read it.
-std::string bench_json_header(const std::string &suite, const TargetDescription &target);
+// The fields every suite JSON file starts with ("suite", "target", "halide_target", the
+// roofline); tools/gpu_bench.py and tools/bench_plots.py read them.
+nlohmann::ordered_json bench_json_header(const std::string &suite, const TargetDescription &target);
 
 // Prints the markdown table and writes --markdown / --json files when asked.
 void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite,

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "compiler/install_layout.h"
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
@@ -24,14 +25,14 @@
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/gemm_kernel.h"
-#include "tools/loaded_network.h"
-#include "tools/network_builder.h"
-#include "tools/network_weights.h"
+#include "compiler/gemm_kernel.h"
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
 #include "tools/peers.h"
 #include "tools/temporary_directory.h"
-#include "tools/toolchain.h"
-#include "tools/tuning_db.h"
+#include "compiler/toolchain.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado {
 
@@ -154,8 +155,11 @@ int command_bench(const std::vector<std::string> &args) {
     const std::string suite = cli.positional;
     const int iterations = int(cli.get_int("iterations", 10));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
-    const std::string csv = cli.get("set", std::string(CORTADO_SOURCE_DIR) + "/../shared/bench/boda-convs.csv");
-    const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
+    // Only the suite that runs needs its files.
+    const std::string csv =
+        suite != "conv" ? "" : cli.has("set") ? cli.get("set") : shared_file("bench/boda-convs.csv", "--set CSV");
+    const std::string models =
+        suite != "nets" ? "" : cli.has("models") ? cli.get("models") : shared_file("models", "--models DIR");
     const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
     for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     if (cli.has("prepare")) {
@@ -164,6 +168,7 @@ int command_bench(const std::vector<std::string> &args) {
         return 0;
     }
     require_runs_here(target.halide_target, "bench");
+    if (const std::string why = peers_unavailable_reason(); !why.empty()) throw CompileError("bench: " + why);
     if (suite == "sgemm") use_openblas_kernels_for_this_cpu();
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
     const TemporaryDirectory scratch_dir("cortado-bench");

@@ -5,8 +5,8 @@
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/network_builder.h"
-#include "tools/tuning_db.h"
+#include "compiler/network_builder.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado {
 

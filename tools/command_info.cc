@@ -4,13 +4,13 @@
 #include "frontend/layer_cost.h"
 #include "frontend/load_network.h"
 #include "frontend/compile_error.h"
-#include "frontend/kernel_plan.h"
+#include "compiler/kernel_plan.h"
 #include "tools/cli_args.h"
 #include "tools/graph_json.h"
 #include "tools/commands.h"
 #include "tools/plan_report.h"
-#include "tools/target_description.h"
-#include "tools/tuning_db.h"
+#include "compiler/target_description.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado {
 
@@ -43,7 +43,7 @@ int command_info(const std::vector<std::string> &args) {
         total.bytes += costs.back().bytes;
     }
     if (cli.flags.count("json")) {
-        std::cout << graph_json(graph);
+        std::cout << graph_json_text(graph);
         return 0;
     }
     std::printf("%s: %zu layers\n", graph.name.c_str(), graph.layers.size());

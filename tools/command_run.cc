@@ -14,13 +14,13 @@
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "tools/loaded_network.h"
-#include "tools/network_builder.h"
-#include "tools/network_weights.h"
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
 #include "tools/npy.h"
 #include "tools/temporary_directory.h"
-#include "tools/toolchain.h"
-#include "tools/tuning_db.h"
+#include "compiler/toolchain.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado {
 namespace fs = std::filesystem;

@@ -1,6 +1,6 @@
 // `cortado tune`: a measured search over the variants and knobs of every op signature of a
 // network (or a benchmark suite) on this machine, writing one record per candidate to a tuning
-// database that compile, run and bench then use (tools/tuning_db.h).
+// database that compile, run and bench then use (compiler/tuning_db.h).
 //
 // The budget is spent in two passes. First each signature's default choice is checked and
 // timed, which gives every signature a share of the time: its default time times the number of
@@ -25,6 +25,7 @@
 #include <sstream>
 #include <thread>
 
+#include "compiler/install_layout.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
@@ -36,12 +37,12 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/temporary_directory.h"
-#include "tools/toolchain.h"
+#include "compiler/toolchain.h"
 #include "tools/tune_candidates.h"
 #include "tools/tune_measure.h"
 #include "tools/tune_prepare.h"
 #include "tools/tune_report.h"
-#include "tools/tuning_db.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado {
 
@@ -95,7 +96,7 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
     const std::string suite = cli.get("suite");
     const bool quick = cli.flags.count("quick");
     if (suite == "conv") {
-        const std::string csv = cli.get("set", std::string(CORTADO_SOURCE_DIR) + "/../shared/bench/boda-convs.csv");
+        const std::string csv = cli.has("set") ? cli.get("set") : shared_file("bench/boda-convs.csv", "--set CSV");
         for (int64_t batch : batches)
             for (const ConvShape &s : conv_set(csv, batch, quick, !cli.has("set"))) {
                 Graph graph = import_caffe_prototxt_text(conv_prototxt(s), conv_name(s), ImportOptions{});
@@ -110,7 +111,7 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             graphs.push_back({"sgemm " + std::to_string(n) + " ", std::move(graph)});
         }
     } else if (suite == "nets") {
-        const std::string models = cli.get("models", std::string(CORTADO_SOURCE_DIR) + "/../shared/models");
+        const std::string models = cli.has("models") ? cli.get("models") : shared_file("models", "--models DIR");
         for (const NetworkBenchCase &c : shipped_network_cases(models, quick)) {
             if (cli.has("batch") && std::find(batches.begin(), batches.end(), c.batch) == batches.end()) continue;
             Graph graph = load_bench_network(c);

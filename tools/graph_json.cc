@@ -1,110 +1,99 @@
 #include "tools/graph_json.h"
 
-#include <cstdio>
-#include <sstream>
 #include <variant>
 
 #include "frontend/layer_cost.h"
-#include "tools/json_text.h"
 
 namespace cortado {
 namespace {
 
-template <typename T>
-std::string json_list(const std::vector<T> &items) {
-    std::ostringstream out;
-    out << "[";
-    for (size_t i = 0; i < items.size(); i++) out << (i ? ", " : "") << items[i];
-    out << "]";
-    return out.str();
-}
+using Json = nlohmann::ordered_json;
 
-std::string json_value(const Graph &graph, int value) {
-    return "{\"value\": " + std::to_string(value) + ", \"blob\": " + json_string(graph.values[value].blob_name) +
-           ", \"shape\": " + json_list(graph.values[value].shape) + "}";
+Json json_value(const Graph &graph, int value) {
+    return Json{{"value", value}, {"blob", graph.values[value].blob_name}, {"shape", graph.values[value].shape}};
 }
 
 // Each layer type's parameters, with Caffe's names; fusion's additions (fused_relu) included.
 struct ParamsJson {
-    std::ostringstream out;
-    ParamsJson() { out << std::boolalpha; }
+    Json out = Json::object();
     void operator()(const InputParams &) {}
     void operator()(const ConvolutionParams &p) {
-        out << "\"num_output\": " << p.num_output << ", \"bias_term\": " << p.bias_term << ", \"kernel\": ["
-            << p.kernel_h << ", " << p.kernel_w << "], \"stride\": [" << p.stride_h << ", " << p.stride_w
-            << "], \"pad\": [" << p.pad_h << ", " << p.pad_w << "], \"dilation\": [" << p.dilation_h << ", "
-            << p.dilation_w << "], \"group\": " << p.group;
+        out = {{"num_output", p.num_output}, {"bias_term", p.bias_term}, {"kernel", {p.kernel_h, p.kernel_w}},
+               {"stride", {p.stride_h, p.stride_w}}, {"pad", {p.pad_h, p.pad_w}},
+               {"dilation", {p.dilation_h, p.dilation_w}}, {"group", p.group}};
         relu(p.fused_relu, p.relu_negative_slope);
     }
-    void operator()(const ReLUParams &p) { out << "\"negative_slope\": " << p.negative_slope; }
+    void operator()(const ReLUParams &p) { out = {{"negative_slope", p.negative_slope}}; }
     void operator()(const PoolingParams &p) {
-        out << "\"pool\": \"" << (p.method == PoolingParams::Method::Max ? "MAX" : "AVE") << "\", \"kernel\": ["
-            << p.kernel_h << ", " << p.kernel_w << "], \"stride\": [" << p.stride_h << ", " << p.stride_w
-            << "], \"pad\": [" << p.pad_h << ", " << p.pad_w << "], \"global_pooling\": " << p.global_pooling
-            << ", \"round_up\": " << p.round_up;
+        out = {{"pool", p.method == PoolingParams::Method::Max ? "MAX" : "AVE"}, {"kernel", {p.kernel_h, p.kernel_w}},
+               {"stride", {p.stride_h, p.stride_w}}, {"pad", {p.pad_h, p.pad_w}},
+               {"global_pooling", p.global_pooling}, {"round_up", p.round_up}};
     }
     void operator()(const LRNParams &p) {
-        out << "\"local_size\": " << p.local_size << ", \"alpha\": " << p.alpha << ", \"beta\": " << p.beta
-            << ", \"k\": " << p.k << ", \"norm_region\": \""
-            << (p.region == LRNParams::Region::AcrossChannels ? "ACROSS_CHANNELS" : "WITHIN_CHANNEL") << "\"";
+        out = {{"local_size", p.local_size}, {"alpha", p.alpha}, {"beta", p.beta}, {"k", p.k},
+               {"norm_region", p.region == LRNParams::Region::AcrossChannels ? "ACROSS_CHANNELS" : "WITHIN_CHANNEL"}};
     }
     void operator()(const InnerProductParams &p) {
-        out << "\"num_output\": " << p.num_output << ", \"bias_term\": " << p.bias_term << ", \"axis\": " << p.axis
-            << ", \"transpose\": " << p.transpose;
+        out = {{"num_output", p.num_output}, {"bias_term", p.bias_term}, {"axis", p.axis}, {"transpose", p.transpose}};
         relu(p.fused_relu, p.relu_negative_slope);
     }
-    void operator()(const SoftmaxParams &p) { out << "\"axis\": " << p.axis; }
-    void operator()(const ConcatParams &p) { out << "\"axis\": " << p.axis; }
+    void operator()(const SoftmaxParams &p) { out = {{"axis", p.axis}}; }
+    void operator()(const ConcatParams &p) { out = {{"axis", p.axis}}; }
     void operator()(const EltwiseParams &p) {
-        const char *names[] = {"PROD", "SUM", "MAX"};
-        out << "\"operation\": \"" << names[int(p.operation)] << "\", \"coeff\": " << json_list(p.coeff);
+        const char *caffe_name = p.operation == ops::EltwiseOperation::Product ? "PROD"
+                                 : p.operation == ops::EltwiseOperation::Sum   ? "SUM"
+                                                                               : "MAX";
+        out = {{"operation", caffe_name}, {"coeff", p.coeff}};
     }
-    void operator()(const DropoutParams &p) { out << "\"dropout_ratio\": " << p.dropout_ratio; }
+    void operator()(const DropoutParams &p) { out = {{"dropout_ratio", p.dropout_ratio}}; }
     void operator()(const SplitParams &) {}
-    void operator()(const FlattenParams &p) { out << "\"axis\": " << p.axis << ", \"end_axis\": " << p.end_axis; }
-    void operator()(const ReshapeParams &p) {
-        out << "\"shape\": " << json_list(p.shape) << ", \"axis\": " << p.axis << ", \"num_axes\": " << p.num_axes;
-    }
-    void operator()(const BatchNormParams &p) { out << "\"eps\": " << p.eps; }
+    void operator()(const FlattenParams &p) { out = {{"axis", p.axis}, {"end_axis", p.end_axis}}; }
+    void operator()(const ReshapeParams &p) { out = {{"shape", p.shape}, {"axis", p.axis}, {"num_axes", p.num_axes}}; }
+    void operator()(const BatchNormParams &p) { out = {{"eps", p.eps}}; }
     void operator()(const ScaleParams &p) {
-        out << "\"axis\": " << p.axis << ", \"num_axes\": " << p.num_axes << ", \"bias_term\": " << p.bias_term;
+        out = {{"axis", p.axis}, {"num_axes", p.num_axes}, {"bias_term", p.bias_term}};
     }
     void relu(bool fused, float slope) {
-        if (fused) out << ", \"fused_relu\": true, \"relu_negative_slope\": " << slope;
+        if (!fused) return;
+        out["fused_relu"] = true;
+        out["relu_negative_slope"] = slope;
     }
 };
 
 }  // namespace
 
-std::string graph_json(const Graph &graph) {
-    std::ostringstream out;
+Json graph_json(const Graph &graph) {
+    Json json{{"name", graph.name}, {"inputs", Json::array()}};
+    for (int value : graph.inputs) json["inputs"].push_back(json_value(graph, value));
     LayerCost total;
-    out << "{\n  \"name\": " << json_string(graph.name) << ",\n  \"inputs\": [";
-    for (size_t i = 0; i < graph.inputs.size(); i++) out << (i ? ", " : "") << json_value(graph, graph.inputs[i]);
-    out << "],\n  \"layers\": [\n";
-    for (size_t l = 0; l < graph.layers.size(); l++) {
-        const Layer &layer = graph.layers[l];
+    Json layers = Json::array();
+    for (const Layer &layer : graph.layers) {
         const LayerCost cost = layer_cost(graph, layer);
         total.flops += cost.flops;
         total.parameters += cost.parameters;
         total.bytes += cost.bytes;
         ParamsJson params;
         std::visit(params, layer.params);
-        std::vector<std::string> tops, weight_shapes;
+        Json tops = Json::array();
         for (int value : layer.outputs) tops.push_back(json_value(graph, value));
-        for (const Shape &shape : layer.weight_shapes) weight_shapes.push_back(json_list(shape));
-        out << "    {\"name\": " << json_string(layer.name) << ", \"type\": " << json_string(layer.type)
-            << ", \"bottoms\": " << json_list(layer.inputs) << ", \"tops\": " << json_list(tops)
-            << ", \"params\": {" << params.out.str() << "}, \"weight_shapes\": " << json_list(weight_shapes)
-            << ", \"flops\": " << cost.flops << ", \"parameters\": " << cost.parameters << ", \"bytes\": " << cost.bytes
-            << ", \"arithmetic_intensity\": " << cost.arithmetic_intensity() << "}"
-            << (l + 1 < graph.layers.size() ? "," : "") << "\n";
+        layers.push_back({{"name", layer.name},
+                          {"type", layer.type},
+                          {"bottoms", layer.inputs},
+                          {"tops", tops},
+                          {"params", params.out},
+                          {"weight_shapes", layer.weight_shapes},
+                          {"flops", cost.flops},
+                          {"parameters", cost.parameters},
+                          {"bytes", cost.bytes},
+                          {"arithmetic_intensity", cost.arithmetic_intensity()}});
     }
-    out << "  ],\n  \"outputs\": [";
-    for (size_t i = 0; i < graph.outputs.size(); i++) out << (i ? ", " : "") << json_value(graph, graph.outputs[i]);
-    out << "],\n  \"total\": {\"flops\": " << total.flops << ", \"parameters\": " << total.parameters
-        << ", \"bytes\": " << total.bytes << "}\n}\n";
-    return out.str();
+    json["layers"] = layers;
+    json["outputs"] = Json::array();
+    for (int value : graph.outputs) json["outputs"].push_back(json_value(graph, value));
+    json["total"] = {{"flops", total.flops}, {"parameters", total.parameters}, {"bytes", total.bytes}};
+    return json;
 }
+
+std::string graph_json_text(const Graph &graph) { return graph_json(graph).dump(1) + "\n"; }
 
 }  // namespace cortado

@@ -137,6 +137,8 @@ PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, cons
     return timing;
 }
 
+std::string peers_unavailable_reason() { return ""; }
+
 std::string openblas_core_for_this_cpu() {
 #if defined(__x86_64__)
     __builtin_cpu_init();

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "frontend/kernel_plan.h"
+#include "compiler/kernel_plan.h"
 
 namespace cortado {
 

@@ -5,7 +5,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
 #include "schedules/families.h"
-#include "tools/schedule_version.h"
+#include "compiler/schedule_version.h"
 
 namespace cortado {
 

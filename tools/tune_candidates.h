@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/kernel_choice.h"
-#include "tools/tuning_db.h"
+#include "compiler/kernel_choice.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado {
 

@@ -19,9 +19,10 @@
 #include <sstream>
 
 #include "frontend/compile_error.h"
-#include "tools/loaded_network.h"
-#include "tools/network_builder.h"
-#include "tools/network_weights.h"
+#include "runtime/file_bytes.h"
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
 #include "tools/tune_candidates.h"
 
 namespace cortado {
@@ -54,9 +55,10 @@ std::string describe_status(int status) {
     return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
+// "" when the file is missing: a child that died before writing its report.
 std::string read_text(const fs::path &path) {
-    std::ifstream file(path);
-    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::string text, error;
+    return read_file_bytes(path.string(), &text, &error) ? text : "";
 }
 
 // Far more than the 11 timed runs of any layer that is worth running need.

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "frontend/graph.h"
-#include "frontend/kernel_plan.h"
-#include "tests/reference/reference_interpreter.h"
-#include "tools/target_description.h"
+#include "compiler/kernel_plan.h"
+#include "compiler/reference/reference_interpreter.h"
+#include "compiler/target_description.h"
 
 namespace cortado {
 

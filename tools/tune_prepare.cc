@@ -13,10 +13,10 @@
 
 #include "frontend/compile_error.h"
 #include "tools/graph_json.h"
-#include "tools/schedule_version.h"
+#include "compiler/schedule_version.h"
 #include "tools/temporary_directory.h"
 #include "tools/tune_candidates.h"
-#include "tools/tuning_db.h"
+#include "compiler/tuning_db.h"
 
 namespace cortado {
 namespace fs = std::filesystem;

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/target_description.h"
+#include "compiler/target_description.h"
 #include "tools/tune_measure.h"
 
 namespace cortado {

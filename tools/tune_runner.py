@@ -9,7 +9,7 @@ weights (written as a .caffemodel for cortado's library too) and run in float64 
 Each candidate library is then loaded, checked against the reference within its variant's
 tolerance (relative L2), and timed with its per-layer profile (a warm-up, then ITERATIONS runs,
 default 10: median and spread). One record per candidate is appended to OUT.jsonl in the tuning
-database format (tools/tuning_db.h), flushed at once; `cortado tune --import OUT.jsonl` merges them.
+database format (compiler/tuning_db.h), flushed at once; `cortado tune --import OUT.jsonl` merges them.
 
 A rerun skips the choices OUT.jsonl already holds (the same signature, variant, knobs and
 schedule version, whichever round or bundle measured them). A candidate that takes the process down

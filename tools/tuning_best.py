@@ -4,7 +4,7 @@ targets/tuning/TARGET.jsonl ships.
 
     python3 tools/tuning_best.py DB.jsonl OUT.jsonl
 
-The rule is tools/tuning_db.h's for measured records: the latest record of each choice (variant
+The rule is compiler/tuning_db.h's for measured records: the latest record of each choice (variant
 and knobs) counts, rejected ones never do, and of the rest the least median wins (ties by
 variant, then knob text). Stale schedule versions are not checked here: run it on records
 measured with the current sources.

@@ -1,7 +1,7 @@
 // How one op is computed: the variant a family registered (schedules/<family>/space.h), its
 // knob values, and what later passes and the runtime must agree on: the weight packing done
 // at create time, the activation layouts, the fused epilogue and the numerical tolerance the
-// variant is checked to. The planner fills it in (frontend/kernel_choice.h); the generator
+// variant is checked to. The planner fills it in (compiler/kernel_choice.h); the generator
 // receives it with the op's shape, in one descriptor (op.h).
 #pragma once
 

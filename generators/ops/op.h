@@ -1,6 +1,6 @@
 // An op descriptor: the shape (what is computed) and the choice (how), sent to the generator as
 // one text through the codec in field_text.h. The shape alone, with the target, is the op
-// signature; shape and choice together are the kernel signature (frontend/kernel_plan.h).
+// signature; shape and choice together are the kernel signature (compiler/kernel_plan.h).
 #pragma once
 
 #include <string>

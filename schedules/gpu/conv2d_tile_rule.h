@@ -21,10 +21,10 @@ struct Conv2dKnobs {
     int split_k = 0;  // aiming for `target_threads` threads
     int target_threads = 65536;
     // Input channels per staged chunk (gpu_staged only). Staging is not the default: on the
-    // H100 it lost on most of the conv suite (up to 5x on large maps, where the block's shared
-    // running sums limit occupancy), and once the register variant ran channels-innermost it
-    // lost on Overfeat L6 too, its last win (0.292 against 0.274 ms; docs/PERFORMANCE.md). It
-    // stays for devices where shared memory pays, and to be tuned.
+    // H100 it is slower on most of the conv suite (up to 5x on large maps, where the block's
+    // shared running sums limit occupancy) and on Overfeat L6 (0.292 ms against the register
+    // variant's 0.274; docs/PERFORMANCE.md). It stays for devices where shared memory pays, and
+    // to be tuned.
     int stage_channels = 0;
     // Registers a thread may use (the target's registers_per_thread; on CUDA the runtime
     // raises the driver's cap to it). Halide 21's CUDA runtime caps every kernel at 64, and a
@@ -74,9 +74,9 @@ inline int split_for(const Conv2dShape &s, long threads, int target_threads) {
 inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
     // 8 output channels per thread (64 accumulators) need about 96 registers; given them,
     // spatial kernels take the larger tile, with 2 channel groups per block (8 with 4
-    // channels). On the H100's quick conv suite it won on 3x3 and 5x5 layers (Overfeat L6
-    // 0.276 -> 0.217 ms) and lost up to 10% on 1x1 layers at batch 20, which keep 4 channels
-    // (docs/PERFORMANCE.md).
+    // channels). On the H100's quick conv suite it is faster on 3x3 and 5x5 layers (Overfeat L6:
+    // 0.217 ms against 0.276 with 4 channels) and up to 10% slower on 1x1 layers at batch 20,
+    // which keep 4 channels (docs/PERFORMANCE.md).
     if (k.cols <= 0) k.cols = 1;
     if (k.rows <= 0) k.rows = rows_per_thread(s.out_h);
     bool wide = k.registers >= 96 && s.kernel_h * s.kernel_w > 1 && s.out_channels >= 16;

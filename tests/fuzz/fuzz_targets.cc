@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "frontend/compile_error.h"
-#include "frontend/emit_network.h"
+#include "compiler/emit_network.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
-#include "frontend/kernel_plan.h"
+#include "compiler/kernel_plan.h"
 #include "frontend/shape_inference.h"
 #include "runtime/caffemodel_reader.h"
 #include "tools/npy.h"

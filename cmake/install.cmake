@@ -1,0 +1,22 @@
+# `cmake --install BUILD --prefix PREFIX` lays cortado out as compiler/install_layout.h says, with
+# a CMake package, so that another project can do
+#   find_package(cortado REQUIRED)            # -Dcortado_DIR=PREFIX/lib/cmake/cortado, or
+#   cortado_add_network(net PROTOTXT ...)     # CMAKE_PREFIX_PATH=PREFIX
+# Nothing installed refers to the source or build tree: cortado finds libHalide through its
+# RPATH ($ORIGIN/../lib) and the rest above its own folder, or under $CORTADO_HOME.
+include(CMakePackageConfigHelpers)
+install(TARGETS cortado RUNTIME DESTINATION bin)
+install(TARGETS cortado_runtime ARCHIVE DESTINATION lib)
+install(IMPORTED_RUNTIME_ARTIFACTS Halide::Halide LIBRARY DESTINATION lib)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/targets/ DESTINATION share/cortado/targets)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/ DESTINATION share/cortado/runtime
+        FILES_MATCHING PATTERN "*.h" PATTERN "*.cc")
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/generators/ops/ DESTINATION share/cortado/generators/ops
+        FILES_MATCHING PATTERN "*.h")
+file(GLOB halide_runtime_headers ${CORTADO_HALIDE_INCLUDE_DIR}/HalideRuntime*.h)
+install(FILES ${halide_runtime_headers} DESTINATION share/cortado/halide-include)
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/cortadoConfigVersion.cmake VERSION 0.1.0
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_SOURCE_DIR}/cmake/cortadoConfig.cmake ${CMAKE_SOURCE_DIR}/cmake/CortadoNetwork.cmake
+              ${CMAKE_BINARY_DIR}/cortadoConfigVersion.cmake
+        DESTINATION lib/cmake/cortado)

@@ -1,0 +1,495 @@
+#include "compiler/kernel_plan.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <limits>
+#include <map>
+#include <type_traits>
+
+#include "frontend/compile_error.h"
+#include "frontend/content_hash.h"
+#include "compiler/memory_plan.h"
+#include "frontend/shape_inference.h"
+#include "compiler/target_features.h"
+#include "generators/ops/concat.h"
+#include "generators/ops/conv2d.h"
+#include "generators/ops/elementwise.h"
+#include "generators/ops/gemm.h"
+#include "generators/ops/inner_product.h"
+#include "generators/ops/lrn.h"
+#include "generators/ops/pooling.h"
+#include "generators/ops/softmax.h"
+#include "generators/ops/winograd.h"
+#include "schedules/families.h"
+
+namespace cortado {
+
+std::string KernelInstance::op_signature() const { return op + "|" + shape + "|" + target + "|" + family; }
+
+std::string KernelInstance::op_signature_hash() const { return content_hash_hex(op_signature()); }
+
+std::string KernelInstance::signature() const { return op_signature() + "|" + ops::fields_text(choice); }
+
+std::string KernelInstance::function_name() const { return "cortado_k_" + content_hash_hex(signature()); }
+
+double NetworkPlan::tolerance() const {
+    double loosest = ops::Choice{}.tolerance;
+    for (const KernelInstance &k : kernels) loosest = std::max(loosest, double(k.choice.tolerance));
+    return loosest;
+}
+
+std::vector<std::pair<std::string, std::string>> KernelInstance::generator_params() const {
+    std::vector<std::pair<std::string, std::string>> params{
+        {ops::kDescriptorParam, ops::descriptor_text(shape, choice)}};
+    if (array_inputs > 0) params.emplace_back("inputs.size", std::to_string(array_inputs));
+    return params;
+}
+
+namespace {
+
+int64_t product(const Shape &s, size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t i = from; i < to && i < s.size(); i++) p *= s[i];
+    return p;
+}
+
+FillerSpec runtime_filler(const Filler &f) {
+    FillerSpec spec{};
+    if (!filler_type_from_name(f.type, &spec.type)) spec.type = FillerType::Unsupported;
+    spec.value = f.value;
+    spec.min = f.min;
+    spec.max = f.max;
+    spec.mean = f.mean;
+    spec.std = f.std;
+    spec.variance_norm = static_cast<VarianceNorm>(static_cast<int>(f.variance_norm));
+    return spec;
+}
+
+// Where choices come from besides the default rules, strongest first: CORTADO_KNOBS (read
+// here), the tuning records (by op signature hash), the target's knob table.
+struct ChoiceSources {
+    std::map<std::string, ChoiceSettings> experiment, table;  // by op name
+    ChoiceOverrides overrides;
+
+    ChoiceSources() = default;
+    ChoiceSources(std::map<std::string, ChoiceSettings> target_table, ChoiceOverrides records)
+        : table(std::move(target_table)), overrides(std::move(records)) {
+        const char *knobs = std::getenv("CORTADO_KNOBS");
+        experiment = parse_knob_table(knobs ? knobs : "", "CORTADO_KNOBS");
+    }
+};
+
+// The kernel for `shape` on `family`, its choice resolved from `sources` and the default
+// rules. Throws CompileError without naming a layer.
+template <typename Shape>
+KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, int array_inputs,
+                             const schedules::TargetInfo &info, const schedules::FamilySpace &family,
+                             const ChoiceSources &sources_by_kind) {
+    KernelInstance instance;
+    instance.op = Shape::kOp;
+    instance.shape = ops::fields_text(shape);
+    instance.target = info.halide_target;
+    instance.family = info.family;
+    instance.array_inputs = array_inputs;
+    std::vector<const ChoiceSettings *> sources;
+    const auto add = [&](const std::map<std::string, ChoiceSettings> &by_key, const std::string &key) {
+        const auto it = by_key.find(key);
+        if (it != by_key.end()) sources.push_back(&it->second);
+    };
+    add(sources_by_kind.experiment, instance.op);
+    add(sources_by_kind.overrides, instance.op_signature_hash());
+    add(sources_by_kind.table, instance.op);
+    for (const ChoiceSettings *s : sources)
+        if (!s->op.empty() && s->op != instance.op)
+            throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " + instance.op);
+    const ResolvedChoice resolved = resolve_choice(family.op<Shape>(), shape, info, sources);
+    instance.choice = resolved.choice;
+    instance.choice.epilogue = epilogue;
+    instance.variant_source = resolved.variant_source;
+    instance.knob_sources = resolved.knob_sources;
+    instance.notes = resolved.notes;
+    return instance;
+}
+
+class Planner {
+  public:
+    Planner(const Graph &graph, const PlanTarget &target, const ChoiceOverrides &overrides)
+        : graph_(graph), info_(resolve_plan_target(target)), family_(schedules::families().at(info_.family)) {
+        sources_ = ChoiceSources{parse_knob_table(target.knobs, "target knobs"), overrides};
+        plan_.opencl_build_options = target.opencl_build_options;
+    }
+
+    NetworkPlan run(const std::string &name) {
+        plan_.name = name;
+        plan_.target = info_.halide_target;
+        plan_.family = info_.family;
+        if (graph_.inputs.size() != 1 || graph_.outputs.size() != 1) {
+            std::string outs;
+            for (int v : graph_.outputs) outs += " '" + graph_.values[v].blob_name + "'";
+            throw CompileError("network '" + graph_.name + "' has " +
+                               std::to_string(graph_.inputs.size()) + " inputs and " +
+                               std::to_string(graph_.outputs.size()) + " outputs (" + outs +
+                               " ); the C API takes exactly one of each");
+        }
+        plan_.input_tensor = tensor_of(graph_.inputs[0]);
+        for (const Layer &layer : graph_.layers) plan_layer(layer);
+        plan_.output_tensor = tensor_of(graph_.outputs[0]);
+        place_tensors();
+        // The budget the kernels were scheduled for: the runtime must grant at least that much
+        // (runtime/cuda_register_cap.h).
+        // A default-rule budget without one from the target is the API's own default: no cap to raise.
+        for (const KernelInstance &k : plan_.kernels)
+            for (const auto &[knob, source] : k.knob_sources)
+                if (knob == "registers" && (source != "default rule" || info_.registers_per_thread > 0))
+                    plan_.registers_per_thread = std::max(plan_.registers_per_thread, k.choice.knobs.get("registers"));
+        return std::move(plan_);
+    }
+
+  private:
+    [[noreturn]] void fail(const Layer &layer, const std::string &message) const {
+        throw CompileError(layer.location.to_string() + ": layer '" + layer.name + "' (" +
+                           layer.type + "): " + message);
+    }
+
+    int tensor_of(int value) {
+        auto it = tensor_index_.find(value);
+        if (it != tensor_index_.end()) return it->second;
+        const Value &v = graph_.values[value];
+        if (v.shape.size() > size_t(kMaxRank))
+            throw CompileError("blob '" + v.blob_name + "' has " + std::to_string(v.shape.size()) +
+                               " axes; cortado handles at most " + std::to_string(kMaxRank));
+        if (element_count(v.shape) > std::numeric_limits<int32_t>::max())
+            throw CompileError("blob '" + v.blob_name + "' of shape " + shape_to_string(v.shape) +
+                               " has more than 2^31 elements, the most one kernel can address");
+        plan_.tensors.push_back(PlannedTensor{value, v.blob_name, v.shape, 0});
+        storage_of_.push_back(static_cast<int>(storage_of_.size()));
+        const int index = static_cast<int>(plan_.tensors.size()) - 1;
+        tensor_index_[value] = index;
+        return index;
+    }
+
+    const Shape &shape(int value) const { return graph_.values[value].shape; }
+
+    // Views of a tensor in Halide order (innermost first).
+    PlannedView full_view(int value) {
+        const Shape &s = shape(value);
+        return PlannedView{tensor_of(value), std::vector<int>(s.rbegin(), s.rend())};
+    }
+    PlannedView flat_view(int value) {
+        return PlannedView{tensor_of(value), {static_cast<int>(element_count(shape(value)))}};
+    }
+    PlannedView three_axis_view(int value, int axis_begin, int axis_end) {
+        const Shape &s = shape(value);
+        return PlannedView{tensor_of(value),
+                           {static_cast<int>(product(s, axis_end, s.size())),
+                            static_cast<int>(product(s, axis_begin, axis_end)),
+                            static_cast<int>(product(s, 0, axis_begin))}};
+    }
+
+    int add_blob(const Layer &layer, int index, const Filler &filler) {
+        FillerSpec spec = runtime_filler(filler);
+        plan_.blobs.push_back(PlannedBlob{layer.name, index, layer.weight_shapes[index], spec});
+        return static_cast<int>(plan_.blobs.size()) - 1;
+    }
+    PlannedView param_view(PlannedParam param, std::vector<int> extents) {
+        plan_.params.push_back(param);
+        return PlannedView{-static_cast<int>(plan_.params.size()), std::move(extents)};
+    }
+    // An outputs x depth weight blob (depth x outputs when `transposed`) in GEMM panels of
+    // `width` outputs, the last zero-padded.
+    static PlannedParam panel_param(int blob, int outputs, int depth, int width, bool transposed) {
+        PlannedParam param{transposed ? Packing::PanelsOfTranspose : Packing::Panels, blob,
+                           int64_t(ops::panel_count(outputs, width)) * width * depth};
+        param.rows = transposed ? depth : outputs;
+        param.cols = transposed ? outputs : depth;
+        param.panel_width = width;
+        return param;
+    }
+
+    // The blob as it is, or zeros when the layer has no such blob (bias_term: false).
+    PlannedView bias_view(const Layer &layer, bool present, int index, const Filler &filler,
+                          int count) {
+        if (!present) return param_view(PlannedParam{Packing::Zeros, -1, count}, {count});
+        int blob = add_blob(layer, index, filler);
+        return param_view(PlannedParam{Packing::Copy, blob, count}, {count});
+    }
+
+    // The kernel for `shape`, its choice resolved from the sources strongest first; layers
+    // with equal kernel signatures share one.
+    template <typename Shape>
+    int kernel(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {}, int array_inputs = 0) {
+        KernelInstance instance;
+        try {
+            instance = choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_);
+        } catch (const CompileError &e) {
+            fail(layer, e.what());
+        }
+        const std::string key = instance.signature();
+        auto it = kernel_index_.find(key);
+        if (it != kernel_index_.end()) return it->second;
+        plan_.kernels.push_back(std::move(instance));
+        const int index = static_cast<int>(plan_.kernels.size()) - 1;
+        kernel_index_[key] = index;
+        return index;
+    }
+
+    std::string step_name(const Layer &layer) const {
+        std::string name = layer.name;
+        for (const auto &f : layer.fused_layers) name += "+" + f;
+        return name;
+    }
+
+    void add_step(const Layer &layer, int kernel_index, std::vector<PlannedView> views) {
+        plan_.steps.push_back(
+            PlannedStep{step_name(layer), kernel_index, std::move(views), tensor_of(layer.outputs[0])});
+    }
+
+    // Layers that only reinterpret their input's memory.
+    void alias(const Layer &layer) {
+        const int source = tensor_of(layer.inputs[0]);
+        for (int out : layer.outputs) {
+            const int t = tensor_of(out);
+            storage_of_[t] = storage_of_[source];
+            plan_.steps.push_back(PlannedStep{step_name(layer), -1, {}, t});
+        }
+    }
+
+    void plan_layer(const Layer &layer) {
+        std::visit([&](const auto &p) { plan(layer, p); }, layer.params);
+    }
+
+    void plan(const Layer &layer, const InputParams &) { fail(layer, "unexpected Input layer"); }
+
+    void plan(const Layer &layer, const ConvolutionParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const Shape &y = shape(layer.outputs[0]);
+        ops::Conv2dShape shape;
+        shape.batch = int(x[0]), shape.in_channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
+        shape.out_channels = int(y[1]), shape.out_h = int(y[2]), shape.out_w = int(y[3]);
+        shape.kernel_h = p.kernel_h, shape.kernel_w = p.kernel_w, shape.stride_h = p.stride_h, shape.stride_w = p.stride_w;
+        shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
+        shape.group = p.group;
+        const int k = kernel(layer, shape, ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
+        const Shape &w = layer.weight_shapes[0];
+        int weights = add_blob(layer, 0, p.weight_filler);
+        const ops::Choice &choice = plan_.kernels[k].choice;
+        PlannedView input = full_view(layer.inputs[0]), output = full_view(layer.outputs[0]), packed;
+        if (choice.weights == ops::WeightPacking::CaffeOrder) {
+            packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
+                                {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
+        } else if (const int m = ops::winograd_tile(choice.variant)) {
+            // Winograd (generators/conv2d_winograd.h): the tensors as they are, the weights
+            // transformed in panels per position.
+            const int width = ops::panel_width(choice), alpha = ops::winograd_matrices(m).alpha;
+            const int panels = ops::panel_count(p.num_output, width);
+            const int in_per_group = shape.in_channels / shape.group;
+            PlannedParam param{m == 4 ? Packing::WinogradF4Panels : Packing::WinogradF2Panels, weights,
+                               int64_t(alpha) * alpha * panels * width * in_per_group};
+            param.rows = p.num_output, param.cols = in_per_group, param.panel_width = width;
+            packed = param_view(param, {width, in_per_group, panels, alpha * alpha});
+        } else {
+            // The GEMM and channel-lanes variants (generators/conv2d_generator.cc): the same
+            // tensors seen as matrices, the weights in panels.
+            const int depth = int(w[1] * w[2] * w[3]), width = ops::panel_width(choice);
+            const int batch = shape.batch, pixels = shape.out_h * shape.out_w;
+            if (ops::is_direct_channel_lanes(choice.variant)) {
+                output.extents = {pixels, p.num_output, batch, 1};
+            } else if (ops::conv_gemm_form(choice.variant) == ops::ConvGemmForm::FullyConnected) {
+                input.extents = {depth, batch, 1, 1};
+                output.extents = {p.num_output, batch, 1, 1};
+            } else {
+                input.extents = {pixels, depth, batch, 1};
+                output.extents = {pixels, p.num_output, batch, 1};
+            }
+            packed = param_view(panel_param(weights, p.num_output, depth, width, false),
+                                {width, depth, ops::panel_count(p.num_output, width), 1});
+        }
+        add_step(layer, k, {input, packed, bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output), output});
+    }
+
+    void plan(const Layer &layer, const ReLUParams &p) {
+        const int64_t count = element_count(shape(layer.inputs[0]));
+        const int k = kernel(layer, ops::ReluShape{int(count), p.negative_slope});
+        add_step(layer, k, {flat_view(layer.inputs[0]), flat_view(layer.outputs[0])});
+    }
+
+    void plan(const Layer &layer, const PoolingParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const Shape &y = shape(layer.outputs[0]);
+        const int64_t kh = p.global_pooling ? x[2] : p.kernel_h;
+        const int64_t kw = p.global_pooling ? x[3] : p.kernel_w;
+        ops::PoolingShape shape;
+        shape.batch = int(x[0]), shape.channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
+        shape.out_h = int(y[2]), shape.out_w = int(y[3]), shape.kernel_h = int(kh), shape.kernel_w = int(kw);
+        shape.stride_h = p.stride_h, shape.stride_w = p.stride_w, shape.pad_h = p.pad_h, shape.pad_w = p.pad_w;
+        shape.average = p.method == PoolingParams::Method::Average;
+        const int k = kernel(layer, shape);
+        add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
+    }
+
+    void plan(const Layer &layer, const LRNParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const ops::LRNShape shape{int(x[0]), int(x[1]), int(x[2]), int(x[3]), p.local_size, p.alpha, p.beta, p.k,
+                                  p.region == LRNParams::Region::AcrossChannels};
+        const int k = kernel(layer, shape);
+        add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
+    }
+
+    void plan(const Layer &layer, const InnerProductParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int axis = canonical_axis(p.axis, x.size(), layer.name);
+        const int64_t rows = product(x, 0, axis), inputs = product(x, axis, x.size());
+        const int k = kernel(layer, ops::InnerProductShape{int(rows), int(inputs), p.num_output},
+                             ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
+        int weights = add_blob(layer, 0, p.weight_filler);
+        const ops::Choice &choice = plan_.kernels[k].choice;
+        std::vector<PlannedView> views;
+        views.push_back(PlannedView{tensor_of(layer.inputs[0]), {int(inputs), int(rows)}});
+        if (choice.weights == ops::WeightPacking::CaffeOrder) {
+            PlannedParam packed{p.transpose ? Packing::Transpose : Packing::Copy, weights,
+                                inputs * p.num_output, inputs, p.num_output};
+            views.push_back(param_view(packed, {int(inputs), p.num_output}));
+        } else {
+            const int width = ops::panel_width(choice);
+            views.push_back(param_view(panel_param(weights, p.num_output, int(inputs), width, p.transpose),
+                                       {width * int(inputs), ops::panel_count(p.num_output, width)}));
+        }
+        views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
+        views.push_back(PlannedView{tensor_of(layer.outputs[0]), {p.num_output, int(rows)}});
+        add_step(layer, k, std::move(views));
+    }
+
+    void plan(const Layer &layer, const SoftmaxParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        PlannedView in = three_axis_view(layer.inputs[0], a, a + 1);
+        const int k = kernel(layer, ops::SoftmaxShape{in.extents[0], in.extents[1], in.extents[2]});
+        add_step(layer, k, {in, three_axis_view(layer.outputs[0], a, a + 1)});
+    }
+
+    void plan(const Layer &layer, const ConcatParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        std::vector<PlannedView> views;
+        ops::ConcatShape shape;
+        for (int v : layer.inputs) {
+            views.push_back(three_axis_view(v, a, a + 1));
+            shape.channels.push_back(views.back().extents[1]);
+        }
+        views.push_back(three_axis_view(layer.outputs[0], a, a + 1));
+        shape.inner = views.back().extents[0];
+        shape.outer = views.back().extents[2];
+        const int k = kernel(layer, shape, {}, shape.inputs());
+        add_step(layer, k, std::move(views));
+    }
+
+    void plan(const Layer &layer, const EltwiseParams &p) {
+        const int64_t count = element_count(shape(layer.inputs[0]));
+        ops::EltwiseShape shape;
+        shape.count = static_cast<int>(count);
+        shape.operation = p.operation;
+        shape.coefficients = p.coeff;
+        if (shape.coefficients.empty()) shape.coefficients.assign(layer.inputs.size(), 1.0f);
+        const int k = kernel(layer, shape, {}, shape.inputs());
+        std::vector<PlannedView> views;
+        for (int v : layer.inputs) views.push_back(flat_view(v));
+        views.push_back(flat_view(layer.outputs[0]));
+        add_step(layer, k, std::move(views));
+    }
+
+    void plan(const Layer &layer, const DropoutParams &) { alias(layer); }
+    void plan(const Layer &layer, const SplitParams &) { alias(layer); }
+    void plan(const Layer &layer, const FlattenParams &) { alias(layer); }
+    void plan(const Layer &layer, const ReshapeParams &) { alias(layer); }
+
+    void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale,
+                        PlannedParam shift) {
+        PlannedView in = three_axis_view(layer.inputs[0], axis_begin, axis_end);
+        const int channels = in.extents[1];
+        const int k = kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2]});
+        add_step(layer, k,
+                 {in, param_view(scale, {channels}), param_view(shift, {channels}),
+                  three_axis_view(layer.outputs[0], axis_begin, axis_end)});
+    }
+
+    void plan(const Layer &layer, const BatchNormParams &p) {
+        const int64_t channels = shape(layer.inputs[0])[1];
+        Filler mean, variance, factor;
+        int first = add_blob(layer, 0, mean);
+        plan_.blobs.back().filler.type = FillerType::BatchNormMean;
+        add_blob(layer, 1, variance);
+        plan_.blobs.back().filler.type = FillerType::BatchNormVariance;
+        factor.value = 1.0f;
+        add_blob(layer, 2, factor);
+        channel_affine(layer, 1, 2,
+                       PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
+                       PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps});
+    }
+
+    void plan(const Layer &layer, const ScaleParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        const int end = p.num_axes == -1 ? static_cast<int>(x.size()) : a + p.num_axes;
+        const int64_t channels = product(x, a, end);
+        const int scale = add_blob(layer, 0, p.filler);
+        PlannedParam shift{Packing::Zeros, -1, channels};
+        if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 1, p.bias_filler), channels};
+        channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift);
+    }
+
+    void place_tensors() {
+        const int steps = static_cast<int>(plan_.steps.size());
+        const int storages = static_cast<int>(storage_of_.size());
+        std::vector<StorageRequest> requests(storages, StorageRequest{0, steps, -1});
+        auto touch = [&](int tensor, int step) {
+            StorageRequest &r = requests[storage_of_[tensor]];
+            r.floats = std::max(r.floats, element_count(plan_.tensors[tensor].shape));
+            r.first_step = std::min(r.first_step, step);
+            r.last_step = std::max(r.last_step, step);
+        };
+        touch(plan_.input_tensor, -1);
+        for (int s = 0; s < steps; s++) {
+            for (const PlannedView &v : plan_.steps[s].views)
+                if (v.tensor >= 0) touch(v.tensor, s);
+            touch(plan_.steps[s].output_tensor, s);
+        }
+        touch(plan_.output_tensor, steps);
+        // Storage never touched (an unused alias root) needs no bytes.
+        for (StorageRequest &r : requests)
+            if (r.last_step < r.first_step) r = StorageRequest{0, 0, 0};
+        // GPU tensors are views into one device allocation: OpenCL sub-buffers must start on
+        // the device's base-address alignment (512 bytes on NVIDIA), so align to 1 KiB there.
+        const std::vector<int64_t> offsets =
+            place_storage(requests, &plan_.arena_floats, gpu_api(info_.halide_target).empty() ? 16 : 256);
+        for (size_t t = 0; t < plan_.tensors.size(); t++)
+            plan_.tensors[t].offset = offsets[storage_of_[t]];
+    }
+
+    const Graph &graph_;
+    schedules::TargetInfo info_;
+    const schedules::FamilySpace &family_;
+    ChoiceSources sources_;
+    NetworkPlan plan_;
+    std::map<int, int> tensor_index_;       // value id -> tensor index
+    std::vector<int> storage_of_;           // tensor index -> storage root tensor index
+    std::map<std::string, int> kernel_index_;
+};
+
+}  // namespace
+
+KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target) {
+    const schedules::TargetInfo info = resolve_plan_target(target);
+    return choose_kernel(shape, epilogue, 0, info, schedules::families().at(info.family),
+                         ChoiceSources{parse_knob_table(target.knobs, "target knobs"), {}});
+}
+
+NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
+                         const ChoiceOverrides &overrides) {
+    return Planner(graph, target, overrides).run(name);
+}
+
+}  // namespace cortado

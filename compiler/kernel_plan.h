@@ -1,0 +1,115 @@
+// The compiled form of a network before code emission: which kernels (generator + constant
+// parameters) run in which order on which tensor views, which learned blobs are expected and
+// how they are packed, and where every tensor lives in the arena.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "frontend/graph.h"
+#include "compiler/kernel_choice.h"
+#include "compiler/plan_target.h"
+#include "generators/ops/choice.h"
+#include "generators/ops/gemm.h"
+#include "runtime/network_description.h"
+
+namespace cortado {
+
+// One kernel: an op's shape and the choice of how to compute it, for one target and schedule
+// family. Layers with equal kernel signatures share one compiled object, named from it.
+struct KernelInstance {
+    std::string op;         // "conv2d", ... (the shape's kOp)
+    std::string shape;      // the shape's descriptor text (generators/ops/field_text.h)
+    ops::Choice choice;
+    std::string target;     // Halide target string
+    std::string family;     // schedule family
+    int array_inputs = 0;   // generators with an array input (concat, eltwise): its size
+    // Where the variant and each knob came from (kernel_choice.h); not part of any signature.
+    std::string variant_source;
+    std::vector<std::pair<std::string, std::string>> knob_sources;
+    std::vector<std::string> notes;  // settings it did not take, and why
+
+    std::string generator() const { return "cortado_" + op; }
+    // The shape and the resolved target, without the choice: keys tuning records.
+    std::string op_signature() const;
+    std::string op_signature_hash() const;
+    // The op signature plus the choice: keys the compiled-object cache.
+    std::string signature() const;
+    std::string function_name() const;  // "cortado_k_<hash of signature>"
+    // What the generator is given: the descriptor, and the array input's size where there is one.
+    std::vector<std::pair<std::string, std::string>> generator_params() const;
+};
+
+struct PlannedTensor {
+    int value;  // Graph value id
+    std::string blob_name;
+    Shape shape;
+    int64_t offset = 0;  // floats into the arena
+};
+
+struct PlannedBlob {
+    std::string layer;
+    int index;
+    Shape shape;
+    FillerSpec filler;
+};
+
+struct PlannedParam {
+    Packing packing;
+    int first_blob;
+    int64_t count, rows = 0, cols = 0;
+    float eps = 0.0f;
+    int panel_width = 0;
+};
+
+struct PlannedView {
+    int tensor;  // >= 0 tensor index, < 0 param -1 - index
+    std::vector<int> extents;  // innermost first
+};
+
+struct PlannedStep {
+    std::string layer;  // with fused layers: "conv1+relu1"
+    int kernel = -1;    // index into NetworkPlan::kernels; -1 = alias only
+    std::vector<PlannedView> views;
+    int output_tensor;
+};
+
+struct NetworkPlan {
+    std::string name;
+    std::string target;  // the Halide target string every kernel is compiled for
+    std::string family;  // the schedule family every kernel was chosen from
+    std::vector<KernelInstance> kernels;  // unique
+    std::vector<PlannedTensor> tensors;
+    std::vector<PlannedBlob> blobs;
+    std::vector<PlannedParam> params;
+    std::vector<PlannedStep> steps;
+    int input_tensor = 0, output_tensor = 0;
+    int64_t arena_floats = 0;
+    // The largest GPU register budget its kernels were scheduled for (the conv2d registers
+    // knob, by default the target's registers_per_thread); 0: none asked, the driver's default.
+    int registers_per_thread = 0;
+    // OpenCL: the target description's options for the driver's compiler; empty: none.
+    std::string opencl_build_options;
+
+    // The relative L2 error its outputs are held to against the double-precision reference: the
+    // loosest tolerance among its kernels' variants (an approximate layer's error flows into
+    // every later blob).
+    double tolerance() const;
+};
+
+// Tuning records by op signature hash (KernelInstance::op_signature_hash), as read from a
+// tuning database; each applies to every layer of that signature.
+using ChoiceOverrides = std::map<std::string, ChoiceSettings>;
+
+// Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4)
+// and for knob settings the target's family does not accept (kernel_choice.h gives the order
+// in which the sources apply, $CORTADO_KNOBS first).
+// The gemm op alone (no network): what `cortado bench sgemm` compiles. Its choice comes from
+// CORTADO_KNOBS, the target's knob table and the default rules.
+KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target);
+
+NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
+                         const ChoiceOverrides &overrides = {});
+
+}  // namespace cortado

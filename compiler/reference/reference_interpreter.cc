@@ -1,0 +1,181 @@
+#include "compiler/reference/reference_interpreter.h"
+
+#include <cmath>
+#include <exception>
+#include <limits>
+#include <stdexcept>
+#include <utility>
+#include <variant>
+
+namespace cortado::reference {
+namespace {
+
+void require(bool condition, const std::string &message) {
+    if (!condition) throw std::runtime_error(message);
+}
+
+// The blob values computed so far, indexed by Value id.
+struct State {
+    const Graph &graph;
+    std::vector<Tensor> values;
+    std::vector<bool> ready;
+
+    const Tensor &get(int id) const {
+        require(ready.at(static_cast<size_t>(id)),
+                "blob '" + graph.values.at(static_cast<size_t>(id)).blob_name +
+                    "' is used before it is computed");
+        return values[static_cast<size_t>(id)];
+    }
+
+    // Checking against shape inference here means a wrong inferred shape fails loudly in the
+    // reference instead of silently shaping the compiled network differently.
+    void set(int id, Tensor t) {
+        const Value &v = graph.values.at(static_cast<size_t>(id));
+        require(t.shape == v.shape, "computed shape " + shape_to_string(t.shape) + " for blob '" +
+                                        v.blob_name + "' but shape inference says " +
+                                        shape_to_string(v.shape));
+        values[static_cast<size_t>(id)] = std::move(t);
+        ready[static_cast<size_t>(id)] = true;
+    }
+
+    // For layers that only move data around: same values, the inferred shape.
+    void set_reshaped(int id, const Tensor &in) {
+        const Value &v = graph.values.at(static_cast<size_t>(id));
+        require(static_cast<int64_t>(in.data.size()) == element_count(v.shape),
+                "blob '" + v.blob_name + "' has shape " + shape_to_string(v.shape) + " but " +
+                    std::to_string(in.data.size()) + " values");
+        set(id, Tensor{v.shape, in.data});
+    }
+};
+
+template <typename P>
+const P &params_of(const Layer &layer) {
+    const P *p = std::get_if<P>(&layer.params);
+    require(p != nullptr, "parameters do not belong to this layer type");
+    return *p;
+}
+
+// The layer's learned blobs, which must be exactly `expected` many.
+const std::vector<Tensor> &blobs_of(const Layer &layer, const WeightMap &weights,
+                                    size_t expected) {
+    const auto it = weights.find(layer.name);
+    require(it != weights.end(), "no weights given");
+    require(it->second.size() == expected, "expected " + std::to_string(expected) +
+                                               " weight blobs, got " +
+                                               std::to_string(it->second.size()));
+    return it->second;
+}
+
+void require_arity(const Layer &layer, size_t inputs, size_t outputs) {
+    require(layer.inputs.size() == inputs && layer.outputs.size() == outputs,
+            "expected " + std::to_string(inputs) + " input(s) and " + std::to_string(outputs) +
+                " output(s)");
+}
+
+void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
+    const std::string &type = layer.type;
+    if (type == "Input") return;  // its outputs are graph inputs, already in place
+
+    std::vector<const Tensor *> in;
+    for (int id : layer.inputs) in.push_back(&state.get(id));
+
+    if (type == "Convolution") {
+        require_arity(layer, 1, 1);
+        const auto &p = params_of<ConvolutionParams>(layer);
+        const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
+        state.set(layer.outputs[0],
+                  convolution(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+    } else if (type == "ReLU") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], relu(*in[0], params_of<ReLUParams>(layer).negative_slope));
+    } else if (type == "Pooling") {
+        require_arity(layer, 1, 1);
+        const Shape &out_shape = state.graph.values.at(static_cast<size_t>(layer.outputs[0])).shape;
+        state.set(layer.outputs[0], pooling(*in[0], params_of<PoolingParams>(layer), out_shape));
+    } else if (type == "LRN") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], lrn(*in[0], params_of<LRNParams>(layer)));
+    } else if (type == "InnerProduct") {
+        require_arity(layer, 1, 1);
+        const auto &p = params_of<InnerProductParams>(layer);
+        const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
+        state.set(layer.outputs[0],
+                  inner_product(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+    } else if (type == "Softmax") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], softmax(*in[0], params_of<SoftmaxParams>(layer).axis));
+    } else if (type == "Concat") {
+        require_arity(layer, in.size(), 1);
+        state.set(layer.outputs[0], concat(in, params_of<ConcatParams>(layer).axis));
+    } else if (type == "Eltwise") {
+        require_arity(layer, in.size(), 1);
+        state.set(layer.outputs[0], eltwise(in, params_of<EltwiseParams>(layer)));
+    } else if (type == "Dropout" || type == "Flatten" || type == "Reshape") {
+        // Dropout is the identity at inference; Flatten and Reshape keep the row-major data.
+        require_arity(layer, 1, 1);
+        state.set_reshaped(layer.outputs[0], *in[0]);
+    } else if (type == "Split") {
+        require_arity(layer, 1, layer.outputs.size());
+        for (int id : layer.outputs) state.set(id, *in[0]);
+    } else if (type == "BatchNorm") {
+        require_arity(layer, 1, 1);
+        const auto &blobs = blobs_of(layer, weights, 3);
+        state.set(layer.outputs[0], batch_norm(*in[0], params_of<BatchNormParams>(layer),
+                                               blobs[0], blobs[1], blobs[2]));
+    } else if (type == "Scale") {
+        // Only the learned-scale form: Caffe's two-bottom form (scale from a blob) is not used.
+        require_arity(layer, 1, 1);
+        const auto &p = params_of<ScaleParams>(layer);
+        const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
+        state.set(layer.outputs[0],
+                  scale(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+    } else {
+        throw std::runtime_error("unknown layer type");
+    }
+}
+
+}  // namespace
+
+std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights,
+                              const std::vector<Tensor> &inputs) {
+    require(inputs.size() == graph.inputs.size(),
+            "run_graph: graph has " + std::to_string(graph.inputs.size()) + " inputs, got " +
+                std::to_string(inputs.size()));
+    State state{graph, std::vector<Tensor>(graph.values.size()),
+                std::vector<bool>(graph.values.size(), false)};
+    for (size_t i = 0; i < inputs.size(); ++i) {
+        try {
+            state.set_reshaped(graph.inputs[i], inputs[i]);
+        } catch (const std::exception &e) {
+            throw std::runtime_error("input " + std::to_string(i) + ": " + e.what());
+        }
+    }
+    for (const Layer &layer : graph.layers) {
+        try {
+            run_layer(layer, weights, state);
+        } catch (const std::exception &e) {
+            throw std::runtime_error("layer '" + layer.name + "' (" + layer.type +
+                                     "): " + e.what());
+        }
+    }
+    return std::move(state.values);
+}
+
+double relative_l2_error(const float *actual, const Tensor &expected) {
+    constexpr double infinity = std::numeric_limits<double>::infinity();
+    if (static_cast<int64_t>(expected.data.size()) != element_count(expected.shape))
+        return infinity;
+    double diff_squared = 0.0, expected_squared = 0.0;
+    for (size_t i = 0; i < expected.data.size(); ++i) {
+        const double a = actual[i];
+        if (!std::isfinite(a)) return infinity;
+        const double e = expected.data[i];
+        diff_squared += (a - e) * (a - e);
+        expected_squared += e * e;
+    }
+    // A relative error against an all-zero reference is undefined; only an exact match passes.
+    if (expected_squared == 0.0) return diff_squared == 0.0 ? 0.0 : infinity;
+    return std::sqrt(diff_squared / expected_squared);
+}
+
+}  // namespace cortado::reference

@@ -1,0 +1,32 @@
+// Runs a whole cortado Graph with the double-precision reference ops, giving tests the expected
+// value of every blob to compare a compiled network against.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/graph.h"
+#include "compiler/reference/reference_ops.h"
+
+namespace cortado::reference {
+
+// Blobs of each learned layer in Caffe's order, keyed by layer name:
+// Convolution and InnerProduct [weights, bias if bias_term], BatchNorm [mean, variance,
+// scale_factor], Scale [scale, bias if bias_term].
+using WeightMap = std::map<std::string, std::vector<Tensor>>;
+
+// Runs the graph layer by layer and returns one Tensor per Value id (graph.values.size());
+// `inputs` are given in graph.inputs order. Output shapes are taken from graph.values, and a
+// layer whose computed shape disagrees with shape inference is an error. Throws
+// std::runtime_error naming the layer on anything it cannot do (missing weights, unknown type,
+// mismatched operands).
+std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights,
+                              const std::vector<Tensor> &inputs);
+
+// ||actual - expected|| / ||expected||, reading expected.data.size() floats from `actual`.
+// +inf if expected's data does not match its shape, or if `actual` holds a NaN or infinity;
+// against an all-zero reference it is 0 for an exact match and +inf otherwise.
+double relative_l2_error(const float *actual, const Tensor &expected);
+
+}  // namespace cortado::reference

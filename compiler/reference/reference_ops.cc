@@ -1,0 +1,405 @@
+#include "compiler/reference/reference_ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace cortado::reference {
+namespace {
+
+void require(bool condition, const std::string &message) {
+    if (!condition) throw std::runtime_error(message);
+}
+
+// Product of shape[begin, end); 1 for an empty range, as Caffe's count() does.
+int64_t count(const Shape &shape, size_t begin, size_t end) {
+    int64_t n = 1;
+    for (size_t i = begin; i < end; ++i) n *= shape[i];
+    return n;
+}
+
+int64_t count(const Shape &shape) { return count(shape, 0, shape.size()); }
+
+// cortado's MAX (pooling, Eltwise): a NaN operand wins wherever it stands, where Caffe's
+// std::max keeps or drops it depending on the order it meets it in.
+double max_keeping_nan(double a, double b) { return std::isnan(a) || a > b ? a : b; }
+
+// Caffe's Blob::CanonicalAxisIndex: negative axes count from the end.
+size_t canonical_axis(int axis, size_t rank) {
+    const int64_t r = static_cast<int64_t>(rank);
+    require(axis >= -r && axis < r,
+            "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    return static_cast<size_t>(axis < 0 ? axis + r : axis);
+}
+
+Tensor zeros(Shape shape) {
+    Tensor t;
+    t.data.assign(static_cast<size_t>(count(shape)), 0.0);
+    t.shape = std::move(shape);
+    return t;
+}
+
+void require_consistent(const Tensor &t, const char *what) {
+    require(static_cast<int64_t>(t.data.size()) == count(t.shape),
+            std::string(what) + " holds " + std::to_string(t.data.size()) +
+                " values but its shape says " + std::to_string(count(t.shape)));
+}
+
+void require_size(const Tensor &t, int64_t expected, const char *what) {
+    require(static_cast<int64_t>(t.data.size()) == expected,
+            std::string(what) + " has " + std::to_string(t.data.size()) + " values, expected " +
+                std::to_string(expected));
+}
+
+void require_rank4(const Tensor &in, const char *op) {
+    require_consistent(in, "input");
+    require(in.shape.size() == 4, std::string(op) + " needs a 4-D NCHW input");
+}
+
+// cortado's ReLU: -inf gives 0 without a slope (Caffe's max(x, 0) + 0 * min(x, 0) gives NaN);
+// a NaN stays NaN.
+double apply_relu(double x, double negative_slope) {
+    if (x > 0 || std::isnan(x)) return x;
+    return negative_slope == 0 ? 0.0 : negative_slope * x;
+}
+
+}  // namespace
+
+Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights,
+                   const Tensor *bias) {
+    require_rank4(in, "convolution");
+    const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
+    const int64_t Cout = p.num_output, G = p.group;
+    require(Cout > 0 && G > 0 && C % G == 0 && Cout % G == 0,
+            "convolution: channels and num_output must be positive multiples of group");
+    require(p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 &&
+                p.dilation_h > 0 && p.dilation_w > 0,
+            "convolution: kernel, stride and dilation must be positive");
+    const int64_t Cin_g = C / G, Cout_g = Cout / G;
+    const int64_t KH = p.kernel_h, KW = p.kernel_w;
+    require_size(weights, Cout * Cin_g * KH * KW, "convolution weights");
+    if (p.bias_term) {
+        require(bias != nullptr, "convolution: bias_term is set but no bias blob was given");
+        require_size(*bias, Cout, "convolution bias");
+    }
+
+    // Caffe's output size: floor division over the dilated kernel extent.
+    const int64_t extent_h = p.dilation_h * (KH - 1) + 1, extent_w = p.dilation_w * (KW - 1) + 1;
+    require(H + 2 * p.pad_h >= extent_h && W + 2 * p.pad_w >= extent_w,
+            "convolution: kernel larger than the padded input");
+    const int64_t OH = (H + 2 * p.pad_h - extent_h) / p.stride_h + 1;
+    const int64_t OW = (W + 2 * p.pad_w - extent_w) / p.stride_w + 1;
+
+    Tensor out = zeros({N, Cout, OH, OW});
+    for (int64_t n = 0; n < N; ++n) {
+        for (int64_t co = 0; co < Cout; ++co) {
+            const int64_t g = co / Cout_g;
+            for (int64_t oh = 0; oh < OH; ++oh) {
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                    double sum = p.bias_term ? bias->data[co] : 0.0;
+                    for (int64_t ci = 0; ci < Cin_g; ++ci) {
+                        const int64_t c = g * Cin_g + ci;
+                        for (int64_t ky = 0; ky < KH; ++ky) {
+                            const int64_t ih = oh * p.stride_h - p.pad_h + ky * p.dilation_h;
+                            if (ih < 0 || ih >= H) continue;  // zero padding
+                            for (int64_t kx = 0; kx < KW; ++kx) {
+                                const int64_t iw = ow * p.stride_w - p.pad_w + kx * p.dilation_w;
+                                if (iw < 0 || iw >= W) continue;
+                                sum += in.data[((n * C + c) * H + ih) * W + iw] *
+                                       weights.data[((co * Cin_g + ci) * KH + ky) * KW + kx];
+                            }
+                        }
+                    }
+                    if (p.fused_relu) sum = apply_relu(sum, p.relu_negative_slope);
+                    out.data[((n * Cout + co) * OH + oh) * OW + ow] = sum;
+                }
+            }
+        }
+    }
+    return out;
+}
+
+Tensor relu(const Tensor &in, float negative_slope) {
+    require_consistent(in, "input");
+    Tensor out = in;
+    for (double &x : out.data) x = apply_relu(x, negative_slope);
+    return out;
+}
+
+Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape) {
+    require_rank4(in, "pooling");
+    const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
+    require(out_shape.size() == 4 && out_shape[0] == N && out_shape[1] == C,
+            "pooling: output shape must be 4-D with the input's batch and channels");
+    const int64_t OH = out_shape[2], OW = out_shape[3];
+    const int64_t KH = p.global_pooling ? H : p.kernel_h;
+    const int64_t KW = p.global_pooling ? W : p.kernel_w;
+    require(KH > 0 && KW > 0 && p.stride_h > 0 && p.stride_w > 0,
+            "pooling: kernel and stride must be positive");
+
+    Tensor out = zeros(out_shape);
+    for (int64_t n = 0; n < N; ++n) {
+        for (int64_t c = 0; c < C; ++c) {
+            const double *plane = &in.data[(n * C + c) * H * W];
+            for (int64_t oh = 0; oh < OH; ++oh) {
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                    const int64_t hstart = oh * p.stride_h - p.pad_h;
+                    const int64_t wstart = ow * p.stride_w - p.pad_w;
+                    double result;
+                    if (p.method == PoolingParams::Method::Max) {
+                        const int64_t h0 = std::max<int64_t>(hstart, 0);
+                        const int64_t w0 = std::max<int64_t>(wstart, 0);
+                        const int64_t h1 = std::min(hstart + KH, H);
+                        const int64_t w1 = std::min(wstart + KW, W);
+                        // Caffe's output-size rule keeps every window inside the image; an
+                        // empty one means the caller's out_shape is wrong.
+                        require(h0 < h1 && w0 < w1, "pooling: a MAX window misses the image");
+                        result = plane[h0 * W + w0];
+                        for (int64_t h = h0; h < h1; ++h)
+                            for (int64_t w = w0; w < w1; ++w)
+                                result = max_keeping_nan(result, plane[h * W + w]);
+                    } else {
+                        // The divisor is taken before clipping to the image, so it counts the
+                        // padding but not whatever the last window sticks out past it.
+                        int64_t hend = std::min(hstart + KH, H + p.pad_h);
+                        int64_t wend = std::min(wstart + KW, W + p.pad_w);
+                        const int64_t divisor = (hend - hstart) * (wend - wstart);
+                        const int64_t h0 = std::max<int64_t>(hstart, 0);
+                        const int64_t w0 = std::max<int64_t>(wstart, 0);
+                        hend = std::min(hend, H);
+                        wend = std::min(wend, W);
+                        double sum = 0.0;
+                        for (int64_t h = h0; h < hend; ++h)
+                            for (int64_t w = w0; w < wend; ++w) sum += plane[h * W + w];
+                        result = sum / static_cast<double>(divisor);
+                    }
+                    out.data[((n * C + c) * OH + oh) * OW + ow] = result;
+                }
+            }
+        }
+    }
+    return out;
+}
+
+Tensor lrn(const Tensor &in, const LRNParams &p) {
+    require_rank4(in, "lrn");
+    // Caffe refuses even sizes; the centred window below relies on that.
+    require(p.local_size > 0 && p.local_size % 2 == 1, "lrn: local_size must be odd");
+    const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
+    const int64_t size = p.local_size, pre_pad = (size - 1) / 2;
+    const double alpha = p.alpha, beta = p.beta;
+
+    Tensor out = zeros(in.shape);
+    if (p.region == LRNParams::Region::AcrossChannels) {
+        for (int64_t n = 0; n < N; ++n) {
+            for (int64_t c = 0; c < C; ++c) {
+                const int64_t c0 = std::max<int64_t>(c - pre_pad, 0);
+                const int64_t c1 = std::min(c - pre_pad + size, C);
+                for (int64_t hw = 0; hw < H * W; ++hw) {
+                    double sum = 0.0;
+                    for (int64_t j = c0; j < c1; ++j) {
+                        const double v = in.data[(n * C + j) * H * W + hw];
+                        sum += v * v;
+                    }
+                    const double s = p.k + alpha / static_cast<double>(size) * sum;
+                    const int64_t i = (n * C + c) * H * W + hw;
+                    out.data[i] = in.data[i] * std::pow(s, -beta);
+                }
+            }
+        }
+        return out;
+    }
+
+    // WITHIN_CHANNEL: Caffe averages x^2 with an AVE pooling layer padded to keep the size, so
+    // the divisor is local_size^2 away from the borders and follows the AVE rule near them.
+    Tensor squared = in;
+    for (double &x : squared.data) x *= x;
+    PoolingParams pool;
+    pool.method = PoolingParams::Method::Average;
+    pool.kernel_h = pool.kernel_w = p.local_size;
+    pool.stride_h = pool.stride_w = 1;
+    pool.pad_h = pool.pad_w = static_cast<int>(pre_pad);
+    const Tensor averaged = pooling(squared, pool, in.shape);
+    for (size_t i = 0; i < out.data.size(); ++i) {
+        // Caffe's power layer here uses shift 1, not k.
+        out.data[i] = in.data[i] * std::pow(1.0 + alpha * averaged.data[i], -beta);
+    }
+    return out;
+}
+
+Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor &weights,
+                     const Tensor *bias) {
+    require_consistent(in, "input");
+    const size_t axis = canonical_axis(p.axis, in.shape.size());
+    const int64_t M = count(in.shape, 0, axis), K = count(in.shape, axis, in.shape.size());
+    const int64_t N = p.num_output;
+    require(N > 0, "inner_product: num_output must be positive");
+    require_size(weights, N * K, "inner_product weights");
+    if (p.bias_term) {
+        require(bias != nullptr, "inner_product: bias_term is set but no bias blob was given");
+        require_size(*bias, N, "inner_product bias");
+    }
+
+    Shape out_shape(in.shape.begin(), in.shape.begin() + static_cast<std::ptrdiff_t>(axis));
+    out_shape.push_back(N);
+    Tensor out = zeros(out_shape);
+    for (int64_t m = 0; m < M; ++m) {
+        for (int64_t n = 0; n < N; ++n) {
+            double sum = p.bias_term ? bias->data[n] : 0.0;
+            for (int64_t k = 0; k < K; ++k) {
+                const double w = p.transpose ? weights.data[k * N + n] : weights.data[n * K + k];
+                sum += in.data[m * K + k] * w;
+            }
+            if (p.fused_relu) sum = apply_relu(sum, p.relu_negative_slope);
+            out.data[m * N + n] = sum;
+        }
+    }
+    return out;
+}
+
+Tensor softmax(const Tensor &in, int axis) {
+    require_consistent(in, "input");
+    const size_t a = canonical_axis(axis, in.shape.size());
+    const int64_t outer = count(in.shape, 0, a), channels = in.shape[a];
+    const int64_t inner = count(in.shape, a + 1, in.shape.size());
+    require(channels > 0, "softmax: empty softmax axis");
+
+    Tensor out = zeros(in.shape);
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t i = 0; i < inner; ++i) {
+            auto at = [&](int64_t c) { return (o * channels + c) * inner + i; };
+            // Subtracting the maximum keeps exp() from overflowing; the result is unchanged.
+            double max_value = in.data[at(0)];
+            for (int64_t c = 1; c < channels; ++c) max_value = std::max(max_value, in.data[at(c)]);
+            double sum = 0.0;
+            for (int64_t c = 0; c < channels; ++c) {
+                out.data[at(c)] = std::exp(in.data[at(c)] - max_value);
+                sum += out.data[at(c)];
+            }
+            for (int64_t c = 0; c < channels; ++c) out.data[at(c)] /= sum;
+        }
+    }
+    return out;
+}
+
+Tensor concat(const std::vector<const Tensor *> &ins, int axis) {
+    require(!ins.empty(), "concat: no inputs");
+    const Shape &first = ins[0]->shape;
+    const size_t a = canonical_axis(axis, first.size());
+    Shape out_shape = first;
+    out_shape[a] = 0;
+    for (const Tensor *t : ins) {
+        require_consistent(*t, "input");
+        require(t->shape.size() == first.size(), "concat: inputs differ in rank");
+        for (size_t d = 0; d < first.size(); ++d)
+            require(d == a || t->shape[d] == first[d],
+                    "concat: inputs differ outside the concatenation axis");
+        out_shape[a] += t->shape[a];
+    }
+
+    Tensor out = zeros(out_shape);
+    const int64_t outer = count(first, 0, a);
+    size_t pos = 0;
+    // Row-major layout: for each outer index, each input contributes one contiguous run.
+    for (int64_t o = 0; o < outer; ++o) {
+        for (const Tensor *t : ins) {
+            const int64_t run = count(t->shape, a, t->shape.size());
+            for (int64_t j = 0; j < run; ++j) out.data[pos++] = t->data[o * run + j];
+        }
+    }
+    return out;
+}
+
+Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p) {
+    require(!ins.empty(), "eltwise: no inputs");
+    for (const Tensor *t : ins) {
+        require_consistent(*t, "input");
+        require(t->shape == ins[0]->shape, "eltwise: inputs differ in shape");
+    }
+    const bool is_sum = p.operation == ops::EltwiseOperation::Sum;
+    require(!is_sum || p.coeff.empty() || p.coeff.size() == ins.size(),
+            "eltwise: SUM needs one coeff per input");
+
+    Tensor out = zeros(ins[0]->shape);
+    for (size_t i = 0; i < out.data.size(); ++i) {
+        double r = 0.0;
+        switch (p.operation) {
+            case ops::EltwiseOperation::Sum:
+                for (size_t k = 0; k < ins.size(); ++k)
+                    r += (p.coeff.empty() ? 1.0 : static_cast<double>(p.coeff[k])) *
+                         ins[k]->data[i];
+                break;
+            case ops::EltwiseOperation::Product:
+                r = 1.0;
+                for (const Tensor *t : ins) r *= t->data[i];
+                break;
+            case ops::EltwiseOperation::Max:
+                r = ins[0]->data[i];
+                for (const Tensor *t : ins) r = max_keeping_nan(r, t->data[i]);
+                break;
+        }
+        out.data[i] = r;
+    }
+    return out;
+}
+
+Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean,
+                  const Tensor &variance, const Tensor &scale_factor) {
+    require_consistent(in, "input");
+    // Batch statistics are a training-time mode; compiled networks run with the stored ones.
+    require(p.use_global_stats, "batch_norm: only use_global_stats is supported");
+    require(!in.shape.empty(), "batch_norm: scalar input");
+    // Like Caffe: axis 1 holds the channels, a 1-D input has a single channel.
+    const int64_t num = in.shape[0];
+    const int64_t channels = in.shape.size() > 1 ? in.shape[1] : 1;
+    const int64_t spatial = count(in.shape, 2, std::max<size_t>(in.shape.size(), 2));
+    require_size(mean, channels, "batch_norm mean");
+    require_size(variance, channels, "batch_norm variance");
+    require(!scale_factor.data.empty(), "batch_norm: empty scale_factor blob");
+
+    // The stored statistics are running sums; scale_factor is their normaliser.
+    const double s = scale_factor.data[0] == 0.0 ? 0.0 : 1.0 / scale_factor.data[0];
+    Tensor out = zeros(in.shape);
+    for (int64_t n = 0; n < num; ++n) {
+        for (int64_t c = 0; c < channels; ++c) {
+            const double m = mean.data[c] * s;
+            const double denom = std::sqrt(variance.data[c] * s + static_cast<double>(p.eps));
+            for (int64_t j = 0; j < spatial; ++j) {
+                const int64_t i = (n * channels + c) * spatial + j;
+                out.data[i] = (in.data[i] - m) / denom;
+            }
+        }
+    }
+    return out;
+}
+
+Tensor scale(const Tensor &in, const ScaleParams &p, const Tensor &scale, const Tensor *bias) {
+    require_consistent(in, "input");
+    const size_t rank = in.shape.size();
+    const size_t axis = canonical_axis(p.axis, rank);
+    require(p.num_axes >= -1, "scale: num_axes must be -1 or more");
+    const size_t end = p.num_axes == -1 ? rank : axis + static_cast<size_t>(p.num_axes);
+    require(end <= rank, "scale: axis + num_axes exceeds the input's rank");
+    const int64_t outer = count(in.shape, 0, axis), dim = count(in.shape, axis, end);
+    const int64_t inner = count(in.shape, end, rank);
+    require_size(scale, dim, "scale blob");
+    if (p.bias_term) {
+        require(bias != nullptr, "scale: bias_term is set but no bias blob was given");
+        require_size(*bias, dim, "scale bias");
+    }
+
+    Tensor out = zeros(in.shape);
+    for (int64_t o = 0; o < outer; ++o) {
+        for (int64_t d = 0; d < dim; ++d) {
+            for (int64_t j = 0; j < inner; ++j) {
+                const int64_t i = (o * dim + d) * inner + j;
+                out.data[i] = in.data[i] * scale.data[d] + (p.bias_term ? bias->data[d] : 0.0);
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace cortado::reference

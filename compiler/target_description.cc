@@ -1,0 +1,128 @@
+#include "compiler/target_description.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <iterator>
+#include <fstream>
+#include <map>
+
+#include "Halide.h"
+#include "compiler/install_layout.h"
+#include "frontend/compile_error.h"
+
+namespace cortado {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string trim(std::string s) {
+    s.erase(0, s.find_first_not_of(" \t"));
+    s.erase(s.find_last_not_of(" \t\r") + 1);
+    return s;
+}
+
+double positive_number(const std::map<std::string, std::string> &keys, const std::string &key,
+                       const std::string &file) {
+    const auto it = keys.find(key);
+    if (it == keys.end()) return 0;
+    try {
+        size_t used = 0;
+        const double value = std::stod(it->second, &used);
+        if (used == it->second.size() && value > 0) return value;
+    } catch (const std::exception &) {
+    }
+    throw CompileError(file + ": " + key + " must be a positive number, not '" + it->second + "'");
+}
+
+}  // namespace
+
+PlanTarget TargetDescription::plan_target() const {
+    PlanTarget plan(halide_target);
+    plan.family = schedule_family;
+    plan.vector_bits = vector_bits;
+    plan.registers_per_thread = registers_per_thread;
+    plan.knobs = knobs;
+    plan.opencl_build_options = opencl_build_options;
+    return plan;
+}
+
+TargetDescription resolve_target(const std::string &name) {
+    TargetDescription target;
+    target.name = name;
+    target.halide_target = name;  // unless a description says otherwise
+    // A path to a description of one's own (bringing up a device without editing targets/), or
+    // a name from targets/.
+    const bool is_path = name.size() > 7 && name.compare(name.size() - 7, 7, ".target") == 0;
+    const fs::path file = is_path ? fs::path(name) : fs::path(data_dir()) / "targets" / (name + ".target");
+    if (is_path && !fs::exists(file)) throw CompileError(name + ": no such target description");
+    if (name == "host") {
+        target.halide_target = Halide::get_host_target().to_string();
+    } else if (is_path || (name.find('/') == std::string::npos && fs::exists(file))) {
+        std::ifstream in(file);
+        std::map<std::string, std::string> keys;
+        int line_number = 0;
+        for (std::string line; std::getline(in, line);) {
+            line_number++;
+            line = trim(line.substr(0, line.find('#')));
+            if (line.empty()) continue;
+            const size_t eq = line.find('=');
+            if (eq == std::string::npos)
+                throw CompileError(file.string() + ":" + std::to_string(line_number) + ": expected key = value");
+            const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
+            const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
+            static const char *known[] = {"halide_target", "schedule_family", "vector_bits", "knob", "peak_gflops",
+                                          "bandwidth_gbs", "registers_per_thread", "opencl_build_options"};
+            if (std::find(std::begin(known), std::end(known), key) == std::end(known))
+                throw CompileError(where + "unknown key '" + key + "' (see targets/README.md)");
+            // `knob` lines accumulate into the table; other keys appear once.
+            if (key == "knob") keys[key] += (keys[key].empty() ? "" : ",") + value;
+            else if (!keys.emplace(key, value).second) throw CompileError(where + key + " given twice");
+        }
+        if (keys["halide_target"].empty()) throw CompileError(file.string() + ": no halide_target line");
+        target.halide_target = keys["halide_target"];
+        target.file = file.string();
+        if (!Halide::Target::validate_target_string(target.halide_target))
+            throw CompileError(file.string() + ": invalid halide_target '" + target.halide_target + "'");
+        target.knobs = keys["knob"];
+        if (keys.count("registers_per_thread")) {
+            const double registers = positive_number(keys, "registers_per_thread", file.string());
+            // 255 is the most a CUDA thread can address; 16 the least a kernel compiles with.
+            if (registers < 16 || registers > 255 || registers != int(registers))
+                throw CompileError(file.string() + ": registers_per_thread must be a whole number from 16 to 255, not '" +
+                                   keys["registers_per_thread"] + "'");
+            target.registers_per_thread = int(registers);
+        }
+        if (keys.count("opencl_build_options")) {
+            const std::string &options = keys["opencl_build_options"];
+            if (!Halide::Target(target.halide_target).has_feature(Halide::Target::OpenCL))
+                throw CompileError(file.string() + ": opencl_build_options needs an OpenCL halide_target");
+            if (options.empty()) throw CompileError(file.string() + ": opencl_build_options is empty");
+            target.opencl_build_options = options;
+        }
+        target.schedule_family = keys["schedule_family"];
+        if (keys.count("vector_bits")) {
+            const double bits = positive_number(keys, "vector_bits", file.string());
+            // 2048 bits: 64 floats, the most any partial-sum knob takes.
+            if (bits > 2048 || bits != int(bits) || int(bits) % 32 != 0)
+                throw CompileError(file.string() + ": vector_bits must be a multiple of 32 up to 2048, not '" +
+                                   keys["vector_bits"] + "'");
+            target.vector_bits = int(bits);
+        }
+        target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
+        target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());
+    }
+    if (!Halide::Target::validate_target_string(target.halide_target))
+        throw CompileError("unknown target '" + name + "': give host, a name from " +
+                           (fs::path(data_dir()) / "targets").string() + " or a Halide target string");
+    const Halide::Target halide(target.halide_target);
+    target.halide_target = halide.to_string();
+    if (target.vector_bits == 0) target.vector_bits = 32 * halide.natural_vector_size<float>();
+    try {
+        target.schedule_family = resolve_plan_target(target.plan_target()).family;
+    } catch (const CompileError &e) {
+        throw CompileError((target.file.empty() ? name : target.file) + ": " + e.what());
+    }
+    return target;
+}
+
+}  // namespace cortado
