@@ -322,7 +322,7 @@ Network *network_create(const NetworkDescription *description, const char *weigh
     for (int v = 0; v < d.view_count; v++) {
         const ViewSpec &view = d.views[v];
         halide_buffer_t &buf = network->buffers[v];
-        std::memset(&buf, 0, sizeof(buf));
+        buf = halide_buffer_t{};
         float *host = view.tensor >= 0 ? network->arena.get() + d.tensors[view.tensor].offset
                                        : network->params[-1 - view.tensor].data();
         buf.host = reinterpret_cast<uint8_t *>(host);

@@ -83,7 +83,7 @@ BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, Loaded
         unfused, reference_weights(seeded_weights(plan, seed)),
         {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
 
-    Capture capture{&plan, &expected};
+    Capture capture{&plan, &expected, 0, {}};
     net.set_blob_callback(compare_blob, &capture);
     std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)),
                               std::nanf(""));

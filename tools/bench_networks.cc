@@ -104,12 +104,12 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float &v : input) v = uniform(random);
     std::vector<float> output(size_t(element_count(graph.values[graph.outputs[0]].shape)));
-    Capture capture{&built.plan};
+    Capture capture{&built.plan, 0, {}};
     net.set_blob_callback(capture_blob, &capture);
     net.forward(input.data(), output.data());
     net.set_blob_callback(nullptr, nullptr);
 
-    BenchRow row{bench_network_name(c), 0, 0, {}, "oneDNN conv+IP sum", {}, 0};
+    BenchRow row{bench_network_name(c), 0, 0, {}, "oneDNN conv+IP sum", {}, 0, false, {}};
     if (uses_tuning_records(built.plan)) {
         const std::string untuned_dir = scratch + "/untuned";
         const BuiltNetwork plain = build_network(graph, "net", target, untuned_dir, false);

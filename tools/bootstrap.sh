@@ -36,6 +36,7 @@ fi
 export PATH="$root/.venv/bin:$PATH"
 halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")
 if [ ! -f build/build.ninja ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$halide_dir"
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$halide_dir" \
+    -DCORTADO_WARNINGS_AS_ERRORS=ON
 fi
 cmake --build build

@@ -192,9 +192,8 @@ int command_bench(const std::vector<std::string> &args) {
             const PeerTiming peer = onednn_convolution(s, ours.input, ours.weights[0].blobs[0],
                                                        ours.weights[0].blobs[1], &theirs, iterations);
             BenchRow row{conv_name(s), conv_gflop(s), conv_megabytes(s), ours.timing, peer.implementation,
-                         {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs)};
-            row.has_untuned = ours.has_untuned;
-            row.untuned = ours.untuned;
+                         {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs),
+                         ours.has_untuned, ours.untuned};
             check(row);
         }
     } else if (suite == "sgemm") {
@@ -203,7 +202,8 @@ int command_bench(const std::vector<std::string> &args) {
             std::vector<float> theirs;
             const PeerTiming peer = openblas_sgemm(n, n, n, ours.a, ours.b, &theirs, iterations);
             check({"sgemm " + std::to_string(n), sgemm_gflop(n), sgemm_megabytes(n), ours.timing,
-                   peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.c, theirs)});
+                   peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.c, theirs),
+                   false, {}});
         }
     } else if (suite == "nets") {
         std::vector<int64_t> batches;
