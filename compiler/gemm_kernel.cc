@@ -5,10 +5,10 @@
 #include <vector>
 
 #include "HalideRuntime.h"
-#include "frontend/compile_error.h"
-#include "runtime/kernel_hooks.h"
 #include "compiler/network_builder.h"
 #include "compiler/toolchain.h"
+#include "frontend/compile_error.h"
+#include "runtime/kernel_hooks.h"
 
 namespace cortado {
 
@@ -64,8 +64,9 @@ void GemmKernel::run(const float *a, const float *b, const float *bias, float *c
     MatrixBuffer c_buffer(c, s.m, s.n);
     void *args[] = {&a_buffer.buffer, &b_buffer.buffer, &bias_buffer.buffer, &c_buffer.buffer};
     const int result = entry_(args);
-    if (result != 0) throw CompileError("gemm kernel " + kernel_.function_name() + " failed (Halide error " +
-                                        std::to_string(result) + ")");
+    if (result != 0)
+        throw CompileError("gemm kernel " + kernel_.function_name() + " failed (Halide error " +
+                           std::to_string(result) + ")");
 }
 
 }  // namespace cortado

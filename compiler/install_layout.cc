@@ -16,7 +16,9 @@ namespace {
 fs::path running_executable() {
     std::error_code ec;
     const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) throw CompileError("cannot tell where this program is (/proc/self/exe): set CORTADO_HOME to cortado's install prefix");
+    if (ec)
+        throw CompileError(
+            "cannot tell where this program is (/proc/self/exe): set CORTADO_HOME to cortado's install prefix");
     return exe;
 }
 

@@ -4,17 +4,17 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <vector>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "Halide.h"
 #include "compiler/install_layout.h"
-#include "frontend/compile_error.h"
-#include "runtime/file_bytes.h"
-#include "frontend/content_hash.h"
 #include "compiler/shell_quote.h"
 #include "compiler/toolchain.h"
+#include "frontend/compile_error.h"
+#include "frontend/content_hash.h"
+#include "runtime/file_bytes.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -34,8 +34,7 @@ std::string compiler_identity() {
 // Builds into a private directory, then renames it into place, so concurrent compilers
 // sharing the cache never see half-written objects.
 template <typename Build>
-std::string cached(const std::string &name, const std::string &key, Build build,
-                   const std::string &product = "") {
+std::string cached(const std::string &name, const std::string &key, Build build, const std::string &product = "") {
     const fs::path dir = fs::path(kernel_cache_dir()) / (name + "-" + content_hash_hex(key + compiler_identity()));
     const fs::path object = dir / (product.empty() ? name + ".o" : product);
     if (fs::exists(object)) return object.string();
@@ -89,7 +88,8 @@ std::string build_kernel(const KernelInstance &kernel) {
         } catch (const Halide::Error &e) {
             throw CompileError("Halide failed on kernel " + kernel.signature() + ": " + e.what());
         } catch (const std::exception &e) {
-            throw CompileError("generator " + kernel.generator() + " failed on kernel " + kernel.signature() + ": " + e.what());
+            throw CompileError("generator " + kernel.generator() + " failed on kernel " + kernel.signature() + ": " +
+                               e.what());
         }
     });
 }
@@ -119,19 +119,23 @@ std::string build_cortado_runtime(const Toolchain &toolchain) {
     for (const fs::path &file : files)
         key += "\n" + fs::relative(file, data_dir()).string() + " " + content_hash_hex(read_file(file));
     const std::string library = "libcortado_runtime.a";
-    return cached("cortado_runtime", key, [&](const std::string &dir) {
-        std::string objects;
-        for (const fs::path &file : files) {
-            if (file.extension() != ".cc") continue;
-            const std::string object = dir + "/" + file.stem().string() + ".o";
-            run_or_throw(toolchain.cxx + " " + flags + " -I" + shell_quote(data_dir()) + " -I" +
-                             shell_quote(halide_include_dir()) + " -c " + shell_quote(file.string()) + " -o " +
-                             shell_quote(object),
-                         "compiling the cortado runtime with " + toolchain.cxx);
-            objects += " " + shell_quote(object);
-        }
-        run_or_throw(toolchain.ar + " rcs " + shell_quote(dir + "/" + library) + objects, "archiving the cortado runtime");
-    }, library);
+    return cached(
+        "cortado_runtime", key,
+        [&](const std::string &dir) {
+            std::string objects;
+            for (const fs::path &file : files) {
+                if (file.extension() != ".cc") continue;
+                const std::string object = dir + "/" + file.stem().string() + ".o";
+                run_or_throw(toolchain.cxx + " " + flags + " -I" + shell_quote(data_dir()) + " -I" +
+                                 shell_quote(halide_include_dir()) + " -c " + shell_quote(file.string()) + " -o " +
+                                 shell_quote(object),
+                             "compiling the cortado runtime with " + toolchain.cxx);
+                objects += " " + shell_quote(object);
+            }
+            run_or_throw(toolchain.ar + " rcs " + shell_quote(dir + "/" + library) + objects,
+                         "archiving the cortado runtime");
+        },
+        library);
 }
 
 }  // namespace cortado

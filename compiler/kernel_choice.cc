@@ -24,7 +24,8 @@ std::map<std::string, ChoiceSettings> parse_knob_table(const std::string &text, 
         const size_t dot = item.find('.'), eq = item.find('=');
         if (dot == std::string::npos || eq == std::string::npos || eq < dot)
             throw CompileError(source + ": '" + item + "' is not op.knob=value or op.variant=name");
-        const std::string op = item.substr(0, dot), key = item.substr(dot + 1, eq - dot - 1), value = item.substr(eq + 1);
+        const std::string op = item.substr(0, dot), key = item.substr(dot + 1, eq - dot - 1),
+                          value = item.substr(eq + 1);
         if (std::find(ops.begin(), ops.end(), op) == ops.end()) {
             std::string known;
             for (const std::string &name : ops) known += (known.empty() ? "" : ", ") + name;
@@ -43,7 +44,8 @@ std::map<std::string, ChoiceSettings> parse_knob_table(const std::string &text, 
             throw CompileError(source + ": '" + item + "': knob values are whole numbers");
         }
         // A later setting of the same knob wins.
-        auto same = std::find_if(settings.knobs.begin(), settings.knobs.end(), [&](const auto &k) { return k.first == key; });
+        auto same =
+            std::find_if(settings.knobs.begin(), settings.knobs.end(), [&](const auto &k) { return k.first == key; });
         if (same != settings.knobs.end()) same->second = number;
         else settings.knobs.emplace_back(key, number);
     }

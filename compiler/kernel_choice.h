@@ -25,7 +25,7 @@ struct ChoiceSettings {
     std::string source;   // "CORTADO_KNOBS", "target knobs", "FILE:LINE"
     std::string variant;  // empty: not set
     std::vector<std::pair<std::string, int>> knobs;
-    std::string op;       // a record's op; empty for family-wide sources (keyed by op already)
+    std::string op;  // a record's op; empty for family-wide sources (keyed by op already)
     // From a record for this op signature: it must apply as written, unless a stronger source
     // chose another variant (then its knobs are not used). Family-wide sources may name knobs
     // of other variants, or a variant that cannot compute some layers; those layers keep the
@@ -42,7 +42,7 @@ std::vector<std::string> op_names();
 
 struct ResolvedChoice {
     ops::Choice choice;
-    std::string variant_source;                               // where the variant came from
+    std::string variant_source;                                     // where the variant came from
     std::vector<std::pair<std::string, std::string>> knob_sources;  // knob -> where it came from
     // Family-wide settings this op did not take, and why (a variant that cannot compute it, a
     // knob of another variant); `cortado info --plan` shows them.
@@ -96,7 +96,8 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
         spec = variant_spec(space.default_variant(shape, target), "the default rule");
         resolved.variant_source = "default rule";
         const std::string why_not = spec->unsupported ? spec->unsupported(shape) : "";
-        if (!why_not.empty()) throw CompileError("the default rule's variant " + spec->name + " of " + where + ": " + why_not);
+        if (!why_not.empty())
+            throw CompileError("the default rule's variant " + spec->name + " of " + where + ": " + why_not);
     }
     const std::string &variant = spec->name;
     ops::Knobs knobs;
@@ -112,15 +113,17 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
             const auto declared = std::find_if(spec->knobs.begin(), spec->knobs.end(),
                                                [&](const schedules::KnobSpec &k) { return k.name == name; });
             if (declared == spec->knobs.end()) {
-                const bool other_variants = std::any_of(space.variants.begin(), space.variants.end(), [&](const auto &v) {
-                    return std::any_of(v.knobs.begin(), v.knobs.end(), [&](const auto &k) { return k.name == name; });
-                });
+                const bool other_variants =
+                    std::any_of(space.variants.begin(), space.variants.end(), [&](const auto &v) {
+                        return std::any_of(v.knobs.begin(), v.knobs.end(),
+                                           [&](const auto &k) { return k.name == name; });
+                    });
                 if (!s->exact && other_variants) {
                     resolved.notes.push_back(s->source + ": " + name + " is not a knob of " + variant);
                     continue;
                 }
-                throw CompileError(s->source + ": " + where + ", variant " + variant + ", has no knob '" + name + "'; " +
-                                   variant_knobs(*spec));
+                throw CompileError(s->source + ": " + where + ", variant " + variant + ", has no knob '" + name +
+                                   "'; " + variant_knobs(*spec));
             }
             if (value < declared->min || value > declared->max)
                 throw CompileError(s->source + ": " + op + " knob " + name + " = " + std::to_string(value) +
@@ -147,7 +150,8 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
         if (!broken.empty()) {
             std::string from;
             for (const auto &[name, source] : sources) from += (from.empty() ? "" : ", ") + name + " from " + source;
-            throw CompileError(where + ", variant " + variant + ": " + broken + (from.empty() ? "" : " (" + from + ")"));
+            throw CompileError(where + ", variant " + variant + ": " + broken +
+                               (from.empty() ? "" : " (" + from + ")"));
         }
     }
     resolved.choice.variant = variant;

@@ -4,17 +4,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
-#include <sstream>
-#include <string>
 #include <limits>
 #include <map>
+#include <sstream>
+#include <string>
 #include <type_traits>
 
+#include "compiler/memory_plan.h"
+#include "compiler/target_features.h"
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
-#include "compiler/memory_plan.h"
 #include "frontend/shape_inference.h"
-#include "compiler/target_features.h"
 #include "generators/ops/concat.h"
 #include "generators/ops/conv2d.h"
 #include "generators/ops/elementwise.h"
@@ -105,7 +105,8 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
     add(sources_by_kind.table, instance.op);
     for (const ChoiceSettings *s : sources)
         if (!s->op.empty() && s->op != instance.op)
-            throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " + instance.op);
+            throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " +
+                               instance.op);
     const ResolvedChoice resolved = resolve_choice(family.op<Shape>(), shape, info, sources);
     instance.choice = resolved.choice;
     instance.choice.epilogue = epilogue;
@@ -130,9 +131,8 @@ class Planner {
         if (graph_.inputs.size() != 1 || graph_.outputs.size() != 1) {
             std::string outs;
             for (int v : graph_.outputs) outs += " '" + graph_.values[v].blob_name + "'";
-            throw CompileError("network '" + graph_.name + "' has " +
-                               std::to_string(graph_.inputs.size()) + " inputs and " +
-                               std::to_string(graph_.outputs.size()) + " outputs (" + outs +
+            throw CompileError("network '" + graph_.name + "' has " + std::to_string(graph_.inputs.size()) +
+                               " inputs and " + std::to_string(graph_.outputs.size()) + " outputs (" + outs +
                                " ); the C API takes exactly one of each");
         }
         plan_.input_tensor = tensor_of(graph_.inputs[0]);
@@ -151,8 +151,8 @@ class Planner {
 
   private:
     [[noreturn]] void fail(const Layer &layer, const std::string &message) const {
-        throw CompileError(layer.location.to_string() + ": layer '" + layer.name + "' (" +
-                           layer.type + "): " + message);
+        throw CompileError(layer.location.to_string() + ": layer '" + layer.name + "' (" + layer.type +
+                           "): " + message);
     }
 
     int tensor_of(int value) {
@@ -184,10 +184,10 @@ class Planner {
     }
     PlannedView three_axis_view(int value, int axis_begin, int axis_end) {
         const Shape &s = shape(value);
-        return PlannedView{tensor_of(value),
-                           {static_cast<int>(product(s, axis_end, s.size())),
-                            static_cast<int>(product(s, axis_begin, axis_end)),
-                            static_cast<int>(product(s, 0, axis_begin))}};
+        return PlannedView{
+            tensor_of(value),
+            {static_cast<int>(product(s, axis_end, s.size())), static_cast<int>(product(s, axis_begin, axis_end)),
+             static_cast<int>(product(s, 0, axis_begin))}};
     }
 
     int add_blob(const Layer &layer, int index, const Filler &filler) {
@@ -211,8 +211,7 @@ class Planner {
     }
 
     // The blob as it is, or zeros when the layer has no such blob (bias_term: false).
-    PlannedView bias_view(const Layer &layer, bool present, int index, const Filler &filler,
-                          int count) {
+    PlannedView bias_view(const Layer &layer, bool present, int index, const Filler &filler, int count) {
         if (!present) return param_view(PlannedParam{Packing::Zeros, -1, count}, {count});
         int blob = add_blob(layer, index, filler);
         return param_view(PlannedParam{Packing::Copy, blob, count}, {count});
@@ -270,7 +269,8 @@ class Planner {
         ops::Conv2dShape shape;
         shape.batch = int(x[0]), shape.in_channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
         shape.out_channels = int(y[1]), shape.out_h = int(y[2]), shape.out_w = int(y[3]);
-        shape.kernel_h = p.kernel_h, shape.kernel_w = p.kernel_w, shape.stride_h = p.stride_h, shape.stride_w = p.stride_w;
+        shape.kernel_h = p.kernel_h, shape.kernel_w = p.kernel_w, shape.stride_h = p.stride_h,
+        shape.stride_w = p.stride_w;
         shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
         shape.group = p.group;
         const int k = kernel(layer, shape, ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
@@ -333,8 +333,9 @@ class Planner {
 
     void plan(const Layer &layer, const LRNParams &p) {
         const Shape &x = shape(layer.inputs[0]);
-        const ops::LRNShape shape{int(x[0]), int(x[1]), int(x[2]), int(x[3]), p.local_size, p.alpha, p.beta, p.k,
-                                  p.region == LRNParams::Region::AcrossChannels};
+        const ops::LRNShape shape{int(x[0]), int(x[1]),    int(x[2]),
+                                  int(x[3]), p.local_size, p.alpha,
+                                  p.beta,    p.k,          p.region == LRNParams::Region::AcrossChannels};
         const int k = kernel(layer, shape);
         add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
     }
@@ -350,8 +351,8 @@ class Planner {
         std::vector<PlannedView> views;
         views.push_back(PlannedView{tensor_of(layer.inputs[0]), {int(inputs), int(rows)}});
         if (choice.weights == ops::WeightPacking::CaffeOrder) {
-            PlannedParam packed{p.transpose ? Packing::Transpose : Packing::Copy, weights,
-                                inputs * p.num_output, inputs, p.num_output};
+            PlannedParam packed{p.transpose ? Packing::Transpose : Packing::Copy, weights, inputs * p.num_output,
+                                inputs, p.num_output};
             views.push_back(param_view(packed, {int(inputs), p.num_output}));
         } else {
             const int width = ops::panel_width(choice);
@@ -406,8 +407,7 @@ class Planner {
     void plan(const Layer &layer, const FlattenParams &) { alias(layer); }
     void plan(const Layer &layer, const ReshapeParams &) { alias(layer); }
 
-    void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale,
-                        PlannedParam shift) {
+    void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale, PlannedParam shift) {
         PlannedView in = three_axis_view(layer.inputs[0], axis_begin, axis_end);
         const int channels = in.extents[1];
         const int k = kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2]});
@@ -425,8 +425,7 @@ class Planner {
         plan_.blobs.back().filler.type = FillerType::BatchNormVariance;
         factor.value = 1.0f;
         add_blob(layer, 2, factor);
-        channel_affine(layer, 1, 2,
-                       PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
+        channel_affine(layer, 1, 2, PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
                        PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps});
     }
 
@@ -465,8 +464,7 @@ class Planner {
         // the device's base-address alignment (512 bytes on NVIDIA), so align to 1 KiB there.
         const std::vector<int64_t> offsets =
             place_storage(requests, &plan_.arena_floats, gpu_api(info_.halide_target).empty() ? 16 : 256);
-        for (size_t t = 0; t < plan_.tensors.size(); t++)
-            plan_.tensors[t].offset = offsets[storage_of_[t]];
+        for (size_t t = 0; t < plan_.tensors.size(); t++) plan_.tensors[t].offset = offsets[storage_of_[t]];
     }
 
     const Graph &graph_;
@@ -474,8 +472,8 @@ class Planner {
     const schedules::FamilySpace &family_;
     ChoiceSources sources_;
     NetworkPlan plan_;
-    std::map<int, int> tensor_index_;       // value id -> tensor index
-    std::vector<int> storage_of_;           // tensor index -> storage root tensor index
+    std::map<int, int> tensor_index_;  // value id -> tensor index
+    std::vector<int> storage_of_;      // tensor index -> storage root tensor index
     std::map<std::string, int> kernel_index_;
 };
 

@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "frontend/graph.h"
 #include "compiler/kernel_choice.h"
 #include "compiler/plan_target.h"
+#include "frontend/graph.h"
 #include "generators/ops/choice.h"
 #include "generators/ops/gemm.h"
 #include "runtime/network_description.h"
@@ -19,12 +19,12 @@ namespace cortado {
 // One kernel: an op's shape and the choice of how to compute it, for one target and schedule
 // family. Layers with equal kernel signatures share one compiled object, named from it.
 struct KernelInstance {
-    std::string op;         // "conv2d", ... (the shape's kOp)
-    std::string shape;      // the shape's descriptor text (generators/ops/field_text.h)
+    std::string op;     // "conv2d", ... (the shape's kOp)
+    std::string shape;  // the shape's descriptor text (generators/ops/field_text.h)
     ops::Choice choice;
-    std::string target;     // Halide target string
-    std::string family;     // schedule family
-    int array_inputs = 0;   // generators with an array input (concat, eltwise): its size
+    std::string target;    // Halide target string
+    std::string family;    // schedule family
+    int array_inputs = 0;  // generators with an array input (concat, eltwise): its size
     // Where the variant and each knob came from (kernel_choice.h); not part of any signature.
     std::string variant_source;
     std::vector<std::pair<std::string, std::string>> knob_sources;
@@ -64,7 +64,7 @@ struct PlannedParam {
 };
 
 struct PlannedView {
-    int tensor;  // >= 0 tensor index, < 0 param -1 - index
+    int tensor;                // >= 0 tensor index, < 0 param -1 - index
     std::vector<int> extents;  // innermost first
 };
 
@@ -77,8 +77,8 @@ struct PlannedStep {
 
 struct NetworkPlan {
     std::string name;
-    std::string target;  // the Halide target string every kernel is compiled for
-    std::string family;  // the schedule family every kernel was chosen from
+    std::string target;                   // the Halide target string every kernel is compiled for
+    std::string family;                   // the schedule family every kernel was chosen from
     std::vector<KernelInstance> kernels;  // unique
     std::vector<PlannedTensor> tensors;
     std::vector<PlannedBlob> blobs;

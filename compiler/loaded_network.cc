@@ -6,8 +6,7 @@
 
 namespace cortado {
 
-LoadedNetwork::LoadedNetwork(const std::string &shared_library, const std::string &name)
-    : name_(name) {
+LoadedNetwork::LoadedNetwork(const std::string &shared_library, const std::string &name) : name_(name) {
     library_ = dlopen(shared_library.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!library_) throw CompileError(std::string("cannot load ") + shared_library + ": " + dlerror());
 }
@@ -64,8 +63,7 @@ double LoadedNetwork::layer_time_ms(int layer) const {
 }
 
 void LoadedNetwork::set_blob_callback(BlobCallback callback, void *user) {
-    reinterpret_cast<void (*)(void *, BlobCallback, void *)>(symbol("_set_blob_callback"))(
-        context_, callback, user);
+    reinterpret_cast<void (*)(void *, BlobCallback, void *)>(symbol("_set_blob_callback"))(context_, callback, user);
 }
 
 }  // namespace cortado

@@ -26,8 +26,7 @@ class LoadedNetwork {
     std::string layer_name(int layer) const;
     void set_profiling(bool enabled);
     double layer_time_ms(int layer) const;
-    using BlobCallback = void (*)(void *user, const char *blob, int rank, const int64_t *shape,
-                                  const float *data);
+    using BlobCallback = void (*)(void *user, const char *blob, int rank, const int64_t *shape, const float *data);
     void set_blob_callback(BlobCallback callback, void *user);
 
   private:

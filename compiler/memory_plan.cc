@@ -5,13 +5,12 @@
 
 namespace cortado {
 
-std::vector<int64_t> place_storage(const std::vector<StorageRequest> &requests,
-                                   int64_t *arena_floats, int64_t align_floats) {
+std::vector<int64_t> place_storage(const std::vector<StorageRequest> &requests, int64_t *arena_floats,
+                                   int64_t align_floats) {
     const int64_t kAlignFloats = align_floats;
     std::vector<int> order(requests.size());
     std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return requests[a].floats > requests[b].floats; });
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return requests[a].floats > requests[b].floats; });
 
     std::vector<int64_t> offsets(requests.size(), 0);
     std::vector<int> placed;
@@ -24,8 +23,7 @@ std::vector<int64_t> place_storage(const std::vector<StorageRequest> &requests,
         for (int p : placed) {
             const StorageRequest &other = requests[p];
             if (other.last_step < req.first_step || req.last_step < other.first_step) continue;
-            const int64_t other_size =
-                (other.floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
+            const int64_t other_size = (other.floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
             busy.emplace_back(offsets[p], offsets[p] + other_size);
         }
         std::sort(busy.begin(), busy.end());

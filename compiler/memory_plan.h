@@ -15,7 +15,7 @@ struct StorageRequest {
 };
 
 // Returns one offset (in floats) per request; *arena_floats gets the total size.
-std::vector<int64_t> place_storage(const std::vector<StorageRequest> &requests,
-                                   int64_t *arena_floats, int64_t align_floats = 16);
+std::vector<int64_t> place_storage(const std::vector<StorageRequest> &requests, int64_t *arena_floats,
+                                   int64_t align_floats = 16);
 
 }  // namespace cortado

@@ -8,12 +8,12 @@
 #include <fstream>
 #include <iostream>
 
-#include "compiler/install_layout.h"
-#include "frontend/compile_error.h"
-#include "runtime/file_bytes.h"
 #include "compiler/emit_network.h"
+#include "compiler/install_layout.h"
 #include "compiler/kernel_builder.h"
 #include "compiler/shell_quote.h"
+#include "frontend/compile_error.h"
+#include "runtime/file_bytes.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -41,8 +41,7 @@ void write_file(const fs::path &path, const std::string &text) {
 BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
                            const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides) {
     if (!is_valid_network_name(name))
-        throw CompileError("network name '" + name +
-                           "' must be a C identifier (letters, digits, underscores)");
+        throw CompileError("network name '" + name + "' must be a C identifier (letters, digits, underscores)");
     // Looked up first: a missing cross compiler fails before any kernel builds.
     const Toolchain toolchain = toolchain_for(target.halide_target);
     BuiltNetwork built{plan_network(graph, name, target.plan_target(), overrides), "", "", toolchain};
@@ -52,8 +51,7 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     std::vector<std::string> objects;
     const bool show_progress = verbose && ::isatty(2);
     for (size_t k = 0; k < plan.kernels.size(); k++) {
-        if (show_progress)
-            std::cerr << "\rcortado: kernel " << (k + 1) << "/" << plan.kernels.size() << std::flush;
+        if (show_progress) std::cerr << "\rcortado: kernel " << (k + 1) << "/" << plan.kernels.size() << std::flush;
         objects.push_back(build_kernel(plan.kernels[k]));
     }
     if (show_progress && !plan.kernels.empty()) std::cerr << "\n";
@@ -65,9 +63,8 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     const fs::path glue = dir / (name + "_glue.cc");
     write_file(glue, emit_glue(plan));
     const fs::path glue_object = dir / (name + "_glue.o");
-    run_command(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(data_dir()) + " -I" +
-                    shell_quote(out_dir) + " -c " + shell_quote(glue.string()) + " -o " +
-                    shell_quote(glue_object.string()),
+    run_command(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(data_dir()) + " -I" + shell_quote(out_dir) +
+                    " -c " + shell_quote(glue.string()) + " -o " + shell_quote(glue_object.string()),
                 "compiling " + glue.string());
     objects.insert(objects.begin(), glue_object.string());
 

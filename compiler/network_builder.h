@@ -4,10 +4,10 @@
 
 #include <string>
 
-#include "frontend/graph.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/target_description.h"
 #include "compiler/toolchain.h"
+#include "frontend/graph.h"
 
 namespace cortado {
 

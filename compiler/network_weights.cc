@@ -48,8 +48,8 @@ std::vector<LayerWeights> read_weights(const Graph &graph, const std::string &pa
             const Blob &blob = it->second->blobs[b];
             if (int64_t(blob.data.size()) != element_count(layer.weight_shapes[b]))
                 throw CompileError(path + ": layer '" + layer.name + "' blob " + std::to_string(b) +
-                                   ": expected shape " + shape_to_string(layer.weight_shapes[b]) +
-                                   ", found " + shape_to_string(blob.shape));
+                                   ": expected shape " + shape_to_string(layer.weight_shapes[b]) + ", found " +
+                                   shape_to_string(blob.shape));
             weights.blobs.push_back(blob.data);
         }
         layers.push_back(std::move(weights));
@@ -62,8 +62,8 @@ reference::WeightMap reference_weights(const std::vector<LayerWeights> &weights)
     for (const LayerWeights &layer : weights) {
         std::vector<reference::Tensor> blobs;
         for (size_t b = 0; b < layer.blobs.size(); b++)
-            blobs.push_back(reference::Tensor{layer.shapes[b],
-                                              std::vector<double>(layer.blobs[b].begin(), layer.blobs[b].end())});
+            blobs.push_back(
+                reference::Tensor{layer.shapes[b], std::vector<double>(layer.blobs[b].begin(), layer.blobs[b].end())});
         map[layer.layer] = std::move(blobs);
     }
     return map;

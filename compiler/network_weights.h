@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "frontend/caffemodel_writer.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/reference/reference_interpreter.h"
+#include "frontend/caffemodel_writer.h"
 
 namespace cortado {
 

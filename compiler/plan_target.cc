@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "frontend/compile_error.h"
 #include "compiler/target_features.h"
+#include "frontend/compile_error.h"
 #include "schedules/families.h"
 
 namespace cortado {
@@ -65,8 +65,9 @@ schedules::TargetInfo resolve_plan_target(const PlanTarget &target) {
                            schedules::family_names());
     const bool gpu_target = !gpu_api(target.halide_target).empty();
     if ((info.family == "gpu") != gpu_target)
-        throw CompileError("schedule family '" + info.family + "' cannot serve target " + target.halide_target +
-                           (gpu_target ? ": a GPU target needs the gpu family" : ": the gpu family needs CUDA or OpenCL"));
+        throw CompileError(
+            "schedule family '" + info.family + "' cannot serve target " + target.halide_target +
+            (gpu_target ? ": a GPU target needs the gpu family" : ": the gpu family needs CUDA or OpenCL"));
     if ((info.family == "hvx") != has_hvx(target.halide_target))
         throw CompileError("schedule family '" + info.family + "' cannot serve target " + target.halide_target +
                            ": the hvx family serves exactly the HVX targets");

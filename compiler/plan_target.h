@@ -11,16 +11,16 @@
 namespace cortado {
 
 struct PlanTarget {
-    std::string halide_target;      // canonical Halide target string
-    std::string family;             // empty: the Halide string's usual family
-    int vector_bits = 0;            // 0: from the Halide string
-    int registers_per_thread = 0;   // 0: the GPU API's default
-    std::string knobs;              // the description's table, "op.knob=value,..."
+    std::string halide_target;         // canonical Halide target string
+    std::string family;                // empty: the Halide string's usual family
+    int vector_bits = 0;               // 0: from the Halide string
+    int registers_per_thread = 0;      // 0: the GPU API's default
+    std::string knobs;                 // the description's table, "op.knob=value,..."
     std::string opencl_build_options;  // OpenCL: options for the driver's compiler
 
     PlanTarget() = default;
     PlanTarget(std::string halide) : halide_target(std::move(halide)) {}  // NOLINT: plain strings plan too
-    PlanTarget(const char *halide) : halide_target(halide) {}              // NOLINT
+    PlanTarget(const char *halide) : halide_target(halide) {}             // NOLINT
 };
 
 // The family a Halide target string gets by default: gpu for CUDA and OpenCL, hvx for HVX

@@ -36,7 +36,8 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         r["conv2d cpu_direct_channel_lanes"] = {"schedules/cpu/conv2d_channel_lanes.h",
                                                 "schedules/cpu/conv2d_channel_lanes_space.h"};
         for (const char *v : {"cpu_winograd_f2", "cpu_winograd_f4"})
-            r[std::string("conv2d ") + v] = {"schedules/cpu/conv2d_winograd.h", "schedules/cpu/conv2d_winograd_space.h"};
+            r[std::string("conv2d ") + v] = {"schedules/cpu/conv2d_winograd.h",
+                                             "schedules/cpu/conv2d_winograd_space.h"};
         for (const char *v : {"cpu_gemm_fully_connected", "cpu_gemm_1x1", "cpu_gemm_1x1_channel_lanes"})
             r[std::string("conv2d ") + v] = cpu_gemm;
         for (const char *v : {"gpu_register_tile", "gpu_staged"})
@@ -45,7 +46,8 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         r["conv2d gpu_direct_channel_lanes"] = {"schedules/gpu/conv2d_channel_lanes.h",
                                                 "schedules/gpu/conv2d_channel_lanes_space.h"};
         for (const char *v : {"gpu_winograd_f2", "gpu_winograd_f4"})
-            r[std::string("conv2d ") + v] = {"schedules/gpu/conv2d_winograd.h", "schedules/gpu/conv2d_winograd_space.h"};
+            r[std::string("conv2d ") + v] = {"schedules/gpu/conv2d_winograd.h",
+                                             "schedules/gpu/conv2d_winograd_space.h"};
         for (const char *v : {"gpu_gemm_fully_connected", "gpu_skinny_gemm_fully_connected", "gpu_gemm_1x1",
                               "gpu_gemm_1x1_channel_lanes"})
             r[std::string("conv2d ") + v] = gpu_gemm;
@@ -61,8 +63,9 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         r["gemm gpu_skinny_gemm"] = gpu_gemm;
         // Memory-bound ops: one schedule header per family.
         const std::vector<std::pair<std::string, std::string>> plain = {
-            {"pooling", "pooling.h"}, {"lrn", "lrn.h"},         {"softmax", "softmax.h"},
-            {"concat", "concat.h"},   {"relu", "elementwise.h"}, {"eltwise", "elementwise.h"},
+            {"pooling", "pooling.h"},           {"lrn", "lrn.h"},
+            {"softmax", "softmax.h"},           {"concat", "concat.h"},
+            {"relu", "elementwise.h"},          {"eltwise", "elementwise.h"},
             {"channel_affine", "elementwise.h"}};
         for (const auto &[op, file] : plain) {
             r[op + " cpu_direct"] = {"schedules/cpu/" + file};
@@ -80,12 +83,16 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
 // variant: the op's generator (it maps the variant's knobs to its schedule call) and the family
 // spaces that declare the variant's knob domains and rules. Their includes are not followed.
 std::vector<std::string> variant_shells(const std::string &op, const std::string &variant) {
-    static const std::map<std::string, std::string> generators = {
-        {"conv2d", "conv2d_generator.cc"}, {"inner_product", "inner_product_generator.cc"},
-        {"gemm", "gemm_generator.cc"},     {"pooling", "pooling_generator.cc"},
-        {"lrn", "lrn_generator.cc"},       {"softmax", "softmax_generator.cc"},
-        {"concat", "concat_generator.cc"}, {"relu", "elementwise_generators.cc"},
-        {"eltwise", "elementwise_generators.cc"}, {"channel_affine", "elementwise_generators.cc"}};
+    static const std::map<std::string, std::string> generators = {{"conv2d", "conv2d_generator.cc"},
+                                                                  {"inner_product", "inner_product_generator.cc"},
+                                                                  {"gemm", "gemm_generator.cc"},
+                                                                  {"pooling", "pooling_generator.cc"},
+                                                                  {"lrn", "lrn_generator.cc"},
+                                                                  {"softmax", "softmax_generator.cc"},
+                                                                  {"concat", "concat_generator.cc"},
+                                                                  {"relu", "elementwise_generators.cc"},
+                                                                  {"eltwise", "elementwise_generators.cc"},
+                                                                  {"channel_affine", "elementwise_generators.cc"}};
     std::vector<std::string> shells;
     const auto generator = generators.find(op);
     if (generator != generators.end()) shells.push_back("generators/" + generator->second);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <map>
 
 #include "Halide.h"
@@ -29,8 +29,7 @@ double positive_number(const std::map<std::string, std::string> &keys, const std
         size_t used = 0;
         const double value = std::stod(it->second, &used);
         if (used == it->second.size() && value > 0) return value;
-    } catch (const std::exception &) {
-    }
+    } catch (const std::exception &) {}
     throw CompileError(file + ": " + key + " must be a positive number, not '" + it->second + "'");
 }
 
@@ -70,8 +69,9 @@ TargetDescription resolve_target(const std::string &name) {
                 throw CompileError(file.string() + ":" + std::to_string(line_number) + ": expected key = value");
             const std::string key = trim(line.substr(0, eq)), value = trim(line.substr(eq + 1));
             const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
-            static const char *known[] = {"halide_target", "schedule_family", "vector_bits", "knob", "peak_gflops",
-                                          "bandwidth_gbs", "registers_per_thread", "opencl_build_options"};
+            static const char *known[] = {
+                "halide_target", "schedule_family", "vector_bits",          "knob",
+                "peak_gflops",   "bandwidth_gbs",   "registers_per_thread", "opencl_build_options"};
             if (std::find(std::begin(known), std::end(known), key) == std::end(known))
                 throw CompileError(where + "unknown key '" + key + "' (see targets/README.md)");
             // `knob` lines accumulate into the table; other keys appear once.
@@ -88,7 +88,8 @@ TargetDescription resolve_target(const std::string &name) {
             const double registers = positive_number(keys, "registers_per_thread", file.string());
             // 255 is the most a CUDA thread can address; 16 the least a kernel compiles with.
             if (registers < 16 || registers > 255 || registers != int(registers))
-                throw CompileError(file.string() + ": registers_per_thread must be a whole number from 16 to 255, not '" +
+                throw CompileError(file.string() +
+                                   ": registers_per_thread must be a whole number from 16 to 255, not '" +
                                    keys["registers_per_thread"] + "'");
             target.registers_per_thread = int(registers);
         }

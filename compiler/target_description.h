@@ -10,14 +10,14 @@
 namespace cortado {
 
 struct TargetDescription {
-    std::string name;           // as given on the command line
-    std::string file;           // the description file read; empty for host and Halide strings
-    std::string halide_target;  // canonical Halide target string
-    std::string knobs;          // "op.knob=value,..." (empty: the family's default rules)
+    std::string name;             // as given on the command line
+    std::string file;             // the description file read; empty for host and Halide strings
+    std::string halide_target;    // canonical Halide target string
+    std::string knobs;            // "op.knob=value,..." (empty: the family's default rules)
     std::string schedule_family;  // the description's, else the Halide string's usual family
     int vector_bits = 0;          // the description's, else Halide's natural float vector size
-    double peak_gflops = 0;     // fp32 arithmetic peak; 0 when the description gives none
-    double bandwidth_gbs = 0;   // main-memory bandwidth; 0 when the description gives none
+    double peak_gflops = 0;       // fp32 arithmetic peak; 0 when the description gives none
+    double bandwidth_gbs = 0;     // main-memory bandwidth; 0 when the description gives none
     // GPU registers a thread may use: the default of the GPU convolutions' `registers` knob,
     // which sizes their register tiles; on CUDA the network runtime raises the driver's
     // per-kernel cap to the plan's largest. 0: Halide's default (64 on CUDA).

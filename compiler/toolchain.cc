@@ -58,18 +58,34 @@ std::string why_cannot_run_here(const std::string &halide_target) {
     // The instruction-set features Halide's host detection reports: code that uses one this CPU
     // lacks dies of an illegal instruction.
     using F = Halide::Target::Feature;
-    static const F instruction_sets[] = {
-        F::SSE41, F::AVX, F::AVX2, F::AVXVNNI, F::FMA, F::FMA4, F::F16C, F::AVX512, F::AVX512_KNL,
-        F::AVX512_Skylake, F::AVX512_Cannonlake, F::AVX512_SapphireRapids, F::AVX512_Zen4,
-        F::AVX512_Zen5, F::AVX10_1, F::X86APX, F::SVE, F::SVE2, F::ARMDotProd, F::ARMFp16};
+    static const F instruction_sets[] = {F::SSE41,
+                                         F::AVX,
+                                         F::AVX2,
+                                         F::AVXVNNI,
+                                         F::FMA,
+                                         F::FMA4,
+                                         F::F16C,
+                                         F::AVX512,
+                                         F::AVX512_KNL,
+                                         F::AVX512_Skylake,
+                                         F::AVX512_Cannonlake,
+                                         F::AVX512_SapphireRapids,
+                                         F::AVX512_Zen4,
+                                         F::AVX512_Zen5,
+                                         F::AVX10_1,
+                                         F::X86APX,
+                                         F::SVE,
+                                         F::SVE2,
+                                         F::ARMDotProd,
+                                         F::ARMFp16};
     const Halide::Target wanted(halide_target), host = Halide::get_host_target();
     std::string missing;
     for (F feature : instruction_sets)
         if (wanted.has_feature(feature) && !host.has_feature(feature))
             missing += (missing.empty() ? "" : ", ") + Halide::Target::feature_to_name(feature);
     if (missing.empty()) return "";
-    return "this CPU cannot execute code for " + halide_target + ": it lacks " + missing + " (host: " +
-           host.to_string() + ")";
+    return "this CPU cannot execute code for " + halide_target + ": it lacks " + missing +
+           " (host: " + host.to_string() + ")";
 }
 
 void require_runs_here(const std::string &halide_target, const std::string &command) {

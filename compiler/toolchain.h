@@ -8,9 +8,9 @@
 namespace cortado {
 
 struct Toolchain {
-    std::string cxx;      // compiles the glue, links shared libraries
-    std::string ar;       // builds the static library
-    bool cross = false;   // the code cannot run on this machine
+    std::string cxx;     // compiles the glue, links shared libraries
+    std::string ar;      // builds the static library
+    bool cross = false;  // the code cannot run on this machine
 };
 
 // Throws CompileError naming the package to install when a cross compiler is missing.

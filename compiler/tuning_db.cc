@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/install_layout.h"
-#include "frontend/compile_error.h"
 #include "compiler/kernel_builder.h"
 #include "compiler/schedule_version.h"
+#include "frontend/compile_error.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -167,8 +167,10 @@ std::string tuning_record_json(const TuningRecord &r) {
     if (r.error >= 0 && std::isfinite(r.error)) json["error"] = r.error;  // JSON has no infinity
     if (r.tolerance >= 0) json["tolerance"] = r.tolerance;
     for (const auto &[key, value] : {std::pair<const char *, const std::string *>{"shape", &r.shape},
-                                     {"target", &r.target}, {"family", &r.family},
-                                     {"schedule_version", &r.schedule_version}, {"date", &r.date}})
+                                     {"target", &r.target},
+                                     {"family", &r.family},
+                                     {"schedule_version", &r.schedule_version},
+                                     {"date", &r.date}})
         if (!value->empty()) json[key] = *value;
     return json.dump();
 }

@@ -37,7 +37,7 @@ struct TuningRecord {
     // What `cortado tune` adds; a hand-written record may leave all of these out.
     std::string layer, shape, target, family, schedule_version, date;
     bool rejected = false;
-    std::string reason;  // why it was rejected
+    std::string reason;                               // why it was rejected
     double median_ms = -1, min_ms = -1, max_ms = -1;  // < 0: not measured
     int repetitions = 0;
     double error = -1, tolerance = -1;

@@ -7,8 +7,7 @@
 
 namespace cortado {
 
-void write_caffemodel(const std::string &path, const std::string &net_name,
-                      const std::vector<LayerWeights> &layers) {
+void write_caffemodel(const std::string &path, const std::string &net_name, const std::vector<LayerWeights> &layers) {
     caffe::NetParameter net;
     net.set_name(net_name);
     for (const LayerWeights &weights : layers) {

@@ -16,7 +16,6 @@ struct LayerWeights {
 };
 
 // Throws CompileError when the file cannot be written.
-void write_caffemodel(const std::string &path, const std::string &net_name,
-                      const std::vector<LayerWeights> &layers);
+void write_caffemodel(const std::string &path, const std::string &net_name, const std::vector<LayerWeights> &layers);
 
 }  // namespace cortado

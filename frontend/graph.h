@@ -32,7 +32,7 @@ struct SourceLocation {
 
 struct Layer {
     std::string name;
-    std::string type;  // Caffe's V2 type name: "Convolution", "ReLU", ...
+    std::string type;          // Caffe's V2 type name: "Convolution", "ReLU", ...
     std::vector<int> inputs;   // Value ids
     std::vector<int> outputs;  // Value ids
     LayerParams params;

@@ -11,9 +11,9 @@
 
 #include "frontend/caffe.pb.h"
 #include "frontend/compile_error.h"
-#include "runtime/file_bytes.h"
 #include "frontend/layer_params_from_proto.h"
 #include "frontend/upgrade_v1.h"
+#include "runtime/file_bytes.h"
 
 namespace cortado {
 namespace {
@@ -24,8 +24,7 @@ class CollectErrors : public google::protobuf::io::ErrorCollector {
   public:
     explicit CollectErrors(std::string path) : path_(std::move(path)) {}
     void AddError(int line, int column, const std::string &message) override {
-        text += path_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) +
-                ": " + message + "\n";
+        text += path_ + ":" + std::to_string(line + 1) + ":" + std::to_string(column + 1) + ": " + message + "\n";
     }
     // With unknown fields allowed, the parser reports each skipped field as a warning.
     void AddWarning(int line, int column, const std::string &message) override {
@@ -76,16 +75,14 @@ void check_nesting_depth(const std::string &text, const std::string &path) {
 }
 
 bool is_data_layer(const std::string &type) {
-    static const std::set<std::string> kData = {"Data", "ImageData", "HDF5Data", "MemoryData",
-                                                "WindowData", "DummyData", "AnnotatedData",
-                                                "Python"};
+    static const std::set<std::string> kData = {"Data",       "ImageData", "HDF5Data",      "MemoryData",
+                                                "WindowData", "DummyData", "AnnotatedData", "Python"};
     return kData.count(type) > 0;
 }
 
 bool is_training_only(const std::string &type) {
     auto ends_with = [&](const std::string &suffix) {
-        return type.size() >= suffix.size() &&
-               type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0;
+        return type.size() >= suffix.size() && type.compare(type.size() - suffix.size(), suffix.size(), suffix) == 0;
     };
     return ends_with("Loss") || type == "Accuracy" || type == "Silence";
 }
@@ -117,8 +114,7 @@ Shape shape_from_proto(const caffe::BlobShape &proto) {
 
 class Importer {
   public:
-    Importer(std::string path, const ImportOptions &options)
-        : path_(std::move(path)), options_(options) {}
+    Importer(std::string path, const ImportOptions &options) : path_(std::move(path)), options_(options) {}
 
     Graph run(const std::string &text) {
         check_nesting_depth(text, path_);
@@ -149,24 +145,22 @@ class Importer {
         for (int i = 0; i < count; i++) {
             SourceLocation where{path_, 0};
             where.line = locations.GetLocation(layer_field, i).line + 1;
-            caffe::LayerParameter layer =
-                legacy ? upgrade_v1_layer(net.layers(i), where) : net.layer(i);
+            caffe::LayerParameter layer = legacy ? upgrade_v1_layer(net.layers(i), where) : net.layer(i);
             start_lines.push_back(where.line);
             compiled_names.emplace_back();
             if (!included_at_test(layer)) continue;
-            if (!is_data_layer(layer.type()) && !is_training_only(layer.type()))
-                compiled_names.back() = layer.name();
-            if (!is_supported(layer.type()) && !is_data_layer(layer.type()) &&
-                !is_training_only(layer.type()) && layer.type() != "Input") {
-                unsupported += "\n  " + where.to_string() + ": layer '" + layer.name() +
-                               "' has type '" + layer.type() + "'";
+            if (!is_data_layer(layer.type()) && !is_training_only(layer.type())) compiled_names.back() = layer.name();
+            if (!is_supported(layer.type()) && !is_data_layer(layer.type()) && !is_training_only(layer.type()) &&
+                layer.type() != "Input") {
+                unsupported +=
+                    "\n  " + where.to_string() + ": layer '" + layer.name() + "' has type '" + layer.type() + "'";
                 continue;
             }
             add_layer(layer, where);
         }
         if (!unsupported.empty())
-            throw CompileError(path_ + ": unsupported layer types (cortado compiles " +
-                               supported_list() + "):" + unsupported);
+            throw CompileError(path_ + ": unsupported layer types (cortado compiles " + supported_list() +
+                               "):" + unsupported);
         reject_unknown_fields(errors.warnings, start_lines, compiled_names);
         finish_outputs();
         apply_input_options();
@@ -177,8 +171,7 @@ class Importer {
     // The parser skips fields our caffe.proto lacks, which is right for the parameters of data
     // and loss layers we drop, but a misspelt field in a layer we compile (`padd: 1`) would
     // silently change the network: that is an error.
-    void reject_unknown_fields(const std::vector<CollectErrors::Warning> &warnings,
-                               const std::vector<int> &start_lines,
+    void reject_unknown_fields(const std::vector<CollectErrors::Warning> &warnings, const std::vector<int> &start_lines,
                                const std::vector<std::string> &compiled_names) const {
         std::string problems;
         for (const auto &w : warnings) {
@@ -186,23 +179,20 @@ class Importer {
             if (after != start_lines.begin()) {
                 const size_t layer = static_cast<size_t>(after - start_lines.begin()) - 1;
                 if (compiled_names[layer].empty()) continue;
-                problems += "\n  " + path_ + ":" + std::to_string(w.line) + ":" +
-                            std::to_string(w.column) + ": layer '" + compiled_names[layer] +
-                            "': " + w.message;
+                problems += "\n  " + path_ + ":" + std::to_string(w.line) + ":" + std::to_string(w.column) +
+                            ": layer '" + compiled_names[layer] + "': " + w.message;
             } else {
-                problems += "\n  " + path_ + ":" + std::to_string(w.line) + ":" +
-                            std::to_string(w.column) + ": " + w.message;
+                problems +=
+                    "\n  " + path_ + ":" + std::to_string(w.line) + ":" + std::to_string(w.column) + ": " + w.message;
             }
         }
-        if (!problems.empty())
-            throw CompileError(path_ + ": fields cortado does not know (misspelt?):" + problems);
+        if (!problems.empty()) throw CompileError(path_ + ": fields cortado does not know (misspelt?):" + problems);
     }
 
     static const std::set<std::string> &supported_types() {
-        static const std::set<std::string> kTypes = {
-            "Convolution", "ReLU",    "Pooling", "LRN",     "InnerProduct", "Softmax",
-            "Concat",      "Eltwise", "Dropout", "Split",   "Flatten",      "Reshape",
-            "BatchNorm",   "Scale"};
+        static const std::set<std::string> kTypes = {"Convolution", "ReLU",    "Pooling",   "LRN",     "InnerProduct",
+                                                     "Softmax",     "Concat",  "Eltwise",   "Dropout", "Split",
+                                                     "Flatten",     "Reshape", "BatchNorm", "Scale"};
         return kTypes;
     }
     static bool is_supported(const std::string &type) { return supported_types().count(type); }
@@ -243,8 +233,7 @@ class Importer {
     void add_layer(const caffe::LayerParameter &proto, const SourceLocation &where) {
         const std::string name = proto.name().empty() ? "(unnamed)" : proto.name();
         auto fail = [&](const std::string &message) {
-            throw CompileError(where.to_string() + ": layer '" + name + "' (" + proto.type() +
-                               "): " + message);
+            throw CompileError(where.to_string() + ": layer '" + name + "' (" + proto.type() + "): " + message);
         };
         if (proto.type() == "Input") {
             for (int t = 0; t < proto.top_size(); t++) {
@@ -279,8 +268,7 @@ class Importer {
             if (it == latest_.end()) {
                 auto gone = unavailable_.find(bottom);
                 if (gone != unavailable_.end())
-                    fail("bottom '" + bottom + "' comes from '" + gone->second +
-                         "', which is dropped for inference");
+                    fail("bottom '" + bottom + "' comes from '" + gone->second + "', which is dropped for inference");
                 fail("bottom '" + bottom + "' is produced by no earlier layer");
             }
             layer.inputs.push_back(it->second);
@@ -320,17 +308,17 @@ class Importer {
     void apply_input_options() {
         if (!options_.input_shape.empty()) {
             if (graph_.inputs.size() != 1)
-                throw CompileError(path_ + ": --input-shape needs a network with one input, "
-                                           "this one has " +
+                throw CompileError(path_ +
+                                   ": --input-shape needs a network with one input, "
+                                   "this one has " +
                                    std::to_string(graph_.inputs.size()));
             graph_.values[graph_.inputs[0]].shape = options_.input_shape;
         }
         for (size_t i = 0; i < graph_.inputs.size(); i++) {
             Shape &shape = graph_.values[graph_.inputs[i]].shape;
             if (shape.empty())
-                throw CompileError(path_ + ": input '" + graph_.values[graph_.inputs[i]].blob_name +
-                                   "' (layer '" + input_layer_names_[i] +
-                                   "') has no shape; give --input-shape N,C,H,W");
+                throw CompileError(path_ + ": input '" + graph_.values[graph_.inputs[i]].blob_name + "' (layer '" +
+                                   input_layer_names_[i] + "') has no shape; give --input-shape N,C,H,W");
             if (options_.batch > 0) shape[0] = options_.batch;
         }
     }
@@ -338,7 +326,7 @@ class Importer {
     std::string path_;
     ImportOptions options_;
     Graph graph_;
-    std::map<std::string, int> latest_;  // blob name -> newest Value id
+    std::map<std::string, int> latest_;               // blob name -> newest Value id
     std::map<std::string, std::string> unavailable_;  // blob -> dropped layer that made it
     std::set<std::string> layer_names_;
     std::vector<std::string> input_layer_names_;

@@ -24,8 +24,7 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
                 cost.flops = rows * (2 * cost.parameters - (p.bias_term ? p.num_output : 0));
             } else if constexpr (std::is_same_v<P, PoolingParams>) {
                 const Shape &o = graph.values[layer.outputs[0]].shape;
-                const int64_t window = p.global_pooling ? in0[2] * in0[3]
-                                                        : int64_t(p.kernel_h) * p.kernel_w;
+                const int64_t window = p.global_pooling ? in0[2] * in0[3] : int64_t(p.kernel_h) * p.kernel_w;
                 cost.flops = element_count(o) * window;
             } else if constexpr (std::is_same_v<P, LRNParams>) {
                 cost.flops = out_elems * (2 * int64_t(p.local_size) + 4);

@@ -76,7 +76,7 @@ struct ConcatParams {
 
 struct EltwiseParams {
     ops::EltwiseOperation operation = ops::EltwiseOperation::Sum;  // the generator's enum: one for both
-    std::vector<float> coeff;  // one per input for Sum; empty means all 1
+    std::vector<float> coeff;                                      // one per input for Sum; empty means all 1
 };
 
 struct DropoutParams {
@@ -108,9 +108,8 @@ struct ScaleParams {
     Filler filler, bias_filler;
 };
 
-using LayerParams =
-    std::variant<InputParams, ConvolutionParams, ReLUParams, PoolingParams, LRNParams,
-                 InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams,
-                 SplitParams, FlattenParams, ReshapeParams, BatchNormParams, ScaleParams>;
+using LayerParams = std::variant<InputParams, ConvolutionParams, ReLUParams, PoolingParams, LRNParams,
+                                 InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams,
+                                 SplitParams, FlattenParams, ReshapeParams, BatchNormParams, ScaleParams>;
 
 }  // namespace cortado

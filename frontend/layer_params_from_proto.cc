@@ -13,18 +13,16 @@ constexpr int64_t kMaxParameter = 1 << 20;
 
 class Converter {
   public:
-    Converter(const caffe::LayerParameter &proto, const SourceLocation &where)
-        : proto_(proto), where_(where) {}
+    Converter(const caffe::LayerParameter &proto, const SourceLocation &where) : proto_(proto), where_(where) {}
 
     [[noreturn]] void fail(const std::string &message) const {
-        throw CompileError(where_.to_string() + ": layer '" + proto_.name() + "' (" +
-                           proto_.type() + "): " + message);
+        throw CompileError(where_.to_string() + ": layer '" + proto_.name() + "' (" + proto_.type() + "): " + message);
     }
 
     int checked(int64_t value, const char *what, int64_t lowest) const {
         if (value < lowest || value > kMaxParameter)
-            fail(std::string(what) + " is " + std::to_string(value) + ", expected " +
-                 std::to_string(lowest) + ".." + std::to_string(kMaxParameter));
+            fail(std::string(what) + " is " + std::to_string(value) + ", expected " + std::to_string(lowest) + ".." +
+                 std::to_string(kMaxParameter));
         return static_cast<int>(value);
     }
 
@@ -33,9 +31,8 @@ class Converter {
     // fields replace the list, and one of them alone leaves the other at its default, 0. A pad
     // may be 0; a kernel or stride of 0 is refused (Caffe checks kernels; a zero stride divides
     // by zero there).
-    void spatial(const google::protobuf::RepeatedField<uint32_t> &list, bool has_h, uint32_t h,
-                 bool has_w, uint32_t w, int fallback, const char *what, int lowest, int *out_h,
-                 int *out_w) const {
+    void spatial(const google::protobuf::RepeatedField<uint32_t> &list, bool has_h, uint32_t h, bool has_w, uint32_t w,
+                 int fallback, const char *what, int lowest, int *out_h, int *out_w) const {
         if (has_h || has_w) {
             if (list.size() > 0) fail(std::string(what) + " and " + what + "_h/_w both given");
             *out_h = checked_side(h, has_h, what, "_h", has_w ? "_w" : nullptr, lowest);
@@ -66,15 +63,13 @@ class Converter {
         c.num_output = checked(p.num_output(), "num_output", 1);
         c.bias_term = p.bias_term();
         c.kernel_h = c.kernel_w = 0;
-        spatial(p.kernel_size(), p.has_kernel_h(), p.kernel_h(), p.has_kernel_w(), p.kernel_w(),
-                0, "kernel", 1, &c.kernel_h, &c.kernel_w);
+        spatial(p.kernel_size(), p.has_kernel_h(), p.kernel_h(), p.has_kernel_w(), p.kernel_w(), 0, "kernel", 1,
+                &c.kernel_h, &c.kernel_w);
         if (c.kernel_h == 0) fail("kernel_size (or kernel_h and kernel_w) is missing");
-        spatial(p.stride(), p.has_stride_h(), p.stride_h(), p.has_stride_w(), p.stride_w(), 1,
-                "stride", 1, &c.stride_h, &c.stride_w);
-        spatial(p.pad(), p.has_pad_h(), p.pad_h(), p.has_pad_w(), p.pad_w(), 0, "pad", 0,
-                &c.pad_h, &c.pad_w);
-        spatial(p.dilation(), false, 0, false, 0, 1, "dilation", 1, &c.dilation_h,
-                &c.dilation_w);
+        spatial(p.stride(), p.has_stride_h(), p.stride_h(), p.has_stride_w(), p.stride_w(), 1, "stride", 1, &c.stride_h,
+                &c.stride_w);
+        spatial(p.pad(), p.has_pad_h(), p.pad_h(), p.has_pad_w(), p.pad_w(), 0, "pad", 0, &c.pad_h, &c.pad_w);
+        spatial(p.dilation(), false, 0, false, 0, 1, "dilation", 1, &c.dilation_h, &c.dilation_w);
         c.group = checked(p.group(), "group", 1);
         if (c.num_output % c.group) fail("num_output is not a multiple of group");
         if (p.axis() != 1) fail("only axis 1 (channels) is supported");
@@ -88,8 +83,8 @@ class Converter {
         PoolingParams c;
         if (p.pool() == caffe::PoolingParameter::STOCHASTIC)
             fail("STOCHASTIC pooling is a training-time method; use MAX or AVE");
-        c.method = p.pool() == caffe::PoolingParameter::MAX ? PoolingParams::Method::Max
-                                                           : PoolingParams::Method::Average;
+        c.method =
+            p.pool() == caffe::PoolingParameter::MAX ? PoolingParams::Method::Max : PoolingParams::Method::Average;
         c.global_pooling = p.global_pooling();
         c.round_up = p.round_mode() == caffe::PoolingParameter::CEIL;
         const bool has_size = p.has_kernel_size();
@@ -109,8 +104,7 @@ class Converter {
         if (p.has_pad_h() != p.has_pad_w()) fail("pad_h and pad_w go together in Pooling: give both, or pad");
         c.pad_h = checked(p.has_pad_h() ? p.pad_h() : p.pad(), "pad", 0);
         c.pad_w = checked(p.has_pad_w() ? p.pad_w() : p.pad(), "pad", 0);
-        if (p.has_stride() && (p.has_stride_h() || p.has_stride_w()))
-            fail("stride and stride_h/_w both given");
+        if (p.has_stride() && (p.has_stride_h() || p.has_stride_w())) fail("stride and stride_h/_w both given");
         if (p.has_stride_h() != p.has_stride_w())
             fail("stride_h and stride_w go together in Pooling: give both, or stride");
         c.stride_h = checked(p.has_stride_h() ? p.stride_h() : p.stride(), "stride", 1);
@@ -130,9 +124,8 @@ class Converter {
         c.alpha = p.alpha();
         c.beta = p.beta();
         c.k = p.k();
-        c.region = p.norm_region() == caffe::LRNParameter::ACROSS_CHANNELS
-                       ? LRNParams::Region::AcrossChannels
-                       : LRNParams::Region::WithinChannel;
+        c.region = p.norm_region() == caffe::LRNParameter::ACROSS_CHANNELS ? LRNParams::Region::AcrossChannels
+                                                                           : LRNParams::Region::WithinChannel;
         return c;
     }
 
@@ -153,16 +146,16 @@ class Converter {
         const auto &p = proto_.eltwise_param();
         EltwiseParams c;
         switch (p.operation()) {
-            case caffe::EltwiseParameter::PROD: c.operation = ops::EltwiseOperation::Product; break;
-            case caffe::EltwiseParameter::SUM: c.operation = ops::EltwiseOperation::Sum; break;
-            default: c.operation = ops::EltwiseOperation::Max; break;
+        case caffe::EltwiseParameter::PROD: c.operation = ops::EltwiseOperation::Product; break;
+        case caffe::EltwiseParameter::SUM: c.operation = ops::EltwiseOperation::Sum; break;
+        default: c.operation = ops::EltwiseOperation::Max; break;
         }
         c.coeff.assign(p.coeff().begin(), p.coeff().end());
         if (!c.coeff.empty() && c.operation != ops::EltwiseOperation::Sum)
             fail("coeff is only allowed with operation SUM");
         if (!c.coeff.empty() && c.coeff.size() != static_cast<size_t>(proto_.bottom_size()))
-            fail("has " + std::to_string(c.coeff.size()) + " coeff values for " +
-                 std::to_string(proto_.bottom_size()) + " bottoms");
+            fail("has " + std::to_string(c.coeff.size()) + " coeff values for " + std::to_string(proto_.bottom_size()) +
+                 " bottoms");
         return c;
     }
 
@@ -186,8 +179,7 @@ class Converter {
         c.filler.value = 1.0f;
         if (p.has_filler()) c.filler = convert_filler(p.filler(), true);
         c.bias_filler = convert_filler(p.bias_filler(), p.has_bias_filler());
-        if (proto_.bottom_size() != 1)
-            fail("only the one-bottom form (learned scale) is supported");
+        if (proto_.bottom_size() != 1) fail("only the one-bottom form (learned scale) is supported");
         return c;
     }
 
@@ -221,19 +213,18 @@ class Converter {
         if (type == "Softmax") return SoftmaxParams{proto_.softmax_param().axis()};
         if (type == "Concat") {
             const auto &p = proto_.concat_param();
-            return ConcatParams{p.has_axis() || !p.has_concat_dim() ? p.axis()
-                                                                    : static_cast<int>(p.concat_dim())};
+            return ConcatParams{p.has_axis() || !p.has_concat_dim() ? p.axis() : static_cast<int>(p.concat_dim())};
         }
         if (type == "Eltwise") return eltwise();
         if (type == "Dropout") return DropoutParams{proto_.dropout_param().dropout_ratio()};
-        if (type == "Flatten")
-            return FlattenParams{proto_.flatten_param().axis(), proto_.flatten_param().end_axis()};
+        if (type == "Flatten") return FlattenParams{proto_.flatten_param().axis(), proto_.flatten_param().end_axis()};
         if (type == "Reshape") return reshape();
         if (type == "BatchNorm") {
             const auto &p = proto_.batch_norm_param();
             if (p.has_use_global_stats() && !p.use_global_stats())
-                fail("use_global_stats: false computes batch statistics (training); cortado "
-                     "compiles inference with the stored statistics");
+                fail(
+                    "use_global_stats: false computes batch statistics (training); cortado "
+                    "compiles inference with the stored statistics");
             return BatchNormParams{true, p.eps()};
         }
         if (type == "Scale") return scale();
@@ -257,9 +248,9 @@ Filler convert_filler(const caffe::FillerParameter &proto, bool given) {
     f.mean = proto.mean();
     f.std = proto.std();
     switch (proto.variance_norm()) {
-        case caffe::FillerParameter::FAN_OUT: f.variance_norm = Filler::VarianceNorm::FanOut; break;
-        case caffe::FillerParameter::AVERAGE: f.variance_norm = Filler::VarianceNorm::Average; break;
-        default: f.variance_norm = Filler::VarianceNorm::FanIn; break;
+    case caffe::FillerParameter::FAN_OUT: f.variance_norm = Filler::VarianceNorm::FanOut; break;
+    case caffe::FillerParameter::AVERAGE: f.variance_norm = Filler::VarianceNorm::Average; break;
+    default: f.variance_norm = Filler::VarianceNorm::FanIn; break;
     }
     return f;
 }

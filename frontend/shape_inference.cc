@@ -14,31 +14,31 @@ class ShapeInference {
     ShapeInference(Graph &graph, Layer &layer) : graph_(graph), layer_(layer) {}
 
     [[noreturn]] void fail(const std::string &message) const {
-        throw CompileError(layer_.location.to_string() + ": layer '" + layer_.name + "' (" +
-                           layer_.type + "): " + message);
+        throw CompileError(layer_.location.to_string() + ": layer '" + layer_.name + "' (" + layer_.type +
+                           "): " + message);
     }
 
     const Shape &in(size_t i) const { return graph_.values[layer_.inputs[i]].shape; }
     void set_out(size_t i, Shape shape) const {
         int64_t count = 1;
         for (int64_t d : shape) {
-            if (d <= 0) fail("would produce top '" + graph_.values[layer_.outputs[i]].blob_name +
-                             "' of shape " + shape_to_string(shape) + ", which is empty");
+            if (d <= 0)
+                fail("would produce top '" + graph_.values[layer_.outputs[i]].blob_name + "' of shape " +
+                     shape_to_string(shape) + ", which is empty");
             if (d > kMaxElements || count > kMaxElements / d)
-                fail("would produce top '" + graph_.values[layer_.outputs[i]].blob_name +
-                     "' of shape " + shape_to_string(shape) + ", which is too large");
+                fail("would produce top '" + graph_.values[layer_.outputs[i]].blob_name + "' of shape " +
+                     shape_to_string(shape) + ", which is too large");
             count *= d;
         }
         graph_.values[layer_.outputs[i]].shape = std::move(shape);
     }
     void need_rank(size_t i, size_t rank) const {
         if (in(i).size() != rank)
-            fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " +
-                 shape_to_string(in(i)) + "; expected " + std::to_string(rank) + " axes");
+            fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " + shape_to_string(in(i)) +
+                 "; expected " + std::to_string(rank) + " axes");
     }
     int axis(int a, size_t rank) const {
-        return canonical_axis(a, rank,
-                              layer_.location.to_string() + ": layer '" + layer_.name + "'");
+        return canonical_axis(a, rank, layer_.location.to_string() + ": layer '" + layer_.name + "'");
     }
     static int64_t product(const Shape &s, size_t from, size_t to) {
         int64_t p = 1;
@@ -51,8 +51,8 @@ class ShapeInference {
     void operator()(const ConvolutionParams &p) const {
         need_rank(0, 4);
         const Shape &x = in(0);
-        if (x[1] % p.group) fail("input channels " + std::to_string(x[1]) +
-                                 " are not a multiple of group " + std::to_string(p.group));
+        if (x[1] % p.group)
+            fail("input channels " + std::to_string(x[1]) + " are not a multiple of group " + std::to_string(p.group));
         const int64_t ext_h = int64_t(p.dilation_h) * (p.kernel_h - 1) + 1;
         const int64_t ext_w = int64_t(p.dilation_w) * (p.kernel_w - 1) + 1;
         const int64_t h = (x[2] + 2 * p.pad_h - ext_h) / p.stride_h + 1;
@@ -86,8 +86,7 @@ class ShapeInference {
             if (pad > 0 && (out - 1) * stride >= size + pad) out--;
             return out;
         };
-        set_out(0, {x[0], x[1], extent(x[2], kh, p.pad_h, p.stride_h),
-                    extent(x[3], kw, p.pad_w, p.stride_w)});
+        set_out(0, {x[0], x[1], extent(x[2], kh, p.pad_h, p.stride_h), extent(x[3], kw, p.pad_w, p.stride_w)});
     }
 
     void operator()(const InnerProductParams &p) const {
@@ -115,9 +114,9 @@ class ShapeInference {
             bool same = s.size() == first.size();
             for (size_t d = 0; same && d < s.size(); d++) same = d == size_t(a) || s[d] == first[d];
             if (!same)
-                fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " +
-                     shape_to_string(s) + ", which does not match " + shape_to_string(first) +
-                     " outside the concat axis " + std::to_string(a));
+                fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " + shape_to_string(s) +
+                     ", which does not match " + shape_to_string(first) + " outside the concat axis " +
+                     std::to_string(a));
             out[a] += s[a];
         }
         set_out(0, out);
@@ -126,9 +125,8 @@ class ShapeInference {
     void operator()(const EltwiseParams &) const {
         for (size_t i = 1; i < layer_.inputs.size(); i++)
             if (in(i) != in(0))
-                fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " +
-                     shape_to_string(in(i)) + " but '" + graph_.values[layer_.inputs[0]].blob_name +
-                     "' has " + shape_to_string(in(0)));
+                fail("bottom '" + graph_.values[layer_.inputs[i]].blob_name + "' has shape " + shape_to_string(in(i)) +
+                     " but '" + graph_.values[layer_.inputs[0]].blob_name + "' has " + shape_to_string(in(0)));
         set_out(0, in(0));
     }
 
@@ -153,8 +151,7 @@ class ShapeInference {
         int start = p.axis < 0 ? p.axis + rank + 1 : p.axis;
         if (start < 0 || start > rank) fail("axis " + std::to_string(p.axis) + " out of range");
         int end = p.num_axes == -1 ? rank : start + p.num_axes;
-        if (p.num_axes < -1 || end > rank) fail("num_axes " + std::to_string(p.num_axes) +
-                                                " out of range");
+        if (p.num_axes < -1 || end > rank) fail("num_axes " + std::to_string(p.num_axes) + " out of range");
         Shape out(x.begin(), x.begin() + start);
         int inferred = -1;
         for (size_t i = 0; i < p.shape.size(); i++) {
@@ -181,13 +178,13 @@ class ShapeInference {
                 known *= out[i];
             }
         if (inferred >= 0) {
-            if (known == 0 || total % known) fail("cannot infer -1: " + std::to_string(total) +
-                                                  " elements do not divide by " +
-                                                  std::to_string(known));
+            if (known == 0 || total % known)
+                fail("cannot infer -1: " + std::to_string(total) + " elements do not divide by " +
+                     std::to_string(known));
             out[inferred] = total / known;
         } else if (known != total) {
-            fail("shape " + shape_to_string(out) + " has " + std::to_string(known) +
-                 " elements, the input " + shape_to_string(x) + " has " + std::to_string(total));
+            fail("shape " + shape_to_string(out) + " has " + std::to_string(known) + " elements, the input " +
+                 shape_to_string(x) + " has " + std::to_string(total));
         }
         set_out(0, out);
     }
@@ -220,8 +217,8 @@ class ShapeInference {
 int canonical_axis(int axis, size_t rank, const std::string &context) {
     const int r = static_cast<int>(rank);
     if (axis < -r || axis >= r)
-        throw CompileError(context + ": axis " + std::to_string(axis) + " is out of range for " +
-                           std::to_string(rank) + " axes");
+        throw CompileError(context + ": axis " + std::to_string(axis) + " is out of range for " + std::to_string(rank) +
+                           " axes");
     return axis < 0 ? axis + r : axis;
 }
 
@@ -231,13 +228,11 @@ void infer_shapes(Graph &graph) {
         int64_t count = 1;
         for (int64_t d : v.shape) {
             if (d <= 0 || d > kMaxElements)
-                throw CompileError("input '" + v.blob_name + "' has shape " +
-                                   shape_to_string(v.shape) + "; every dimension must be 1.." +
-                                   std::to_string(kMaxElements));
+                throw CompileError("input '" + v.blob_name + "' has shape " + shape_to_string(v.shape) +
+                                   "; every dimension must be 1.." + std::to_string(kMaxElements));
             if (count > kMaxElements / d)
-                throw CompileError("input '" + v.blob_name + "' of shape " +
-                                   shape_to_string(v.shape) + " has more than " +
-                                   std::to_string(kMaxElements) + " elements");
+                throw CompileError("input '" + v.blob_name + "' of shape " + shape_to_string(v.shape) +
+                                   " has more than " + std::to_string(kMaxElements) + " elements");
             count *= d;
         }
     }

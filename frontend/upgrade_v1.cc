@@ -57,15 +57,13 @@ std::string v2_type_name(caffe::V1LayerParameter::LayerType type) {
 
 }  // namespace
 
-caffe::LayerParameter upgrade_v1_layer(const caffe::V1LayerParameter &v1,
-                                       const SourceLocation &where) {
+caffe::LayerParameter upgrade_v1_layer(const caffe::V1LayerParameter &v1, const SourceLocation &where) {
     caffe::LayerParameter layer;
     layer.set_name(v1.name());
     std::string type = v2_type_name(v1.type());
     if (type.empty())
-        throw CompileError(where.to_string() + ": layer '" + v1.name() +
-                           "' has V1 type number " + std::to_string(v1.type()) +
-                           ", which has no V2 equivalent");
+        throw CompileError(where.to_string() + ": layer '" + v1.name() + "' has V1 type number " +
+                           std::to_string(v1.type()) + ", which has no V2 equivalent");
     layer.set_type(type);
     for (const auto &b : v1.bottom()) layer.add_bottom(b);
     for (const auto &t : v1.top()) layer.add_top(t);
@@ -76,8 +74,7 @@ caffe::LayerParameter upgrade_v1_layer(const caffe::V1LayerParameter &v1,
     if (v1.has_convolution_param()) *layer.mutable_convolution_param() = v1.convolution_param();
     if (v1.has_dropout_param()) *layer.mutable_dropout_param() = v1.dropout_param();
     if (v1.has_eltwise_param()) *layer.mutable_eltwise_param() = v1.eltwise_param();
-    if (v1.has_inner_product_param())
-        *layer.mutable_inner_product_param() = v1.inner_product_param();
+    if (v1.has_inner_product_param()) *layer.mutable_inner_product_param() = v1.inner_product_param();
     if (v1.has_lrn_param()) *layer.mutable_lrn_param() = v1.lrn_param();
     if (v1.has_pooling_param()) *layer.mutable_pooling_param() = v1.pooling_param();
     if (v1.has_relu_param()) *layer.mutable_relu_param() = v1.relu_param();

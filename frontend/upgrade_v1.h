@@ -8,7 +8,6 @@
 namespace cortado {
 
 // Throws CompileError at `where` for a V1 type cortado has no V2 name for.
-caffe::LayerParameter upgrade_v1_layer(const caffe::V1LayerParameter &v1,
-                                       const SourceLocation &where);
+caffe::LayerParameter upgrade_v1_layer(const caffe::V1LayerParameter &v1, const SourceLocation &where);
 
 }  // namespace cortado

@@ -10,9 +10,12 @@ namespace cortado {
 namespace {
 
 const VariantSchedules<Concat, ops::ConcatOp> concat_schedules = {
-    {"cpu_direct", [](Concat &a, const ops::ConcatOp &op, const Halide::Target &t) { schedules::cpu::schedule_concat(a, op.shape, t); }},
-    {"gpu_direct", [](Concat &a, const ops::ConcatOp &op, const Halide::Target &t) { schedules::gpu::schedule_concat(a, op.shape, t); }},
-    {"hvx_direct", [](Concat &a, const ops::ConcatOp &op, const Halide::Target &t) { schedules::hvx::schedule_concat(a, op.shape, t); }},
+    {"cpu_direct", [](Concat &a, const ops::ConcatOp &op,
+                      const Halide::Target &t) { schedules::cpu::schedule_concat(a, op.shape, t); }},
+    {"gpu_direct", [](Concat &a, const ops::ConcatOp &op,
+                      const Halide::Target &t) { schedules::gpu::schedule_concat(a, op.shape, t); }},
+    {"hvx_direct", [](Concat &a, const ops::ConcatOp &op,
+                      const Halide::Target &t) { schedules::hvx::schedule_concat(a, op.shape, t); }},
 };
 
 }  // namespace
@@ -21,7 +24,7 @@ class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
   public:
     GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
 
-    Input<Buffer<float, 3>[]> inputs{"inputs"};
+    Input<Buffer<float, 3>[]> inputs { "inputs" };
     Output<Buffer<float, 3>> output{"output"};
 
     void generate() {

@@ -15,7 +15,8 @@ using ops::Conv2dShape;
 
 // padded(x, y, c, n): the input shifted by the padding, zero outside it; the input itself when
 // the layer has no padding, unless `reads_past_edges` (Winograd's last tiles).
-inline void define_padded(Halide::Func &padded, Halide::Func input, const Conv2dShape &s, bool reads_past_edges = false) {
+inline void define_padded(Halide::Func &padded, Halide::Func input, const Conv2dShape &s,
+                          bool reads_past_edges = false) {
     using namespace Halide;
     Var x{"x"}, y{"y"}, c{"c"}, n{"n"};  // the names the schedules use
     if (s.pad_h > 0 || s.pad_w > 0 || reads_past_edges) {
@@ -29,7 +30,7 @@ inline void define_padded(Halide::Func &padded, Halide::Func input, const Conv2d
 
 struct Conv2d {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
-    Halide::RDom r;            // (kx, ky, ci within the group)
+    Halide::RDom r;                 // (kx, ky, ci within the group)
     Halide::Func weights;           // the weights input, for schedules that stage it
     Halide::Func padded{"padded"};  // the input with zeros outside; the input itself when pad is 0
     Halide::Func conv{"conv"};      // bias (or 0) + sum over r
@@ -46,9 +47,9 @@ struct Conv2d {
         Expr first_in_channel = (c / out_per_group) * in_per_group;
         if (s.group == 1) first_in_channel = 0;
         conv(x, y, c, n) = epilogue.bias ? Expr(bias(c)) : Expr(0.0f);
-        conv(x, y, c, n) += weights(r.x, r.y, r.z, c) *
-                            padded(x * s.stride_w + r.x * s.dilation_w,
-                                   y * s.stride_h + r.y * s.dilation_h, first_in_channel + r.z, n);
+        conv(x, y, c, n) +=
+            weights(r.x, r.y, r.z, c) *
+            padded(x * s.stride_w + r.x * s.dilation_w, y * s.stride_h + r.y * s.dilation_h, first_in_channel + r.z, n);
         Expr value = conv(x, y, c, n);
         if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);
         output(x, y, c, n) = value;

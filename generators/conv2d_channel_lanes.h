@@ -25,11 +25,11 @@ namespace cortado {
 struct Conv2dChannelLanes {
     Halide::Var q{"q"}, c{"c"}, n{"n"}, unit{"unit"};
     Halide::Var lane{"lane"}, panel{"panel"}, t{"t"};
-    Halide::RDom r;                       // (kx, ky, ci within the group)
-    Halide::Func padded{"padded"};        // as Conv2d::padded
-    Halide::Func tile{"conv_lanes"};      // tile(lane, q, n, panel): lane `lane` of register tile `panel` at pixel q
+    Halide::RDom r;                   // (kx, ky, ci within the group)
+    Halide::Func padded{"padded"};    // as Conv2d::padded
+    Halide::Func tile{"conv_lanes"};  // tile(lane, q, n, panel): lane `lane` of register tile `panel` at pixel q
     Halide::Func by_thread{"conv_by_thread"};  // GPU form: (q, lane, t, panel, n), the activation applied
-    Halide::Func output{"conv2d"};        // (q, c, n, unit), the activation applied
+    Halide::Func output{"conv2d"};             // (q, c, n, unit), the activation applied
     int width, threads;
 
     Conv2dChannelLanes(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
@@ -53,7 +53,9 @@ struct Conv2dChannelLanes {
         tile(lane, q, n, panel) += packed(packed_lane, (r.z * s.kernel_h + r.y) * s.kernel_w + r.x, packed_panel) *
                                    padded(px * s.stride_w + r.x * s.dilation_w, py * s.stride_h + r.y * s.dilation_h,
                                           first_in_channel + r.z, n);
-        const auto activate = [&](Expr value) { return epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value; };
+        const auto activate = [&](Expr value) {
+            return epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value;
+        };
         if (threads == 0) {
             output(q, c, n, unit) = activate(tile(c % width, q, n, c / width));
             return;

@@ -41,8 +41,8 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
          schedules::cpu::schedule_conv2d_register_tile(a, op.shape, t, op.choice.knobs.get("channel_block"),
                                                        op.choice.knobs.get("vectors_x"));
      }},
-    {"hvx_register_tile",
-     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},
+    {"hvx_register_tile", [](Conv2d &a, const ops::Conv2dOp &op,
+                             const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},
 };
 
 // Channels in the lanes write C transposed (ops::ConvGemmForm).
@@ -55,12 +55,9 @@ const auto gpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target 
                                   ops::conv_gemm_form(op.choice.variant) == ops::ConvGemmForm::ChannelLanes);
 };
 const VariantSchedules<Gemm, ops::Conv2dOp> conv2d_gemm_schedules = {
-    {"cpu_gemm_fully_connected", cpu_gemm},
-    {"cpu_gemm_1x1", cpu_gemm},
-    {"cpu_gemm_1x1_channel_lanes", cpu_gemm},
-    {"gpu_gemm_fully_connected", gpu_gemm},
-    {"gpu_skinny_gemm_fully_connected", gpu_gemm},
-    {"gpu_gemm_1x1", gpu_gemm},
+    {"cpu_gemm_fully_connected", cpu_gemm},        {"cpu_gemm_1x1", cpu_gemm},
+    {"cpu_gemm_1x1_channel_lanes", cpu_gemm},      {"gpu_gemm_fully_connected", gpu_gemm},
+    {"gpu_skinny_gemm_fully_connected", gpu_gemm}, {"gpu_gemm_1x1", gpu_gemm},
     {"gpu_gemm_1x1_channel_lanes", gpu_gemm},
 };
 
@@ -194,7 +191,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             a(k, y, n) = weights(y % width, k, min(y / width, panels - 1), 0);
             b(x, k, n) = input(min(x, d.cols - 1), k, n, 0);
         }
-        const BiasAxis bias_axis = !op.choice.epilogue.bias                ? BiasAxis::None
+        const BiasAxis bias_axis = !op.choice.epilogue.bias           ? BiasAxis::None
                                    : fully_connected || channel_lanes ? BiasAxis::Columns
                                                                       : BiasAxis::Rows;
         Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4, channel_lanes);

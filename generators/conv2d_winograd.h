@@ -24,7 +24,7 @@ namespace cortado {
 struct Conv2dWinograd {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::Var tx{"tx"}, ty{"ty"}, image{"image"}, ci{"ci"}, pos{"pos"};
-    Halide::Func padded{"padded"};              // zero beyond every edge of the input
+    Halide::Func padded{"padded"};               // zero beyond every edge of the input
     Halide::Func transformed{"winograd_input"};  // (tx, ty, image, ci, pos)
     std::optional<Gemm> gemm;                    // products(tile, out channel, pos) = gemm->output
     Halide::Func output{"conv2d"};
@@ -45,8 +45,7 @@ struct Conv2dWinograd {
             std::vector<Expr> rows(alpha);  // (Bᵀ d)(i, b)
             for (int b = 0; b < alpha; b++)
                 for (int a = 0; a < alpha; a++)
-                    rows[b] = add_term(rows[b], matrices.bt[i * alpha + a],
-                                       padded(tx * m + b, ty * m + a, ci, image));
+                    rows[b] = add_term(rows[b], matrices.bt[i * alpha + a], padded(tx * m + b, ty * m + a, ci, image));
             for (int j = 0; j < alpha; j++) {
                 Expr sum;
                 for (int b = 0; b < alpha; b++)
@@ -84,7 +83,8 @@ struct Conv2dWinograd {
             std::vector<Expr> rows(alpha);  // (Aᵀ M)(p, j)
             for (int j = 0; j < alpha; j++)
                 for (int i = 0; i < alpha; i++)
-                    rows[j] = add_term(rows[j], matrices.at[p * alpha + i], products(t, c_in_group, first_product + i * alpha + j));
+                    rows[j] = add_term(rows[j], matrices.at[p * alpha + i],
+                                       products(t, c_in_group, first_product + i * alpha + j));
             for (int q = 0; q < m; q++) {
                 Expr sum;
                 for (int j = 0; j < alpha; j++)

@@ -19,20 +19,32 @@ struct FlatOutput {
 template <typename OpT>
 VariantSchedules<FlatOutput, OpT> flat_schedules() {
     return {
-        {"cpu_direct", [](FlatOutput &a, const OpT &op, const Halide::Target &t) { schedules::cpu::schedule_flat(a.output, a.i, op.shape.count, t); }},
-        {"gpu_direct", [](FlatOutput &a, const OpT &op, const Halide::Target &t) { schedules::gpu::schedule_flat(a.output, a.i, op.shape.count, t); }},
-        {"hvx_direct", [](FlatOutput &a, const OpT &op, const Halide::Target &t) { schedules::hvx::schedule_flat(a.output, a.i, op.shape.count, t); }},
+        {"cpu_direct",
+         [](FlatOutput &a, const OpT &op, const Halide::Target &t) {
+             schedules::cpu::schedule_flat(a.output, a.i, op.shape.count, t);
+         }},
+        {"gpu_direct",
+         [](FlatOutput &a, const OpT &op, const Halide::Target &t) {
+             schedules::gpu::schedule_flat(a.output, a.i, op.shape.count, t);
+         }},
+        {"hvx_direct",
+         [](FlatOutput &a, const OpT &op, const Halide::Target &t) {
+             schedules::hvx::schedule_flat(a.output, a.i, op.shape.count, t);
+         }},
     };
 }
 
 const VariantSchedules<ChannelAffine, ops::ChannelAffineOp> channel_affine_schedules = {
-    {"cpu_direct", [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
+    {"cpu_direct",
+     [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
          schedules::cpu::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
      }},
-    {"gpu_direct", [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
+    {"gpu_direct",
+     [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
          schedules::gpu::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
      }},
-    {"hvx_direct", [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
+    {"hvx_direct",
+     [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
          schedules::hvx::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
      }},
 };
@@ -59,7 +71,7 @@ class ReluGenerator : public Halide::Generator<ReluGenerator> {
 class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
   public:
     GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
-    Input<Buffer<float, 1>[]> inputs{"inputs"};
+    Input<Buffer<float, 1>[]> inputs { "inputs" };
     Output<Buffer<float, 1>> output{"output"};
 
     void generate() {

@@ -11,7 +11,8 @@ namespace cortado {
 namespace {
 
 const VariantSchedules<Gemm, ops::GemmOp> gemm_schedules = {
-    {"cpu_gemm", [](Gemm &g, const ops::GemmOp &op, const Halide::Target &t) {
+    {"cpu_gemm",
+     [](Gemm &g, const ops::GemmOp &op, const Halide::Target &t) {
          schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
      }},
 };

@@ -18,8 +18,8 @@ struct InnerProduct {
     Halide::Func partial{"partial"}, output{"inner_product"};
     int lanes;
 
-    InnerProduct(Halide::Func input, Halide::Func weights, Halide::Func bias,
-                 const InnerProductShape &s, const ops::Epilogue &epilogue, int vector_lanes)
+    InnerProduct(Halide::Func input, Halide::Func weights, Halide::Func bias, const InnerProductShape &s,
+                 const ops::Epilogue &epilogue, int vector_lanes)
         : lanes(vector_lanes) {
         using namespace Halide;
         const int chunks = s.inputs / lanes;

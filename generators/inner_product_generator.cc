@@ -13,22 +13,20 @@ namespace cortado {
 namespace {
 
 const VariantSchedules<InnerProduct, ops::InnerProductOp> inner_product_schedules = {
-    {"cpu_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_inner_product(a, op.shape, t);
-     }},
-    {"gpu_block_partials", [](InnerProduct &a, const ops::InnerProductOp &op, const Halide::Target &t) {
-         schedules::gpu::schedule_inner_product(a, op.shape, t);
-     }},
-    {"hvx_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op, const Halide::Target &t) {
-         schedules::hvx::schedule_inner_product(a, op.shape, t);
-     }},
+    {"cpu_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op,
+                             const Halide::Target &t) { schedules::cpu::schedule_inner_product(a, op.shape, t); }},
+    {"gpu_block_partials", [](InnerProduct &a, const ops::InnerProductOp &op,
+                              const Halide::Target &t) { schedules::gpu::schedule_inner_product(a, op.shape, t); }},
+    {"hvx_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op,
+                             const Halide::Target &t) { schedules::hvx::schedule_inner_product(a, op.shape, t); }},
 };
 
 const auto gpu_gemm = [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &) {
     schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
 };
 const VariantSchedules<Gemm, ops::InnerProductOp> inner_product_gemm_schedules = {
-    {"cpu_gemm", [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &t) {
+    {"cpu_gemm",
+     [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &t) {
          schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
      }},
     {"gpu_gemm", gpu_gemm},

@@ -21,8 +21,8 @@ struct LRN {
 
     LRN(Halide::Func input, const LRNShape &s) {
         using namespace Halide;
-        Func zero_outside = BoundaryConditions::constant_exterior(
-            input, 0.0f, {{0, s.w}, {0, s.h}, {0, s.channels}, {0, s.batch}});
+        Func zero_outside =
+            BoundaryConditions::constant_exterior(input, 0.0f, {{0, s.w}, {0, s.h}, {0, s.channels}, {0, s.batch}});
         square(x, y, c, n) = zero_outside(x, y, c, n) * zero_outside(x, y, c, n);
         const int half = (s.local_size - 1) / 2;
         if (s.across_channels) {

@@ -10,9 +10,12 @@ namespace cortado {
 namespace {
 
 const VariantSchedules<LRN, ops::LRNOp> lrn_schedules = {
-    {"cpu_direct", [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::cpu::schedule_lrn(a, op.shape, t); }},
-    {"gpu_direct", [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::gpu::schedule_lrn(a, op.shape, t); }},
-    {"hvx_direct", [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::hvx::schedule_lrn(a, op.shape, t); }},
+    {"cpu_direct",
+     [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::cpu::schedule_lrn(a, op.shape, t); }},
+    {"gpu_direct",
+     [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::gpu::schedule_lrn(a, op.shape, t); }},
+    {"hvx_direct",
+     [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::hvx::schedule_lrn(a, op.shape, t); }},
 };
 
 }  // namespace

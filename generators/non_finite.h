@@ -22,8 +22,6 @@ inline Halide::Expr max_keeping_nan(Halide::Expr a, Halide::Expr b) {
 }
 
 // v * constant, NaN for an infinite v even when the constant is 0 (which fast math folds to 0).
-inline Halide::Expr times_constant(Halide::Expr v, float constant) {
-    return Halide::strict_float(v * constant);
-}
+inline Halide::Expr times_constant(Halide::Expr v, float constant) { return Halide::strict_float(v * constant); }
 
 }  // namespace cortado

@@ -24,8 +24,8 @@ struct Pooling {
         using namespace Halide;
         r = RDom(0, s.kernel_w, 0, s.kernel_h, "r");
         const float fill = s.average ? 0.0f : -std::numeric_limits<float>::infinity();
-        Func outside = BoundaryConditions::constant_exterior(
-            input, fill, {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
+        Func outside = BoundaryConditions::constant_exterior(input, fill,
+                                                             {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
         Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
         Expr window = outside(x0 + r.x, y0 + r.y, c, n);
         if (s.average) {

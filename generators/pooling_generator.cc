@@ -10,9 +10,12 @@ namespace cortado {
 namespace {
 
 const VariantSchedules<Pooling, ops::PoolingOp> pooling_schedules = {
-    {"cpu_direct", [](Pooling &a, const ops::PoolingOp &op, const Halide::Target &t) { schedules::cpu::schedule_pooling(a, op.shape, t); }},
-    {"gpu_direct", [](Pooling &a, const ops::PoolingOp &op, const Halide::Target &t) { schedules::gpu::schedule_pooling(a, op.shape, t); }},
-    {"hvx_direct", [](Pooling &a, const ops::PoolingOp &op, const Halide::Target &t) { schedules::hvx::schedule_pooling(a, op.shape, t); }},
+    {"cpu_direct", [](Pooling &a, const ops::PoolingOp &op,
+                      const Halide::Target &t) { schedules::cpu::schedule_pooling(a, op.shape, t); }},
+    {"gpu_direct", [](Pooling &a, const ops::PoolingOp &op,
+                      const Halide::Target &t) { schedules::gpu::schedule_pooling(a, op.shape, t); }},
+    {"hvx_direct", [](Pooling &a, const ops::PoolingOp &op,
+                      const Halide::Target &t) { schedules::hvx::schedule_pooling(a, op.shape, t); }},
 };
 
 }  // namespace

@@ -52,8 +52,8 @@ struct Softmax {
             total(x, o) = sum(exponent(x, r, o));
         }
         Expr m = max_value(x, o);
-        output(x, c, o) = select(is_nan(m) || is_inf(m), std::numeric_limits<float>::quiet_NaN(),
-                                 exponent(x, c, o) / total(x, o));
+        output(x, c, o) =
+            select(is_nan(m) || is_inf(m), std::numeric_limits<float>::quiet_NaN(), exponent(x, c, o) / total(x, o));
     }
 };
 

@@ -10,9 +10,12 @@ namespace cortado {
 namespace {
 
 const VariantSchedules<Softmax, ops::SoftmaxOp> softmax_schedules = {
-    {"cpu_direct", [](Softmax &a, const ops::SoftmaxOp &op, const Halide::Target &t) { schedules::cpu::schedule_softmax(a, op.shape, t); }},
-    {"gpu_direct", [](Softmax &a, const ops::SoftmaxOp &op, const Halide::Target &t) { schedules::gpu::schedule_softmax(a, op.shape, t); }},
-    {"hvx_direct", [](Softmax &a, const ops::SoftmaxOp &op, const Halide::Target &t) { schedules::hvx::schedule_softmax(a, op.shape, t); }},
+    {"cpu_direct", [](Softmax &a, const ops::SoftmaxOp &op,
+                      const Halide::Target &t) { schedules::cpu::schedule_softmax(a, op.shape, t); }},
+    {"gpu_direct", [](Softmax &a, const ops::SoftmaxOp &op,
+                      const Halide::Target &t) { schedules::gpu::schedule_softmax(a, op.shape, t); }},
+    {"hvx_direct", [](Softmax &a, const ops::SoftmaxOp &op,
+                      const Halide::Target &t) { schedules::hvx::schedule_softmax(a, op.shape, t); }},
 };
 
 }  // namespace

@@ -31,7 +31,8 @@ void apply_variant(const VariantSchedules<Algorithm, OpT> &table, Algorithm &alg
                    const Halide::Target &target) {
     const auto it = table.find(op.choice.variant);
     if (it == table.end())
-        throw Halide::CompileError(std::string(OpT::Shape::kOp) + ": no schedule for variant '" + op.choice.variant + "'");
+        throw Halide::CompileError(std::string(OpT::Shape::kOp) + ": no schedule for variant '" + op.choice.variant +
+                                   "'");
     it->second(algorithm, op, target);
 }
 

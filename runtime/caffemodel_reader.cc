@@ -108,8 +108,8 @@ class Reader {
         if (!varint(&length, failure)) return false;
         if (length > end_ - pos_) {
             return fail(failure, start,
-                        "length " + std::to_string(length) + " exceeds the " +
-                            std::to_string(end_ - pos_) + " bytes remaining (truncated file?)");
+                        "length " + std::to_string(length) + " exceeds the " + std::to_string(end_ - pos_) +
+                            " bytes remaining (truncated file?)");
         }
         *payload = Reader(file_, pos_, pos_ + size_t(length));
         pos_ += size_t(length);
@@ -128,18 +128,14 @@ class Reader {
         case kStartGroup:
         case kEndGroup:
             return fail(failure, tag_offset,
-                        "field " + std::to_string(field) +
-                            " uses protobuf groups, which caffe.proto never does");
+                        "field " + std::to_string(field) + " uses protobuf groups, which caffe.proto never does");
         default:
             return fail(failure, tag_offset,
-                        "field " + std::to_string(field) + " has invalid wire type " +
-                            std::to_string(wire_type));
+                        "field " + std::to_string(field) + " has invalid wire type " + std::to_string(wire_type));
         }
     }
 
-    std::string string_value() const {
-        return std::string(reinterpret_cast<const char *>(file_ + pos_), end_ - pos_);
-    }
+    std::string string_value() const { return std::string(reinterpret_cast<const char *>(file_ + pos_), end_ - pos_); }
 
   private:
     const uint8_t *file_;
@@ -147,8 +143,7 @@ class Reader {
 };
 
 bool wrong_wire_type(Failure *failure, size_t tag_offset, const char *what, uint32_t wire_type) {
-    return fail(failure, tag_offset,
-                std::string(what) + " has unexpected wire type " + std::to_string(wire_type));
+    return fail(failure, tag_offset, std::string(what) + " has unexpected wire type " + std::to_string(wire_type));
 }
 
 bool parse_dim(Reader *reader, std::vector<int64_t> *dims, Failure *failure) {
@@ -185,8 +180,7 @@ bool parse_shape(Reader reader, std::vector<int64_t> *dims, Failure *failure) {
 }
 
 // Appends the floats of one `data` field occurrence, packed or not.
-bool parse_floats(Reader *reader, uint32_t wire_type, size_t tag_offset,
-                  std::vector<float> *out, Failure *failure) {
+bool parse_floats(Reader *reader, uint32_t wire_type, size_t tag_offset, std::vector<float> *out, Failure *failure) {
     uint32_t bits;
     if (wire_type == kFixed32) {
         if (!reader->fixed32(&bits, failure)) return false;
@@ -215,8 +209,7 @@ bool parse_floats(Reader *reader, uint32_t wire_type, size_t tag_offset,
 }
 
 // Appends the values of one `double_data` field occurrence, narrowed to float.
-bool parse_doubles(Reader *reader, uint32_t wire_type, size_t tag_offset,
-                   std::vector<float> *out, Failure *failure) {
+bool parse_doubles(Reader *reader, uint32_t wire_type, size_t tag_offset, std::vector<float> *out, Failure *failure) {
     uint64_t bits;
     if (wire_type == kFixed64) {
         if (!reader->fixed64(&bits, failure)) return false;
@@ -286,15 +279,13 @@ bool parse_blob(Reader reader, Blob *blob, Failure *failure) {
         case kBlobHeight:
         case kBlobWidth: {
             if (wire_type != kVarint) {
-                return wrong_wire_type(failure, tag_offset, "BlobProto legacy dimension",
-                                       wire_type);
+                return wrong_wire_type(failure, tag_offset, "BlobProto legacy dimension", wire_type);
             }
             uint64_t raw;
             if (!reader.varint(&raw, failure)) return false;
             const int64_t dim = static_cast<int64_t>(raw);
             if (dim < 0 || dim > std::numeric_limits<int32_t>::max()) {
-                return fail(failure, tag_offset,
-                            "legacy dimension " + std::to_string(dim) + " is out of range");
+                return fail(failure, tag_offset, "legacy dimension " + std::to_string(dim) + " is out of range");
             }
             legacy[field - kBlobNum] = dim;
             has_legacy = true;
@@ -319,16 +310,14 @@ bool parse_blob(Reader reader, Blob *blob, Failure *failure) {
     uint64_t count = std::find(shape.begin(), shape.end(), 0) != shape.end() ? 0 : 1;
     for (size_t i = 0; i < shape.size() && count != 0; ++i) {
         if (count > std::numeric_limits<uint64_t>::max() / uint64_t(shape[i])) {
-            return fail(failure, blob_offset,
-                        "shape " + shape_string(shape) + " has too many elements");
+            return fail(failure, blob_offset, "shape " + shape_string(shape) + " has too many elements");
         }
         count *= uint64_t(shape[i]);
     }
     if (count != blob->data.size()) {
         return fail(failure, blob_offset,
-                    "shape " + shape_string(shape) + " has " + std::to_string(count) +
-                        " elements but the blob holds " + std::to_string(blob->data.size()) +
-                        " values");
+                    "shape " + shape_string(shape) + " has " + std::to_string(count) + " elements but the blob holds " +
+                        std::to_string(blob->data.size()) + " values");
     }
     return true;
 }
@@ -375,8 +364,7 @@ bool parse_layer(Reader reader, bool v1, LayerBlobs *layer, Failure *failure) {
             continue;
         }
         if (wire_type != kLengthDelimited) {
-            return wrong_wire_type(failure, tag_offset,
-                                   field == name_field ? "layer name" : "layer blob", wire_type);
+            return wrong_wire_type(failure, tag_offset, field == name_field ? "layer name" : "layer blob", wire_type);
         }
         Reader payload = reader;
         if (!reader.length_delimited(&payload, failure)) return false;
@@ -396,8 +384,7 @@ bool parse_layer(Reader reader, bool v1, LayerBlobs *layer, Failure *failure) {
     return true;
 }
 
-bool parse_net(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layers,
-               Failure *failure) {
+bool parse_net(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layers, Failure *failure) {
     Reader reader(bytes, 0, size);
     bool seen_v1 = false, seen_v2 = false;
     while (!reader.done()) {
@@ -410,20 +397,16 @@ bool parse_net(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layer
         }
         const bool v1 = field == kNetLayersV1;
         if (wire_type != kLengthDelimited) {
-            return wrong_wire_type(failure, tag_offset, v1 ? "NetParameter.layers"
-                                                           : "NetParameter.layer",
-                                   wire_type);
+            return wrong_wire_type(failure, tag_offset, v1 ? "NetParameter.layers" : "NetParameter.layer", wire_type);
         }
         (v1 ? seen_v1 : seen_v2) = true;
         if (seen_v1 && seen_v2) {
             // Caffe refuses such a net too: the two lists have no defined relative order.
-            return fail(failure, tag_offset,
-                        "net mixes V2 'layer' and V1 'layers' entries");
+            return fail(failure, tag_offset, "net mixes V2 'layer' and V1 'layers' entries");
         }
         Reader payload = reader;
         LayerBlobs layer;
-        if (!reader.length_delimited(&payload, failure) ||
-            !parse_layer(payload, v1, &layer, failure)) {
+        if (!reader.length_delimited(&payload, failure) || !parse_layer(payload, v1, &layer, failure)) {
             failure->message = describe_layer(layers->size(), layer.name) + ": " + failure->message;
             return false;
         }
@@ -432,13 +415,12 @@ bool parse_net(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layer
     return true;
 }
 
-bool parse_named(const std::string &source, const uint8_t *bytes, size_t size,
-                 std::vector<LayerBlobs> *layers, std::string *error) {
+bool parse_named(const std::string &source, const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layers,
+                 std::string *error) {
     std::vector<LayerBlobs> parsed;
     Failure failure;
     if (!parse_net(bytes, size, &parsed, &failure)) {
-        *error = source + ": " + failure.message + " (at byte offset " +
-                 std::to_string(failure.offset) + ")";
+        *error = source + ": " + failure.message + " (at byte offset " + std::to_string(failure.offset) + ")";
         return false;
     }
     *layers = std::move(parsed);
@@ -447,13 +429,11 @@ bool parse_named(const std::string &source, const uint8_t *bytes, size_t size,
 
 }  // namespace
 
-bool parse_caffemodel(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layers,
-                      std::string *error) {
+bool parse_caffemodel(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layers, std::string *error) {
     return parse_named("<memory>", bytes, size, layers, error);
 }
 
-bool read_caffemodel(const std::string &path, std::vector<LayerBlobs> *layers,
-                     std::string *error) {
+bool read_caffemodel(const std::string &path, std::vector<LayerBlobs> *layers, std::string *error) {
     std::string bytes;
     if (!read_file_bytes(path, &bytes, error)) return false;
     return parse_named(path, reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), layers, error);

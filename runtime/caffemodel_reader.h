@@ -33,7 +33,6 @@ struct LayerBlobs {
 // bounds nor make the reader allocate more than the file's own size.
 bool read_caffemodel(const std::string &path, std::vector<LayerBlobs> *layers, std::string *error);
 // The same decoder over a buffer; errors name the source "<memory>".
-bool parse_caffemodel(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layers,
-                      std::string *error);
+bool parse_caffemodel(const uint8_t *bytes, size_t size, std::vector<LayerBlobs> *layers, std::string *error);
 
 }  // namespace cortado

@@ -45,8 +45,8 @@ bool filler_type_from_name(const std::string &name, FillerType *type) {
     return true;
 }
 
-std::vector<float> fill_blob(const FillerSpec &spec, const std::vector<int64_t> &shape,
-                             uint64_t seed, const std::string &layer, int blob_index) {
+std::vector<float> fill_blob(const FillerSpec &spec, const std::vector<int64_t> &shape, uint64_t seed,
+                             const std::string &layer, int blob_index) {
     int64_t count = 1;
     for (int64_t d : shape) count *= d;
     std::vector<float> data(static_cast<size_t>(count));
@@ -58,18 +58,18 @@ std::vector<float> fill_blob(const FillerSpec &spec, const std::vector<int64_t> 
     if (spec.variance_norm == VarianceNorm::Average) n = (fan_in + fan_out) / 2.0;
     for (float &v : data) {
         switch (spec.type) {
-            case FillerType::Unsupported:
-            case FillerType::Constant: v = spec.value; break;
-            case FillerType::Gaussian: v = float(random.gaussian(spec.mean, spec.std)); break;
-            case FillerType::Uniform: v = float(random.uniform(spec.min, spec.max)); break;
-            case FillerType::Xavier: {
-                const double scale = std::sqrt(3.0 / n);
-                v = float(random.uniform(-scale, scale));
-                break;
-            }
-            case FillerType::Msra: v = float(random.gaussian(0.0, std::sqrt(2.0 / n))); break;
-            case FillerType::BatchNormMean: v = float(random.gaussian(0.0, 0.1)); break;
-            case FillerType::BatchNormVariance: v = float(random.uniform(0.5, 1.5)); break;
+        case FillerType::Unsupported:
+        case FillerType::Constant: v = spec.value; break;
+        case FillerType::Gaussian: v = float(random.gaussian(spec.mean, spec.std)); break;
+        case FillerType::Uniform: v = float(random.uniform(spec.min, spec.max)); break;
+        case FillerType::Xavier: {
+            const double scale = std::sqrt(3.0 / n);
+            v = float(random.uniform(-scale, scale));
+            break;
+        }
+        case FillerType::Msra: v = float(random.gaussian(0.0, std::sqrt(2.0 / n))); break;
+        case FillerType::BatchNormMean: v = float(random.gaussian(0.0, 0.1)); break;
+        case FillerType::BatchNormVariance: v = float(random.uniform(0.5, 1.5)); break;
         }
     }
     return data;

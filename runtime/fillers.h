@@ -34,7 +34,7 @@ bool filler_type_from_name(const std::string &name, FillerType *type);
 
 // Fills `count` values for a blob of `shape` (fan-in/fan-out follow Caffe: count / shape[0] and
 // count / shape[1]). The stream depends only on (seed, layer name, blob index).
-std::vector<float> fill_blob(const FillerSpec &spec, const std::vector<int64_t> &shape,
-                             uint64_t seed, const std::string &layer, int blob_index);
+std::vector<float> fill_blob(const FillerSpec &spec, const std::vector<int64_t> &shape, uint64_t seed,
+                             const std::string &layer, int blob_index);
 
 }  // namespace cortado

@@ -37,7 +37,7 @@ enum class Packing : int {
     BatchNormShift = 4,  // -mean / f * scale
     // GEMM panels (generators/ops/choice.h WeightPacking): output channels cut into panels of
     // panel_width, each stored k-major with its channels innermost, the last zero-padded.
-    Panels = 5,            // from an outputs x K blob (Caffe's order)
+    Panels = 5,             // from an outputs x K blob (Caffe's order)
     PanelsOfTranspose = 6,  // from a K x outputs blob (InnerProduct transpose: true)
     // Winograd F(m×m, 3×3) (generators/ops/winograd.h): each output's 3×3 kernel per input
     // channel as G g Gᵀ, in panels of panel_width outputs per position of the α×α transform:
@@ -48,8 +48,8 @@ enum class Packing : int {
 
 struct ParamSpec {
     Packing packing;
-    int first_blob;  // index into NetworkDescription::blobs; BatchNorm uses three in a row
-    int64_t count;   // floats in the packed buffer
+    int first_blob;      // index into NetworkDescription::blobs; BatchNorm uses three in a row
+    int64_t count;       // floats in the packed buffer
     int64_t rows, cols;  // Transpose, Panels, PanelsOfTranspose: the blob is rows x cols
     float eps;           // BatchNorm
     int panel_width;     // Panels, PanelsOfTranspose
@@ -76,7 +76,7 @@ struct StepSpec {
     const char *layer;
     KernelEntry entry;  // null for layers that only alias (no kernel runs)
     int first_view;
-    int view_count;  // inputs then the output
+    int view_count;     // inputs then the output
     int output_tensor;  // reported to the blob callback after the step
 };
 

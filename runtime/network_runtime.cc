@@ -6,21 +6,21 @@
 
 #include <algorithm>
 #include <chrono>
-#include <limits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
+#include "runtime/kernel_hooks.h"
 #include "runtime/opencl_buffer_pool.h"
 #include "runtime/opencl_build_options.h"
-#include "runtime/kernel_hooks.h"
 
 namespace cortado {
 
@@ -76,9 +76,9 @@ struct Network {
     halide_dimension_t input_dimension{}, output_dimension{};
     std::vector<bool> view_is_crop;
     std::vector<std::vector<float>> params;
-    std::vector<halide_buffer_t> buffers;           // one per view
-    std::vector<halide_dimension_t> dimensions;     // kMaxRank per view
-    std::vector<void *> arguments;                  // per step: its views' buffers, in order
+    std::vector<halide_buffer_t> buffers;        // one per view
+    std::vector<halide_dimension_t> dimensions;  // kMaxRank per view
+    std::vector<void *> arguments;               // per step: its views' buffers, in order
     bool profiling = false;
     std::vector<double> step_ms;
     BlobCallback callback = nullptr;
@@ -109,13 +109,12 @@ bool load_blobs(const NetworkDescription &d, const char *weights_path, uint64_t 
         for (int b = 0; b < d.blob_count; b++) {
             const BlobSpec &spec = d.blobs[b];
             if (spec.filler.type == FillerType::Unsupported) {
-                g_last_error = std::string(d.name) + ": layer '" + spec.layer + "' blob " +
-                               std::to_string(spec.index) +
+                g_last_error = std::string(d.name) + ": layer '" + spec.layer + "' blob " + std::to_string(spec.index) +
                                " uses a filler cortado does not implement; give a weights file";
                 return false;
             }
-            (*blobs)[b] = fill_blob(spec.filler, std::vector<int64_t>(spec.shape, spec.shape + spec.rank),
-                                    seed, spec.layer, spec.index);
+            (*blobs)[b] = fill_blob(spec.filler, std::vector<int64_t>(spec.shape, spec.shape + spec.rank), seed,
+                                    spec.layer, spec.index);
         }
         return true;
     }
@@ -137,9 +136,8 @@ bool load_blobs(const NetworkDescription &d, const char *weights_path, uint64_t 
         }
         const auto &found = it->second->blobs;
         if (spec.index >= int(found.size())) {
-            g_last_error = file + ": layer '" + spec.layer + "' has " +
-                           std::to_string(found.size()) + " blobs, expected at least " +
-                           std::to_string(spec.index + 1);
+            g_last_error = file + ": layer '" + spec.layer + "' has " + std::to_string(found.size()) +
+                           " blobs, expected at least " + std::to_string(spec.index + 1);
             return false;
         }
         const Blob &blob = found[spec.index];
@@ -162,60 +160,60 @@ bool load_blobs(const NetworkDescription &d, const char *weights_path, uint64_t 
 std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>> &blobs) {
     std::vector<float> out(static_cast<size_t>(p.count), 0.0f);
     switch (p.packing) {
-        case Packing::Copy: out = blobs[p.first_blob]; break;
-        case Packing::Zeros: break;
-        case Packing::Transpose: {
-            const std::vector<float> &in = blobs[p.first_blob];
-            for (int64_t r = 0; r < p.rows; r++)
-                for (int64_t c = 0; c < p.cols; c++) out[c * p.rows + r] = in[r * p.cols + c];
-            break;
-        }
-        case Packing::Panels:
-        case Packing::PanelsOfTranspose: {
-            const std::vector<float> &in = blobs[p.first_blob];
-            const bool transposed = p.packing == Packing::PanelsOfTranspose;
-            const int64_t outputs = transposed ? p.cols : p.rows, depth = transposed ? p.rows : p.cols;
-            const int64_t w = p.panel_width;
-            for (int64_t o = 0; o < outputs; o++)
-                for (int64_t k = 0; k < depth; k++)
-                    out[(o / w * depth + k) * w + o % w] = in[transposed ? k * outputs + o : o * depth + k];
-            break;
-        }
-        case Packing::WinogradF2Panels:
-        case Packing::WinogradF4Panels: {
-            const std::vector<float> &in = blobs[p.first_blob];
-            const ops::WinogradMatrices t = ops::winograd_matrices(p.packing == Packing::WinogradF4Panels ? 4 : 2);
-            const int64_t outputs = p.rows, inputs = p.cols, w = p.panel_width, panels = (outputs + w - 1) / w;
-            const int alpha = t.alpha;
-            for (int64_t o = 0; o < outputs; o++)
-                for (int64_t i = 0; i < inputs; i++) {
-                    const float *g = &in[(o * inputs + i) * 9];
-                    double gg[6][3] = {};  // G g
-                    for (int r = 0; r < alpha; r++)
-                        for (int c = 0; c < 3; c++)
-                            for (int k = 0; k < 3; k++) gg[r][c] += t.g[r * 3 + k] * g[k * 3 + c];
-                    for (int r = 0; r < alpha; r++)
-                        for (int c = 0; c < alpha; c++) {
-                            double u = 0;  // (G g Gᵀ)(r, c)
-                            for (int k = 0; k < 3; k++) u += gg[r][k] * t.g[c * 3 + k];
-                            out[(((r * alpha + c) * panels + o / w) * inputs + i) * w + o % w] = float(u);
-                        }
-                }
-            break;
-        }
-        case Packing::BatchNormScale:
-        case Packing::BatchNormShift: {
-            const std::vector<float> &mean = blobs[p.first_blob];
-            const std::vector<float> &var = blobs[p.first_blob + 1];
-            const float factor = blobs[p.first_blob + 2][0];
-            // Caffe: a zero moving-average factor means the statistics are used as stored at 0.
-            const double s = factor == 0.0f ? 0.0 : 1.0 / factor;
-            for (int64_t c = 0; c < p.count; c++) {
-                const double scale = 1.0 / std::sqrt(var[c] * s + double(p.eps));
-                out[c] = float(p.packing == Packing::BatchNormScale ? scale : -mean[c] * s * scale);
+    case Packing::Copy: out = blobs[p.first_blob]; break;
+    case Packing::Zeros: break;
+    case Packing::Transpose: {
+        const std::vector<float> &in = blobs[p.first_blob];
+        for (int64_t r = 0; r < p.rows; r++)
+            for (int64_t c = 0; c < p.cols; c++) out[c * p.rows + r] = in[r * p.cols + c];
+        break;
+    }
+    case Packing::Panels:
+    case Packing::PanelsOfTranspose: {
+        const std::vector<float> &in = blobs[p.first_blob];
+        const bool transposed = p.packing == Packing::PanelsOfTranspose;
+        const int64_t outputs = transposed ? p.cols : p.rows, depth = transposed ? p.rows : p.cols;
+        const int64_t w = p.panel_width;
+        for (int64_t o = 0; o < outputs; o++)
+            for (int64_t k = 0; k < depth; k++)
+                out[(o / w * depth + k) * w + o % w] = in[transposed ? k * outputs + o : o * depth + k];
+        break;
+    }
+    case Packing::WinogradF2Panels:
+    case Packing::WinogradF4Panels: {
+        const std::vector<float> &in = blobs[p.first_blob];
+        const ops::WinogradMatrices t = ops::winograd_matrices(p.packing == Packing::WinogradF4Panels ? 4 : 2);
+        const int64_t outputs = p.rows, inputs = p.cols, w = p.panel_width, panels = (outputs + w - 1) / w;
+        const int alpha = t.alpha;
+        for (int64_t o = 0; o < outputs; o++)
+            for (int64_t i = 0; i < inputs; i++) {
+                const float *g = &in[(o * inputs + i) * 9];
+                double gg[6][3] = {};  // G g
+                for (int r = 0; r < alpha; r++)
+                    for (int c = 0; c < 3; c++)
+                        for (int k = 0; k < 3; k++) gg[r][c] += t.g[r * 3 + k] * g[k * 3 + c];
+                for (int r = 0; r < alpha; r++)
+                    for (int c = 0; c < alpha; c++) {
+                        double u = 0;  // (G g Gᵀ)(r, c)
+                        for (int k = 0; k < 3; k++) u += gg[r][k] * t.g[c * 3 + k];
+                        out[(((r * alpha + c) * panels + o / w) * inputs + i) * w + o % w] = float(u);
+                    }
             }
-            break;
+        break;
+    }
+    case Packing::BatchNormScale:
+    case Packing::BatchNormShift: {
+        const std::vector<float> &mean = blobs[p.first_blob];
+        const std::vector<float> &var = blobs[p.first_blob + 1];
+        const float factor = blobs[p.first_blob + 2][0];
+        // Caffe: a zero moving-average factor means the statistics are used as stored at 0.
+        const double s = factor == 0.0f ? 0.0 : 1.0 / factor;
+        for (int64_t c = 0; c < p.count; c++) {
+            const double scale = 1.0 / std::sqrt(var[c] * s + double(p.eps));
+            out[c] = float(p.packing == Packing::BatchNormScale ? scale : -mean[c] * s * scale);
         }
+        break;
+    }
     }
     return out;
 }
@@ -233,8 +231,9 @@ bool crop_device_arena(Network &network, int64_t offset, int64_t count, halide_b
     buffer->dim = own_dims;
     buffer->dimensions = own_rank;
     if (result != 0) {
-        g_last_error = std::string(network.description->name) + ": cannot place a tensor in device memory (Halide error " +
-                       std::to_string(result) + "): " + g_last_error;
+        g_last_error = std::string(network.description->name) +
+                       ": cannot place a tensor in device memory (Halide error " + std::to_string(result) +
+                       "): " + g_last_error;
         return false;
     }
     return true;
@@ -290,8 +289,7 @@ int download(halide_buffer_t *buffer) {
 
 }  // namespace
 
-Network *network_create(const NetworkDescription *description, const char *weights_path,
-                        uint64_t filler_seed) {
+Network *network_create(const NetworkDescription *description, const char *weights_path, uint64_t filler_seed) {
     static std::once_flag install_hooks;
     std::call_once(install_hooks, [] {
         halide_set_error_handler(capture_halide_error);
@@ -308,14 +306,13 @@ Network *network_create(const NetworkDescription *description, const char *weigh
     const size_t arena_bytes = ((size_t(d.arena_floats) * sizeof(float) + 63) / 64) * 64;
     network->arena.reset(static_cast<float *>(std::aligned_alloc(64, arena_bytes ? arena_bytes : 64)));
     if (!network->arena) {
-        g_last_error = std::string(d.name) + ": cannot allocate " + std::to_string(arena_bytes) +
-                       " bytes of activations";
+        g_last_error =
+            std::string(d.name) + ": cannot allocate " + std::to_string(arena_bytes) + " bytes of activations";
         return nullptr;
     }
 
     // Poison: an element a kernel forgot to write reads as NaN, which no comparison passes.
-    std::fill(network->arena.get(), network->arena.get() + d.arena_floats,
-              std::numeric_limits<float>::quiet_NaN());
+    std::fill(network->arena.get(), network->arena.get() + d.arena_floats, std::numeric_limits<float>::quiet_NaN());
 
     network->buffers.resize(d.view_count);
     network->dimensions.resize(size_t(d.view_count) * kMaxRank);
@@ -380,13 +377,11 @@ int network_forward(Network *network, const float *input, float *output) {
             if (result == 0 && network->device && network->profiling) result = halide_device_sync(nullptr, out);
             if (network->device) out->flags = 0;
             if (network->profiling)
-                network->step_ms[s] = std::chrono::duration<double, std::milli>(
-                                          std::chrono::steady_clock::now() - start)
-                                          .count();
+                network->step_ms[s] =
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
             if (result != 0) {
-                g_last_error = std::string(d.name) + ": layer '" + step.layer +
-                               "' failed (Halide error " + std::to_string(result) + "): " +
-                               g_last_error;
+                g_last_error = std::string(d.name) + ": layer '" + step.layer + "' failed (Halide error " +
+                               std::to_string(result) + "): " + g_last_error;
                 return result;
             }
         }

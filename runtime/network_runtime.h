@@ -10,12 +10,10 @@ namespace cortado {
 
 struct Network;
 
-using BlobCallback = void (*)(void *user, const char *blob, int rank, const int64_t *shape,
-                              const float *data);
+using BlobCallback = void (*)(void *user, const char *blob, int rank, const int64_t *shape, const float *data);
 
 // Null on failure; the reason is in last_error() on this thread.
-Network *network_create(const NetworkDescription *description, const char *weights_path,
-                        uint64_t filler_seed);
+Network *network_create(const NetworkDescription *description, const char *weights_path, uint64_t filler_seed);
 void network_destroy(Network *network);
 // 0 on success; non-zero with last_error() set otherwise.
 int network_forward(Network *network, const float *input, float *output);

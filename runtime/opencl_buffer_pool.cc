@@ -63,7 +63,8 @@ size_t pooled_bytes = 0;  // guarded by pool_mutex()
 
 void release(void *user_context, ClMem mem) {
     if (!halide_opencl_get_symbol) return;
-    if (auto release_mem = reinterpret_cast<ReleaseMemObject>(halide_opencl_get_symbol(user_context, "clReleaseMemObject")))
+    if (auto release_mem =
+            reinterpret_cast<ReleaseMemObject>(halide_opencl_get_symbol(user_context, "clReleaseMemObject")))
         release_mem(mem);
 }
 
@@ -167,7 +168,8 @@ extern "C" int halide_opencl_device_malloc(void *user_context, halide_buffer_t *
             mem = create(context, kClMemReadWrite, bytes, nullptr, &error);
         }
         if (error != 0 || !mem) {
-            if (halide_error) halide_error(user_context, "OpenCL: clCreateBuffer failed, even with the buffer pool emptied");
+            if (halide_error)
+                halide_error(user_context, "OpenCL: clCreateBuffer failed, even with the buffer pool emptied");
             return error != 0 ? error : halide_error_code_device_malloc_failed;
         }
     }

@@ -17,9 +17,11 @@
 namespace cortado::schedules {
 
 inline const std::map<std::string, FamilySpace> &families() {
-    static const std::map<std::string, FamilySpace> all = {
-        {"cpu", cpu::space()}, {"x86", x86::space()}, {"arm", arm::space()},
-        {"gpu", gpu::space()}, {"hvx", hvx::space()}};
+    static const std::map<std::string, FamilySpace> all = {{"cpu", cpu::space()},
+                                                           {"x86", x86::space()},
+                                                           {"arm", arm::space()},
+                                                           {"gpu", gpu::space()},
+                                                           {"hvx", hvx::space()}};
     return all;
 }
 

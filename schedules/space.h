@@ -109,9 +109,13 @@ struct FamilySpace {
         ops;
 
     template <typename Shape>
-    OpSpace<Shape> &op() { return std::get<OpSpace<Shape>>(ops); }
+    OpSpace<Shape> &op() {
+        return std::get<OpSpace<Shape>>(ops);
+    }
     template <typename Shape>
-    const OpSpace<Shape> &op() const { return std::get<OpSpace<Shape>>(ops); }
+    const OpSpace<Shape> &op() const {
+        return std::get<OpSpace<Shape>>(ops);
+    }
     // Calls visit(Shape::kOp, const OpSpace<Shape> &) for every op.
     template <typename Visit>
     void for_each_op(Visit &&visit) const {
@@ -120,7 +124,9 @@ struct FamilySpace {
 
   private:
     template <typename Shape>
-    static const char *shape_op_name(const OpSpace<Shape> &) { return Shape::kOp; }
+    static const char *shape_op_name(const OpSpace<Shape> &) {
+        return Shape::kOp;
+    }
 };
 
 }  // namespace cortado::schedules

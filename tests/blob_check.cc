@@ -5,8 +5,8 @@
 #include <limits>
 #include <random>
 
-#include "compiler/reference/reference_interpreter.h"
 #include "compiler/network_weights.h"
+#include "compiler/reference/reference_interpreter.h"
 
 namespace cortado::testing {
 namespace {
@@ -41,7 +41,8 @@ void compare_blob(void *user, const char *blob, int, const int64_t *, const floa
 // holds one, and finite values elsewhere within `tolerance` relative L2 or within 1e-6 RMS (an
 // infinity can leave a few finite elements whose values cancel to near 0, where float rounding
 // alone exceeds any relative bound); otherwise what differs, with the first few elements.
-std::string compare_non_finite(const std::vector<float> &actual, const std::vector<double> &expected, double tolerance) {
+std::string compare_non_finite(const std::vector<float> &actual, const std::vector<double> &expected,
+                               double tolerance) {
     auto describe = [](double v) {
         return std::isnan(v) ? std::string("NaN") : std::isinf(v) ? (v > 0 ? "+inf" : "-inf") : std::to_string(v);
     };
@@ -72,16 +73,15 @@ std::string compare_non_finite(const std::vector<float> &actual, const std::vect
 
 }  // namespace
 
-BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net,
-                           uint64_t seed) {
+BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed) {
     const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
     std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
     std::mt19937_64 random(seed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float &v : input) v = uniform(random);
-    const auto expected = reference::run_graph(
-        unfused, reference_weights(seeded_weights(plan, seed)),
-        {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+    const auto expected =
+        reference::run_graph(unfused, reference_weights(seeded_weights(plan, seed)),
+                             {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
 
     Capture capture{&plan, &expected, 0, {}};
     net.set_blob_callback(compare_blob, &capture);
@@ -91,8 +91,7 @@ BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, Loaded
     net.set_blob_callback(nullptr, nullptr);
     BlobCheck result = capture.result;
     result.tolerance = plan.tolerance();
-    keep_worst(result, reference::relative_l2_error(output.data(), expected[unfused.outputs[0]]),
-               "(returned output)");
+    keep_worst(result, reference::relative_l2_error(output.data(), expected[unfused.outputs[0]]), "(returned output)");
     return result;
 }
 

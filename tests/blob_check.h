@@ -6,24 +6,23 @@
 #include <cstdint>
 #include <string>
 
-#include "frontend/graph.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/loaded_network.h"
+#include "frontend/graph.h"
 
 namespace cortado::testing {
 
 struct BlobCheck {
     int blobs_checked = 0;
-    int all_zero_blobs = 0;  // blobs whose reference is all zeros: a check that would prove nothing
+    int all_zero_blobs = 0;    // blobs whose reference is all zeros: a check that would prove nothing
     double worst_error = 0.0;  // relative L2 error of the worst blob
     std::string worst_blob;
-    double tolerance = 1e-5;   // what the plan's variants are held to (NetworkPlan::tolerance)
+    double tolerance = 1e-5;  // what the plan's variants are held to (NetworkPlan::tolerance)
 };
 
 // `net` must be the compiled form of `plan` (made from `unfused` after fusion), created with
 // seeded weights from `seed`; the input is uniform(-1, 1) from the same seed.
-BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net,
-                           uint64_t seed);
+BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed);
 
 // Runs `net` on inputs that hold NaN, +inf and -inf among uniform(-1, 1) values (one input per
 // pattern: a NaN, a +inf, a -inf, then all three mixed; positions drawn from `seed`) and compares

@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <stdexcept>
+#include <limits>
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 #include "Halide.h"
@@ -60,8 +60,9 @@ TEST_F(Cli, MalformedPrototxtExitsWithFileAndLine) {
 }
 
 TEST_F(Cli, UnknownLayerTypeAndUnknownOption) {
-    const std::string net = write("u.prototxt", std::string(kSmallNet) +
-                                                    "layer { name: \"odd\" type: \"Swish\" bottom: \"prob\" top: \"odd\" }\n");
+    const std::string net =
+        write("u.prototxt",
+              std::string(kSmallNet) + "layer { name: \"odd\" type: \"Swish\" bottom: \"prob\" top: \"odd\" }\n");
     Result r = cortado("run " + net);
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("layer 'odd' has type 'Swish'"), std::string::npos) << r.output;
@@ -108,7 +109,8 @@ TEST_F(Cli, WeightsOfTheWrongShapeNameTheLayerAndBothShapes) {
     wider.replace(wider.find("num_output: 4"), 13, "num_output: 6");
     const Result r = cortado("run " + write("wider.prototxt", wider) + " --weights " + path("w.caffemodel"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_NE(r.output.find("layer 'conv1' blob 0: expected shape 6x2x3x3, found 4x2x3x3"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("layer 'conv1' blob 0: expected shape 6x2x3x3, found 4x2x3x3"), std::string::npos)
+        << r.output;
 }
 
 TEST_F(Cli, TruncatedAndForeignWeightFilesAreRefused) {
@@ -122,25 +124,29 @@ TEST_F(Cli, TruncatedAndForeignWeightFilesAreRefused) {
 
     std::string renamed = kSmallNet;
     renamed.replace(renamed.find("name: \"conv1\""), 13, "name: \"convA\"");
-    ASSERT_EQ(cortado("run " + write("other.prototxt", renamed) + " --save-weights " + path("other.caffemodel")).exit_code, 0);
+    ASSERT_EQ(
+        cortado("run " + write("other.prototxt", renamed) + " --save-weights " + path("other.caffemodel")).exit_code,
+        0);
     r = cortado("run " + net + " --weights " + path("other.caffemodel"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("layer 'conv1' has no weights"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, CheckFiniteNamesTheFirstLayerThatOverflows) {
-    const std::string net = write("square.prototxt",
-                                  "input: \"data\"\ninput_shape { dim: 1 dim: 4 }\n"
-                                  "layer { name: \"double\" type: \"Eltwise\" bottom: \"data\" bottom: \"data\" top: \"d\" }\n"
-                                  "layer { name: \"square\" type: \"Eltwise\" bottom: \"d\" bottom: \"d\" top: \"sq\" eltwise_param { operation: PROD } }\n"
-                                  "layer { name: \"s\" type: \"Softmax\" bottom: \"sq\" top: \"s\" }\n");
+    const std::string net = write(
+        "square.prototxt",
+        "input: \"data\"\ninput_shape { dim: 1 dim: 4 }\n"
+        "layer { name: \"double\" type: \"Eltwise\" bottom: \"data\" bottom: \"data\" top: \"d\" }\n"
+        "layer { name: \"square\" type: \"Eltwise\" bottom: \"d\" bottom: \"d\" top: \"sq\" eltwise_param { operation: PROD } }\n"
+        "layer { name: \"s\" type: \"Softmax\" bottom: \"sq\" top: \"s\" }\n");
     std::vector<float> input = {1.0f, 2.0f, 1e20f, 3.0f};
     std::string error;
     ASSERT_TRUE(write_npy(path("x.npy"), {1, 4}, input.data(), &error));
     Result r = cortado("run " + net + " --input " + path("x.npy") + " --check-finite");
     EXPECT_EQ(r.exit_code, 5) << r.output;
     EXPECT_NE(r.output.find("layer 'square' (blob 'sq') is not finite: 1 of 4 values, the first at flat index 2"),
-              std::string::npos) << r.output;
+              std::string::npos)
+        << r.output;
 
     input[2] = std::numeric_limits<float>::quiet_NaN();
     ASSERT_TRUE(write_npy(path("x.npy"), {1, 4}, input.data(), &error));
@@ -160,11 +166,12 @@ TEST_F(Cli, CheckFiniteNamesTheFirstLayerThatOverflows) {
 }
 
 TEST_F(Cli, BenchChecksEveryConvolutionAgainstOneDnnBeforeTimingIt) {
-    const std::string csv = write("set.csv",
-                                  "batch,in_chan,in_h,in_w,out_chan,kernel_h,kernel_w,stride_h,stride_w,pad_h,pad_w,out_h,out_w\n"
-                                  "3,5,11,9,7,3,3,2,2,1,1,6,5\n"
-                                  "3,16,7,7,24,1,1,1,1,0,0,7,7\n"
-                                  "2,3,8,8,4,3,3,1,1,0,0,6,6\n");
+    const std::string csv =
+        write("set.csv",
+              "batch,in_chan,in_h,in_w,out_chan,kernel_h,kernel_w,stride_h,stride_w,pad_h,pad_w,out_h,out_w\n"
+              "3,5,11,9,7,3,3,2,2,1,1,6,5\n"
+              "3,16,7,7,24,1,1,1,1,0,0,7,7\n"
+              "2,3,8,8,4,3,3,1,1,0,0,6,6\n");
     const Result r = cortado("bench conv --set " + csv + " --batch 3 --iterations 1 --json " + path("b.json"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream json(path("b.json"));
@@ -186,7 +193,8 @@ TEST_F(Cli, BenchGroupedConvolutionsRooflineAndNetworks) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("g4 on 9x9"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("Roofline of "), std::string::npos) << r.output;
-    EXPECT_NE(cortado("bench conv --set " + write("bad.csv", "header\n1,8,9,9,12,3,3,1,1,1,1,9,9,3\n")).output.find("malformed row"),
+    EXPECT_NE(cortado("bench conv --set " + write("bad.csv", "header\n1,8,9,9,12,3,3,1,1,1,1,9,9,3\n"))
+                  .output.find("malformed row"),
               std::string::npos);  // 8 channels do not split into 3 groups
 
     const std::string models = shared_models_dir();
@@ -232,7 +240,8 @@ TEST_F(Cli, InfoJsonAndCompileOutputs) {
 
 // Every float in `info --json` reads back as the float cortado computes with.
 TEST_F(Cli, InfoJsonFloatsRoundTripExactly) {
-    const std::string net = write("floats.prototxt",
+    const std::string net = write(
+        "floats.prototxt",
         "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 8 dim: 8 }\n"
         "layer { name: \"norm\" type: \"LRN\" bottom: \"data\" top: \"norm\" lrn_param { local_size: 3 alpha: 1.23456789e-4 beta: 0.7654321 } }\n"
         "layer { name: \"leaky\" type: \"ReLU\" bottom: \"norm\" top: \"leaky\" relu_param { negative_slope: 0.123456789 } }\n");
@@ -249,7 +258,8 @@ TEST_F(Cli, InfoJsonFloatsRoundTripExactly) {
 // `info --plan` shows each step's variant, knobs and their sources, and shared kernels; a tuning
 // record found there, keyed by the printed op signature, changes the compiled kernel.
 TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
-    const std::string net = write("twice.prototxt",
+    const std::string net = write(
+        "twice.prototxt",
         "name: \"twice\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 4 dim: 9 dim: 9 }\n"
         "layer { name: \"conv1\" type: \"Convolution\" bottom: \"data\" top: \"conv1\" convolution_param { num_output: 4 kernel_size: 3 pad: 1 } }\n"
         "layer { name: \"relu1\" type: \"ReLU\" bottom: \"conv1\" top: \"conv1\" }\n"
@@ -270,8 +280,8 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     EXPECT_NE(conv_line.find("registers=128;"), std::string::npos) << conv_line;  // the description's budget
     EXPECT_NE(r.output.find("shares its kernel with conv2+relu2"), std::string::npos) << r.output;
 
-    const std::string db = write("tuned.jsonl", "{\"op_signature\": \"" + op_signature +
-                                                    "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2}}\n");
+    const std::string db = write(
+        "tuned.jsonl", "{\"op_signature\": \"" + op_signature + "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2}}\n");
     r = cortado("info " + net + " --plan --target cuda-h100 --db " + db);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("rows=2 [" + db + ":1]"), std::string::npos) << r.output;
@@ -294,9 +304,13 @@ std::vector<int> elf_machines(const std::string &path) {
     std::ifstream file(path, std::ios::binary);
     const std::string bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     std::vector<int> machines;
-    for (size_t at = bytes.find("\x7f" "ELF"); at != std::string::npos && at + 20 <= bytes.size();
-         at = bytes.find("\x7f" "ELF", at + 1))
-        machines.push_back(static_cast<unsigned char>(bytes[at + 18]) | static_cast<unsigned char>(bytes[at + 19]) << 8);
+    for (size_t at = bytes.find("\x7f"
+                                "ELF");
+         at != std::string::npos && at + 20 <= bytes.size(); at = bytes.find("\x7f"
+                                                                             "ELF",
+                                                                             at + 1))
+        machines.push_back(static_cast<unsigned char>(bytes[at + 18]) | static_cast<unsigned char>(bytes[at + 19])
+                                                                            << 8);
     return machines;
 }
 
@@ -339,8 +353,10 @@ TEST(TopLevelErrors, EveryExceptionBecomesAMessageAndAnExitCode) {
         {[] { return 4; }, 4, ""},
         {[]() -> int { throw CompileError("net.prototxt:3: bad"); }, 1, "cortado: error: net.prototxt:3: bad\n"},
         {[]() -> int { throw std::runtime_error("disk full"); }, 3, "cortado: internal error: disk full\n"},
-        {[]() -> int { throw Halide::InternalError("lowering failed"); }, 3, "cortado: internal error in Halide: lowering failed\n"},
-        {[]() -> int { throw Halide::CompileError("bad schedule"); }, 3, "cortado: internal error in Halide: bad schedule\n"},
+        {[]() -> int { throw Halide::InternalError("lowering failed"); }, 3,
+         "cortado: internal error in Halide: lowering failed\n"},
+        {[]() -> int { throw Halide::CompileError("bad schedule"); }, 3,
+         "cortado: internal error in Halide: bad schedule\n"},
         {[]() -> int { throw 7; }, 3, "cortado: internal error: an exception of unknown type\n"},
     };
     for (const Case &c : cases) {

@@ -4,17 +4,17 @@
 #include <gtest/gtest.h>
 
 #include "Halide.h"
-#include "frontend/compile_error.h"
 #include "compiler/emit_network.h"
-#include "frontend/fusion.h"
-#include "frontend/load_network.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/memory_plan.h"
-#include "frontend/untrained_fillers.h"
-#include "frontend/shape_inference.h"
-#include "tests/network_harness.h"
 #include "compiler/target_description.h"
 #include "compiler/toolchain.h"
+#include "frontend/compile_error.h"
+#include "frontend/fusion.h"
+#include "frontend/load_network.h"
+#include "frontend/shape_inference.h"
+#include "frontend/untrained_fillers.h"
+#include "tests/network_harness.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -100,7 +100,9 @@ std::string error_of(const std::string &text, ImportOptions options = {}) {
 const char *kInput = "input: \"data\"\ninput_dim: 1\ninput_dim: 3\ninput_dim: 8\ninput_dim: 8\n";
 
 TEST(Errors, MalformedPrototxtNamesFileAndLine) {
-    const std::string e = error_of(std::string(kInput) + "layer {\n  name: \"c\"\n  type: \"ReLU\"\n  bottom: \"data\" top: \"c\"\n  relu_param { negative_slope: abc }\n}\n");
+    const std::string e = error_of(
+        std::string(kInput) +
+        "layer {\n  name: \"c\"\n  type: \"ReLU\"\n  bottom: \"data\" top: \"c\"\n  relu_param { negative_slope: abc }\n}\n");
     EXPECT_NE(e.find("net.prototxt:10:"), std::string::npos) << e;
 }
 
@@ -122,15 +124,18 @@ TEST(Errors, MisspeltFieldInACompiledLayerIsAnError) {
 }
 
 TEST(Errors, BottomNoLayerProduces) {
-    const std::string e = error_of(std::string(kInput) + "layer { name: \"r\" type: \"ReLU\" bottom: \"nothing\" top: \"r\" }\n");
+    const std::string e =
+        error_of(std::string(kInput) + "layer { name: \"r\" type: \"ReLU\" bottom: \"nothing\" top: \"r\" }\n");
     EXPECT_NE(e.find("layer 'r'"), std::string::npos) << e;
     EXPECT_NE(e.find("'nothing' is produced by no earlier layer"), std::string::npos) << e;
 }
 
 TEST(Errors, MismatchedConcatAndEltwiseShapes) {
-    const std::string net = std::string(kInput) +
-                            "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: 2 stride: 2 } }\n";
-    std::string e = error_of(net + "layer { name: \"cat\" type: \"Concat\" bottom: \"data\" bottom: \"p\" top: \"cat\" }\n");
+    const std::string net =
+        std::string(kInput) +
+        "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: 2 stride: 2 } }\n";
+    std::string e =
+        error_of(net + "layer { name: \"cat\" type: \"Concat\" bottom: \"data\" bottom: \"p\" top: \"cat\" }\n");
     EXPECT_NE(e.find("layer 'cat' (Concat)"), std::string::npos) << e;
     EXPECT_NE(e.find("1x3x4x4"), std::string::npos) << e;
     e = error_of(net + "layer { name: \"sum\" type: \"Eltwise\" bottom: \"data\" bottom: \"p\" top: \"sum\" }\n");
@@ -142,24 +147,33 @@ TEST(Errors, DuplicateTopAndBadParameters) {
                              "layer { name: \"a\" type: \"ReLU\" bottom: \"data\" top: \"x\" }\n"
                              "layer { name: \"b\" type: \"ReLU\" bottom: \"data\" top: \"x\" }\n");
     EXPECT_NE(e.find("layer 'b'"), std::string::npos) << e;
-    e = error_of(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 } }\n");
+    e = error_of(
+        std::string(kInput) +
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 } }\n");
     EXPECT_NE(e.find("kernel_size"), std::string::npos) << e;
-    e = error_of(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2147483647 kernel_size: 3 } }\n");
+    e = error_of(
+        std::string(kInput) +
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2147483647 kernel_size: 3 } }\n");
     EXPECT_NE(e.find("num_output"), std::string::npos) << e;
-    e = error_of(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 9 } }\n");
+    e = error_of(
+        std::string(kInput) +
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 9 } }\n");
     EXPECT_NE(e.find("larger than the padded input"), std::string::npos) << e;
 }
 
 TEST(Limits, HugeZeroAndOverflowingShapesAreErrors) {
-    std::string e = error_of("input: \"data\"\ninput_shape { dim: 4294967296 dim: 4294967296 dim: 4294967296 }\n"
-                             "layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n");
+    std::string e = error_of(
+        "input: \"data\"\ninput_shape { dim: 4294967296 dim: 4294967296 dim: 4294967296 }\n"
+        "layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n");
     EXPECT_NE(e.find("input 'data'"), std::string::npos) << e;
-    e = error_of("input: \"data\"\ninput_shape { dim: 1 dim: 0 dim: 3 }\n"
-                 "layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n");
+    e = error_of(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 0 dim: 3 }\n"
+        "layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n");
     EXPECT_NE(e.find("1x0x3"), std::string::npos) << e;
-    e = error_of(std::string(kInput) +
-                 "layer { name: \"f\" type: \"InnerProduct\" bottom: \"data\" top: \"f\" inner_product_param { num_output: 1048576 } }\n"
-                 "layer { name: \"g\" type: \"Reshape\" bottom: \"f\" top: \"g\" reshape_param { shape { dim: 0 dim: 1048576 dim: 1048576 dim: -1 } } }\n");
+    e = error_of(
+        std::string(kInput) +
+        "layer { name: \"f\" type: \"InnerProduct\" bottom: \"data\" top: \"f\" inner_product_param { num_output: 1048576 } }\n"
+        "layer { name: \"g\" type: \"Reshape\" bottom: \"f\" top: \"g\" reshape_param { shape { dim: 0 dim: 1048576 dim: 1048576 dim: -1 } } }\n");
     EXPECT_NE(e.find("layer 'g'"), std::string::npos) << e;
 }
 
@@ -204,9 +218,10 @@ TEST(Caffe, V1LayersPhasesAndDataLayers) {
 }
 
 TEST(Caffe, InPlaceLayersBecomeNewValuesAndReluFuses) {
-    Graph g = parse(std::string(kInput) +
-                    "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
-                    "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"c\" }\n");
+    Graph g = parse(
+        std::string(kInput) +
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
+        "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"c\" }\n");
     ASSERT_EQ(g.layers.size(), 2u);
     EXPECT_NE(g.layers[0].outputs[0], g.layers[1].outputs[0]);
     fuse_activations(g);
@@ -215,18 +230,21 @@ TEST(Caffe, InPlaceLayersBecomeNewValuesAndReluFuses) {
 }
 
 TEST(Caffe, ReluThatIsNotInPlaceIsNotFused) {
-    Graph g = parse(std::string(kInput) +
-                    "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
-                    "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"r\" }\n");
+    Graph g = parse(
+        std::string(kInput) +
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
+        "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"r\" }\n");
     fuse_activations(g);
     EXPECT_EQ(g.layers.size(), 2u);
 }
 
 TEST(Caffe, PoolingOutputSizeRoundsUpWithPadCorrection) {
     auto pooled = [](int size, int k, int s, int p) {
-        Graph g = parse("input: \"data\"\ninput_dim: 1\ninput_dim: 1\ninput_dim: " + std::to_string(size) +
-                        "\ninput_dim: " + std::to_string(size) + "\nlayer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: " +
-                        std::to_string(k) + " stride: " + std::to_string(s) + " pad: " + std::to_string(p) + " } }\n");
+        Graph g =
+            parse("input: \"data\"\ninput_dim: 1\ninput_dim: 1\ninput_dim: " + std::to_string(size) +
+                  "\ninput_dim: " + std::to_string(size) +
+                  "\nlayer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: " +
+                  std::to_string(k) + " stride: " + std::to_string(s) + " pad: " + std::to_string(p) + " } }\n");
         return g.values[g.outputs[0]].shape[2];
     };
     EXPECT_EQ(pooled(55, 3, 2, 0), 27);
@@ -240,8 +258,10 @@ TEST(Caffe, PoolingOutputSizeRoundsUpWithPadCorrection) {
 // a pad may be and a kernel or stride may not; a list gives one value, or one per axis.
 TEST(Caffe, ConvolutionHWRulesAreCaffes) {
     auto conv = [](const std::string &params) {
-        const Graph g = parse(std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" "
-                                                    "convolution_param { num_output: 2 " + params + " } }\n");
+        const Graph g = parse(std::string(kInput) +
+                              "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" "
+                              "convolution_param { num_output: 2 " +
+                              params + " } }\n");
         return std::get<ConvolutionParams>(g.layers[0].params);
     };
     ConvolutionParams c = conv("kernel_size: 3 pad_w: 2");
@@ -265,7 +285,9 @@ TEST(Caffe, ConvolutionHWRulesAreCaffes) {
     EXPECT_EQ(c.stride_h, 2);
     EXPECT_EQ(c.stride_w, 1);
 
-    const std::string head = std::string(kInput) + "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2 ";
+    const std::string head =
+        std::string(kInput) +
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 2 ";
     std::string e = error_of(head + "kernel_h: 3 } }\n");
     EXPECT_NE(e.find("kernel_w is not given, so it is 0"), std::string::npos) << e;
     e = error_of(head + "kernel_size: 3 stride_h: 2 } }\n");
@@ -284,8 +306,9 @@ TEST(Caffe, ConvolutionHWRulesAreCaffes) {
 
 // Caffe's PoolingLayer::LayerSetUp: kernel_h/_w, pad_h/_w and stride_h/_w each come in pairs.
 TEST(Caffe, PoolingHWRulesAreCaffes) {
-    const Graph g = parse(std::string(kInput) + "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" "
-                                                "pooling_param { kernel_h: 3 kernel_w: 2 pad_h: 1 pad_w: 0 stride_h: 2 stride_w: 1 } }\n");
+    const Graph g = parse(std::string(kInput) +
+                          "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" "
+                          "pooling_param { kernel_h: 3 kernel_w: 2 pad_h: 1 pad_w: 0 stride_h: 2 stride_w: 1 } }\n");
     const PoolingParams &p = std::get<PoolingParams>(g.layers[0].params);
     EXPECT_EQ(p.kernel_h, 3);
     EXPECT_EQ(p.kernel_w, 2);
@@ -294,7 +317,8 @@ TEST(Caffe, PoolingHWRulesAreCaffes) {
     EXPECT_EQ(p.stride_h, 2);
     EXPECT_EQ(p.stride_w, 1);
 
-    const std::string head = std::string(kInput) + "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { ";
+    const std::string head =
+        std::string(kInput) + "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { ";
     std::string e = error_of(head + "kernel_size: 3 pad_w: 1 } }\n");
     EXPECT_NE(e.find("pad_h and pad_w go together"), std::string::npos) << e;
     e = error_of(head + "kernel_size: 3 stride_h: 2 } }\n");
@@ -315,17 +339,18 @@ TEST(MemoryPlan, OverlappingLifetimesNeverShareBytes) {
     const std::vector<int64_t> offsets = place_storage(requests, &arena);
     for (size_t a = 0; a < requests.size(); a++)
         for (size_t b = a + 1; b < requests.size(); b++) {
-            const bool live_together = !(requests[a].last_step < requests[b].first_step ||
-                                         requests[b].last_step < requests[a].first_step);
-            const bool bytes_overlap = offsets[a] < offsets[b] + requests[b].floats &&
-                                       offsets[b] < offsets[a] + requests[a].floats;
+            const bool live_together =
+                !(requests[a].last_step < requests[b].first_step || requests[b].last_step < requests[a].first_step);
+            const bool bytes_overlap =
+                offsets[a] < offsets[b] + requests[b].floats && offsets[b] < offsets[a] + requests[a].floats;
             EXPECT_FALSE(live_together && bytes_overlap) << a << " and " << b;
         }
     EXPECT_LT(arena, 100 + 50 + 100 + 10 + 64);  // reuse happened
 }
 
 std::string write_target(const std::string &name, const std::string &text) {
-    const std::string path = (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".target")).string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()) + ".target")).string();
     std::ofstream(path) << text;
     return path;
 }
@@ -364,8 +389,10 @@ Graph one_conv_graph(int group = 1) {
 }
 
 TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
-    const std::string path = write_target("gpu", "# a device\nhalide_target = x86-64-linux-cuda\n"
-        "knob = conv2d.rows=4  # tuned\nknob = conv2d.cols=2\npeak_gflops = 1000\nbandwidth_gbs = 50.5\n");
+    const std::string path =
+        write_target("gpu",
+                     "# a device\nhalide_target = x86-64-linux-cuda\n"
+                     "knob = conv2d.rows=4  # tuned\nknob = conv2d.cols=2\npeak_gflops = 1000\nbandwidth_gbs = 50.5\n");
     const TargetDescription t = resolve_target(path);
     std::filesystem::remove(path);
     EXPECT_EQ(t.knobs, "conv2d.rows=4,conv2d.cols=2");
@@ -395,8 +422,9 @@ TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
 }
 
 TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
-    const std::string path = write_target("registers", "halide_target = x86-64-linux-cuda\n"
-        "registers_per_thread = 96\nknob = conv2d.rows=4\n");
+    const std::string path = write_target("registers",
+                                          "halide_target = x86-64-linux-cuda\n"
+                                          "registers_per_thread = 96\nknob = conv2d.rows=4\n");
     const TargetDescription t = resolve_target(path);
     std::filesystem::remove(path);
     EXPECT_EQ(t.registers_per_thread, 96);
@@ -409,20 +437,24 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
     EXPECT_EQ(knob(plan.kernels[0], "registers"), std::make_pair(96, std::string("default rule")));
     // The CUDA glue hands the budget to the runtime (the last field of the description); other
     // APIs have no cap to raise.
-    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n    \"\",\n};"), std::string::npos) << emit_glue(plan);
+    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n    \"\",\n};"), std::string::npos)
+        << emit_glue(plan);
     PlanTarget opencl = t.plan_target();
     opencl.halide_target = resolve_target("x86-64-linux-opencl").halide_target;
-    EXPECT_NE(emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n    \"\",\n};"),
-              std::string::npos);
+    EXPECT_NE(
+        emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n    \"\",\n};"),
+        std::string::npos);
     // The runtime must grant what the kernels were finally scheduled for: a knob that overrides
     // the description's budget sets the cap too, and without any budget there is none.
     ::setenv("CORTADO_KNOBS", "conv2d.registers=160", 1);
     const NetworkPlan overridden = plan_network(graph, "net", t.plan_target());
     ::unsetenv("CORTADO_KNOBS");
     EXPECT_EQ(overridden.registers_per_thread, 160);
-    for (const auto &[bad, expected] : std::vector<std::pair<std::string, std::string>>{
-             {"conv2d.registers=many", "knob values are whole numbers"},
-             {"conv2d.registers=300", "layer 'c' (Convolution): CORTADO_KNOBS: conv2d knob registers = 300 is out of range: registers 16..255"}}) {
+    for (
+        const auto &[bad, expected] : std::vector<std::pair<std::string, std::string>>{
+            {"conv2d.registers=many", "knob values are whole numbers"},
+            {"conv2d.registers=300",
+             "layer 'c' (Convolution): CORTADO_KNOBS: conv2d knob registers = 300 is out of range: registers 16..255"}}) {
         ::setenv("CORTADO_KNOBS", bad.c_str(), 1);
         try {
             plan_network(graph, "net", t.plan_target());
@@ -438,8 +470,9 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
 // An OpenCL description's compiler options reach the OpenCL glue (the description's last field)
 // and no other API's; the shipped NVIDIA description raises the driver's register cap.
 TEST(Targets, OpenClBuildOptionsReachTheOpenClRuntimeOnly) {
-    const std::string path = write_target("options", "halide_target = x86-64-linux-opencl\n"
-        "opencl_build_options = -cl-nv-maxrregcount=128 -D NAME=\"x\"\n");
+    const std::string path = write_target("options",
+                                          "halide_target = x86-64-linux-opencl\n"
+                                          "opencl_build_options = -cl-nv-maxrregcount=128 -D NAME=\"x\"\n");
     const TargetDescription t = resolve_target(path);
     std::filesystem::remove(path);
     EXPECT_EQ(t.opencl_build_options, "-cl-nv-maxrregcount=128 -D NAME=\"x\"");
@@ -447,8 +480,10 @@ TEST(Targets, OpenClBuildOptionsReachTheOpenClRuntimeOnly) {
     EXPECT_EQ(resolve_target("opencl-pocl").opencl_build_options, "") << "PoCL's compiler rejects NVIDIA's options";
     const Graph graph = one_conv_graph();
     const std::string glue = emit_glue(plan_network(graph, "net", t.plan_target()));
-    EXPECT_NE(glue.find("halide_opencl_device_interface,\n    0,\n    \"-cl-nv-maxrregcount=128 -D NAME=\\\"x\\\"\",\n};"),
-              std::string::npos) << glue;
+    EXPECT_NE(
+        glue.find("halide_opencl_device_interface,\n    0,\n    \"-cl-nv-maxrregcount=128 -D NAME=\\\"x\\\"\",\n};"),
+        std::string::npos)
+        << glue;
     PlanTarget cpu = t.plan_target();
     cpu.halide_target = resolve_target("host-generic").halide_target;
     cpu.family = "";
@@ -460,7 +495,8 @@ TEST(Targets, CodeThisCpuCannotExecuteIsNamedWithTheMissingInstructionSet) {
     EXPECT_EQ(why_cannot_run_here(host.to_string()), "");
     EXPECT_NE(why_cannot_run_here("arm-64-linux").find("cannot execute code for arm-64-linux"), std::string::npos);
     // Knights Landing's AVX-512 subset, or on a Knights Landing Intel's APX: no CPU has both.
-    const auto lacking = host.has_feature(Halide::Target::AVX512_KNL) ? Halide::Target::X86APX : Halide::Target::AVX512_KNL;
+    const auto lacking =
+        host.has_feature(Halide::Target::AVX512_KNL) ? Halide::Target::X86APX : Halide::Target::AVX512_KNL;
     ASSERT_FALSE(host.has_feature(lacking));
     const std::string why = why_cannot_run_here(host.with_feature(lacking).to_string());
     EXPECT_NE(why.find("lacks " + Halide::Target::feature_to_name(lacking)), std::string::npos) << why;
@@ -487,19 +523,22 @@ TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
     const std::string twice = write_target("twice", "halide_target = x86-64-linux\nhalide_target = arm-64-linux\n");
     EXPECT_NE(message(twice).find("halide_target given twice"), std::string::npos) << message(twice);
     const std::string invalid = write_target("invalid", "halide_target = z80-8-cpm\n");
-    EXPECT_NE(message(invalid).find(invalid + ": invalid halide_target 'z80-8-cpm'"), std::string::npos) << message(invalid);
+    EXPECT_NE(message(invalid).find(invalid + ": invalid halide_target 'z80-8-cpm'"), std::string::npos)
+        << message(invalid);
     for (const std::string &path : {typo, twice, invalid}) std::filesystem::remove(path);
     EXPECT_NE(message("sparc-32-solaris").find("unknown target"), std::string::npos);
     for (const std::string &path : {no_target, bad_line, bad_peak}) std::filesystem::remove(path);
     for (const auto &[halide, options, expected] : std::vector<std::tuple<std::string, std::string, std::string>>{
              {"x86-64-linux-cuda", "-cl-nv-maxrregcount=128", "opencl_build_options needs an OpenCL halide_target"},
              {"x86-64-linux-opencl", "", "opencl_build_options is empty"}}) {
-        const std::string bad = write_target("options", "halide_target = " + halide + "\nopencl_build_options = " + options + "\n");
+        const std::string bad =
+            write_target("options", "halide_target = " + halide + "\nopencl_build_options = " + options + "\n");
         EXPECT_NE(message(bad).find(expected), std::string::npos) << options << ": " << message(bad);
         std::filesystem::remove(bad);
     }
     for (const std::string value : {"300", "12", "96.5", "1e10", "many"}) {
-        const std::string bad_registers = write_target("registers", "halide_target = x86-64-linux-cuda\nregisters_per_thread = " + value + "\n");
+        const std::string bad_registers =
+            write_target("registers", "halide_target = x86-64-linux-cuda\nregisters_per_thread = " + value + "\n");
         const std::string expected = value == "many" ? "registers_per_thread must be a positive number"
                                                      : "registers_per_thread must be a whole number from 16 to 255";
         EXPECT_NE(message(bad_registers).find(expected), std::string::npos) << value << ": " << message(bad_registers);

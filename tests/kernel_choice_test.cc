@@ -4,20 +4,23 @@
 
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdlib>
-#include <type_traits>
 #include <filesystem>
 #include <fstream>
 #include <random>
 #include <regex>
 #include <set>
 #include <tuple>
-#include <cmath>
+#include <type_traits>
 
-#include "frontend/compile_error.h"
-#include "frontend/import_caffe.h"
 #include "compiler/kernel_choice.h"
 #include "compiler/kernel_plan.h"
+#include "compiler/schedule_version.h"
+#include "compiler/target_description.h"
+#include "compiler/tuning_db.h"
+#include "frontend/compile_error.h"
+#include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
 #include "generators/ops/concat.h"
 #include "generators/ops/conv2d.h"
@@ -26,9 +29,6 @@
 #include "schedules/families.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "tests/scoped_knobs.h"
-#include "compiler/target_description.h"
-#include "compiler/schedule_version.h"
-#include "compiler/tuning_db.h"
 
 namespace cortado::testing {
 namespace {
@@ -38,10 +38,12 @@ const char *kAvx2 = "x86-64-linux-avx-avx2-f16c-fma-sse41";
 
 Graph conv_graph(int group = 1, int size = 14) {
     Graph graph = import_caffe_prototxt_text(
-        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: " + std::to_string(size) + " dim: " + std::to_string(size) + " }\n"
-        "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
-            std::to_string(group) + " } }\n"
-        "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
+        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: " + std::to_string(size) + " dim: " + std::to_string(size) +
+            " }\n"
+            "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
+            std::to_string(group) +
+            " } }\n"
+            "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 group: " +
             std::to_string(group) + " } }\n",
         "choices.prototxt", ImportOptions{});
     infer_shapes(graph);
@@ -139,7 +141,8 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
                         }
                     // Names travel inside descriptor text, where ; | , : and = separate fields.
                     EXPECT_TRUE(std::regex_match(v.name, std::regex("[a-z0-9_]+"))) << v.name;
-                    for (const auto &k : v.knobs) EXPECT_TRUE(std::regex_match(k.name, std::regex("[a-z0-9_]+"))) << k.name;
+                    for (const auto &k : v.knobs)
+                        EXPECT_TRUE(std::regex_match(k.name, std::regex("[a-z0-9_]+"))) << k.name;
                     ChoiceSettings pick;
                     pick.source = "test";
                     pick.variant = v.name;
@@ -200,15 +203,21 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     EXPECT_EQ(128 % grouped.knobs.get("cols"), 0) << "a panel within one group of 128";
     const ops::Choice batch1 = choose(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1});
     const int tiles = (169 + batch1.knobs.get("rows") - 1) / batch1.knobs.get("rows");
-    EXPECT_GE(384 / batch1.knobs.get("cols") * ((tiles + batch1.knobs.get("task_tiles") - 1) / batch1.knobs.get("task_tiles")), 16)
+    EXPECT_GE(384 / batch1.knobs.get("cols") *
+                  ((tiles + batch1.knobs.get("task_tiles") - 1) / batch1.knobs.get("task_tiles")),
+              16)
         << "batch 1 still gives both cores many tasks";
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 48, 13, 13, 48, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant, "cpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 48, 13, 13, 48, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}).variant,
+              "cpu_register_tile")
         << "24 channels per group: no whole 16-float vector fits a group";
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant, "cpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant,
+              "cpu_register_tile")
         << "CIFAR-10 conv1: a reduction of 75, shallower than kCpuChannelLanesMinDepth";
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 224, 224, 64, 112, 112, 7, 7, 2, 2, 3, 3, 1, 1, 1}).variant, "cpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 3, 224, 224, 64, 112, 112, 7, 7, 2, 2, 3, 3, 1, 1, 1}).variant,
+              "cpu_register_tile")
         << "GoogLeNet conv1: a reduction of 147";
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 8, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant, "cpu_direct_channel_lanes")
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 8, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant,
+              "cpu_direct_channel_lanes")
         << "a reduction of 200";
     // Tasks: at least four where the product allows, whole tiles each.
     const ops::Choice square = choose(ops::GemmShape{256, 256, 256, false, false});
@@ -235,7 +244,8 @@ TEST(GemmRules, TilesThatDoNotFitTheRegistersOrTheVectorsAreRefusedWithTheReason
         }
         return std::string();
     };
-    EXPECT_NE(refused({{"rows", 8}, {"cols", 24}}).find("need 28 vector registers; the target has 16"), std::string::npos);
+    EXPECT_NE(refused({{"rows", 8}, {"cols", 24}}).find("need 28 vector registers; the target has 16"),
+              std::string::npos);
     EXPECT_NE(refused({{"cols", 12}}).find("cols = 12 is not a whole number of 8-float vectors"), std::string::npos);
     EXPECT_NE(refused({{"rows", 4}, {"row_block", 6}}).find("row_block is not a multiple of rows"), std::string::npos);
     EXPECT_EQ(refused({{"rows", 4}, {"cols", 24}}), "");
@@ -263,7 +273,8 @@ TEST(GemmRules, GpuFormsFollowTheRowsAndTheSize) {
     const ops::Choice medium = choose(ops::InnerProductShape{1024, 1024, 1024});
     EXPECT_EQ(medium.knobs.get("rows"), 4);
     EXPECT_EQ(medium.knobs.get("pack_a"), 0);
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 256, 6, 6, 4096, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1}).variant, "gpu_gemm_fully_connected");
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 256, 6, 6, 4096, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1}).variant,
+              "gpu_gemm_fully_connected");
     EXPECT_EQ(choose(ops::Conv2dShape{1, 256, 6, 6, 4096, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1}).variant,
               "gpu_skinny_gemm_fully_connected");
     const ops::Choice pixels = choose(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 1, 1, 1, 1, 0, 0, 1, 1, 1});
@@ -273,14 +284,16 @@ TEST(GemmRules, GpuFormsFollowTheRowsAndTheSize) {
               "gpu_gemm_1x1_channel_lanes");
     const auto refused = [&](std::vector<std::pair<std::string, int>> knobs, int size = 0) {
         try {
-            choose(size ? ops::InnerProductShape{size, size, size} : ops::InnerProductShape{37, 60, 97}, std::move(knobs));
+            choose(size ? ops::InnerProductShape{size, size, size} : ops::InnerProductShape{37, 60, 97},
+                   std::move(knobs));
         } catch (const CompileError &e) {
             return std::string(e.what());
         }
         return std::string();
     };
     EXPECT_NE(refused({{"rows", 37}, {"cols", 4}}).find("need more than the 128 registers"), std::string::npos);
-    EXPECT_NE(refused({{"k_block", 25}, {"k_unroll", 4}}).find("k_unroll 4 needs K = 60 in whole K blocks of 25, each a multiple of 4"),
+    EXPECT_NE(refused({{"k_block", 25}, {"k_unroll", 4}})
+                  .find("k_unroll 4 needs K = 60 in whole K blocks of 25, each a multiple of 4"),
               std::string::npos);
     EXPECT_NE(refused({{"threads_x", 64}, {"threads_y", 32}}, 1024).find("a block of 2048 threads"), std::string::npos);
     EXPECT_EQ(refused({{"k_block", 25}, {"k_unroll", 1}}), "") << "a short last share is fine without staged loads";
@@ -303,24 +316,29 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
     EXPECT_EQ(l6.knobs.get("channels"), 4);
     EXPECT_EQ(ops::panel_width(l6), 128) << "32 threads of 4 channels";
     EXPECT_EQ(l6.knobs.get("rows"), 8);
-    EXPECT_EQ(choose(ops::Conv2dShape{5, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant, "gpu_direct_channel_lanes");
-    EXPECT_EQ(choose(ops::Conv2dShape{1, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{5, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant,
+              "gpu_direct_channel_lanes");
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant,
+              "gpu_register_tile")
         << "batch 1";
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 320, 14, 14, 320, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 320, 14, 14, 320, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, 2}).variant,
+              "gpu_register_tile")
         << "a 14-wide map";
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 192, 13, 13, 256, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2}).variant, "gpu_register_tile")
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 192, 13, 13, 256, 13, 13, 3, 3, 1, 1, 2, 2, 2, 2, 2}).variant,
+              "gpu_register_tile")
         << "a reduction of 864";
     const ops::Choice conv1 = choose(ops::Conv2dShape{1, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1});
     EXPECT_EQ(conv1.variant, "gpu_direct_channel_lanes");
     EXPECT_EQ(conv1.knobs.get("rows"), 4) << "an 11x11 kernel takes 4 pixels per thread";
     EXPECT_EQ(ops::panel_width(conv1), 96) << "24 threads of 4 channels waste none of 96";
-    EXPECT_EQ(choose(ops::Conv2dShape{20, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1}).variant, "gpu_register_tile");
-    const ops::Choice grouped =
-        choose_on(h100, ops::Conv2dShape{5, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}, {}, "gpu_direct_channel_lanes");
+    EXPECT_EQ(choose(ops::Conv2dShape{20, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1}).variant,
+              "gpu_register_tile");
+    const ops::Choice grouped = choose_on(
+        h100, ops::Conv2dShape{5, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}, {}, "gpu_direct_channel_lanes");
     EXPECT_EQ(grouped.variant, "gpu_direct_channel_lanes");
     EXPECT_EQ(128 % ops::panel_width(grouped), 0) << "a panel within one group of 128";
-    const ops::Choice split =
-        choose_on(h100, ops::Conv2dShape{5, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}, {}, "gpu_direct_channel_lanes");
+    const ops::Choice split = choose_on(h100, ops::Conv2dShape{5, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                                        {}, "gpu_direct_channel_lanes");
     EXPECT_GT(split.knobs.get("split_k"), 1) << "5 x 22 tiles x 96 threads fall short of 65536";
     EXPECT_GE(384 / split.knobs.get("split_k"), 16) << "at least 16 input channels per share";
     const auto refused = [&](std::vector<std::pair<std::string, int>> knobs) {
@@ -332,15 +350,20 @@ TEST(ChannelLanesRules, GpuDefaultsPanelsAndLimits) {
         }
         return std::string();
     };
-    EXPECT_NE(refused({{"channels", 4}, {"panel", 30}}).find("panel = 30 is not a multiple of channels = 4"), std::string::npos);
-    EXPECT_NE(refused({{"channels", 4}, {"panel", 32}}).find("does not divide the 48 output channels per group"), std::string::npos);
-    EXPECT_NE(refused({{"channels", 16}, {"rows", 8}}).find("a tile of 128 accumulators is more than the 88 that 128 registers leave"),
+    EXPECT_NE(refused({{"channels", 4}, {"panel", 30}}).find("panel = 30 is not a multiple of channels = 4"),
               std::string::npos);
-    const ops::Choice small_budget = choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}, {{"registers", 32}});
+    EXPECT_NE(refused({{"channels", 4}, {"panel", 32}}).find("does not divide the 48 output channels per group"),
+              std::string::npos);
+    EXPECT_NE(refused({{"channels", 16}, {"rows", 8}})
+                  .find("a tile of 128 accumulators is more than the 88 that 128 registers leave"),
+              std::string::npos);
+    const ops::Choice small_budget =
+        choose(ops::Conv2dShape{20, 384, 6, 6, 1024, 6, 6, 5, 5, 1, 1, 2, 2, 1, 1, 2}, {{"registers", 32}});
     EXPECT_EQ(small_budget.variant, "gpu_direct_channel_lanes");
     EXPECT_LE(small_budget.knobs.get("channels") * small_budget.knobs.get("rows"), 4)
         << "32 registers leave 4 accumulators: the default tile shrinks to fit instead of being refused";
-    EXPECT_NE(refused({{"channels", 1}, {"panel", 16}, {"threads_q", 128}}).find("a block of 2048 threads"), std::string::npos);
+    EXPECT_NE(refused({{"channels", 1}, {"panel", 16}, {"threads_q", 128}}).find("a block of 2048 threads"),
+              std::string::npos);
     EXPECT_EQ(refused({{"channels", 2}, {"panel", 48}}), "");
 }
 
@@ -358,10 +381,13 @@ TEST(WinogradRules, GpuF2ByDefaultFrom96InputChannelsF4OnlyWhenNamed) {
     EXPECT_FLOAT_EQ(f2.tolerance, 1e-5f);
     const auto variant = [&](const ops::Conv2dShape &s) { return choose_on(h100, s).variant; };
     EXPECT_EQ(variant({20, 96, 28, 28, 128, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1, 1}), "gpu_winograd_f2");
-    EXPECT_NE(variant({20, 64, 56, 56, 192, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}), "gpu_winograd_f2") << "64 input channels";
+    EXPECT_NE(variant({20, 64, 56, 56, 192, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}), "gpu_winograd_f2")
+        << "64 input channels";
     EXPECT_NE(variant({20, 256, 27, 27, 256, 14, 14, 3, 3, 2, 2, 1, 1, 1, 1, 1}), "gpu_winograd_f2") << "stride 2";
-    EXPECT_EQ(variant({20, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}), "gpu_winograd_f2") << "2 groups of 192";
-    EXPECT_NE(variant({20, 256, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 4}), "gpu_winograd_f2") << "4 groups of 64";
+    EXPECT_EQ(variant({20, 384, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}), "gpu_winograd_f2")
+        << "2 groups of 192";
+    EXPECT_NE(variant({20, 256, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 4}), "gpu_winograd_f2")
+        << "4 groups of 64";
     const ops::Conv2dShape groups_of_96{5, 192, 13, 13, 192, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2};
     const ops::Choice grouped = choose_on(h100, groups_of_96);
     EXPECT_EQ(grouped.variant, "gpu_winograd_f2");
@@ -377,7 +403,8 @@ TEST(WinogradRules, GpuF2ByDefaultFrom96InputChannelsF4OnlyWhenNamed) {
         choose_on(h100, l6, {{"k_block", 24}, {"k_unroll", 4}}, "gpu_winograd_f4");
         ADD_FAILURE() << "K blocks of 24 over 1024 channels were accepted with k_unroll 4";
     } catch (const CompileError &e) {
-        EXPECT_NE(std::string(e.what()).find("k_unroll 4 needs K = 1024 in whole K blocks of 24"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("k_unroll 4 needs K = 1024 in whole K blocks of 24"), std::string::npos)
+            << e.what();
     }
 }
 
@@ -386,8 +413,11 @@ TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange
     {
         ScopedKnobs knobs("conv2d.rws=4");
         const std::string e = plan_error(graph, kCuda);
-        EXPECT_NE(e.find("layer 'c1' (Convolution): CORTADO_KNOBS: conv2d on family gpu, variant gpu_register_tile, has no knob 'rws'"),
-                  std::string::npos) << e;
+        EXPECT_NE(
+            e.find(
+                "layer 'c1' (Convolution): CORTADO_KNOBS: conv2d on family gpu, variant gpu_register_tile, has no knob 'rws'"),
+            std::string::npos)
+            << e;
         EXPECT_NE(e.find("rows 1..16"), std::string::npos) << e;
     }
     {
@@ -403,15 +433,18 @@ TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange
     {
         ScopedKnobs knobs("conv2d.variant=winograd");
         const std::string e = plan_error(graph, kAvx2);
-        EXPECT_NE(e.find("conv2d on family x86 has no variant 'winograd'; it has cpu_register_tile"), std::string::npos) << e;
+        EXPECT_NE(e.find("conv2d on family x86 has no variant 'winograd'; it has cpu_register_tile"), std::string::npos)
+            << e;
     }
     // A limit across knobs: a block of more than 1024 threads (on a map wide enough to keep them).
     {
         ScopedKnobs knobs("conv2d.threads_x=64,conv2d.channels=1,conv2d.threads_c=32");
         const std::string e = plan_error(conv_graph(1, 64), kCuda);
-        EXPECT_NE(e.find("a block of 2048 threads; CUDA and OpenCL allow 1024 (channels from CORTADO_KNOBS, threads_c from "
-                         "CORTADO_KNOBS, threads_x from CORTADO_KNOBS)"),
-                  std::string::npos) << e;
+        EXPECT_NE(
+            e.find("a block of 2048 threads; CUDA and OpenCL allow 1024 (channels from CORTADO_KNOBS, threads_c from "
+                   "CORTADO_KNOBS, threads_x from CORTADO_KNOBS)"),
+            std::string::npos)
+            << e;
     }
 }
 
@@ -468,8 +501,9 @@ TEST(Choices, TheStrongestSourcesVariantWinsAndRecordsForOtherVariantsKeepTheirK
     }
     // A record whose op is not the op of its signature is refused.
     records.begin()->second.op = "pooling";
-    EXPECT_NE(plan_error(graph, kCuda, records).find("db:3: a record for op pooling has the op signature of this conv2d"),
-              std::string::npos);
+    EXPECT_NE(
+        plan_error(graph, kCuda, records).find("db:3: a record for op pooling has the op signature of this conv2d"),
+        std::string::npos);
 }
 
 TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt) {
@@ -481,12 +515,14 @@ TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt)
         EXPECT_EQ(plan.kernels[0].choice.variant, "gpu_register_tile");
         EXPECT_EQ(plan.kernels[0].variant_source, "default rule");
         ASSERT_FALSE(plan.kernels[0].notes.empty());
-        EXPECT_NE(plan.kernels[0].notes[0].find("gpu_staged not taken: grouped convolutions cannot stage"), std::string::npos);
+        EXPECT_NE(plan.kernels[0].notes[0].find("gpu_staged not taken: grouped convolutions cannot stage"),
+                  std::string::npos);
     }
     const KernelInstance probe = plan_network(grouped, "net", kCuda).kernels[0];
     ChoiceOverrides records;
     records[probe.op_signature_hash()] = record("db:7", "gpu_staged", {});
-    EXPECT_NE(plan_error(grouped, kCuda, records).find("db:7: variant gpu_staged of conv2d on family gpu: grouped convolutions cannot stage"),
+    EXPECT_NE(plan_error(grouped, kCuda, records)
+                  .find("db:7: variant gpu_staged of conv2d on family gpu: grouped convolutions cannot stage"),
               std::string::npos);
     // Ungrouped, the staged variant takes the record's knobs and the shape's tile around them,
     // the tile its schedule will use.
@@ -506,7 +542,8 @@ TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt)
     EXPECT_EQ(k.choice.knobs.get("split_k"), tile.split_k);
     // A split that does not divide the input channels is named at plan time.
     staged.begin()->second.knobs = {{"split_k", 3}};
-    EXPECT_NE(plan_error(plain, kCuda, staged).find("split_k 3 does not divide the 32 input channels"), std::string::npos)
+    EXPECT_NE(plan_error(plain, kCuda, staged).find("split_k 3 does not divide the 32 input channels"),
+              std::string::npos)
         << plan_error(plain, kCuda, staged);
 }
 
@@ -529,18 +566,22 @@ TEST(Choices, FamiliesMustExistAndSuitTheTarget) {
     target.family = "gpu";
     EXPECT_NE(plan_error(graph, target).find("the gpu family needs CUDA or OpenCL"), std::string::npos);
     target.family = "sparc";
-    EXPECT_NE(plan_error(graph, target).find("unknown schedule family 'sparc'; the families are arm, cpu, gpu, hvx, x86"),
-              std::string::npos) << plan_error(graph, target);
+    EXPECT_NE(
+        plan_error(graph, target).find("unknown schedule family 'sparc'; the families are arm, cpu, gpu, hvx, x86"),
+        std::string::npos)
+        << plan_error(graph, target);
     PlanTarget cuda(kCuda);
     cuda.family = "x86";
     EXPECT_NE(plan_error(graph, cuda).find("a GPU target needs the gpu family"), std::string::npos);
-    const std::string path = (std::filesystem::temp_directory_path() / ("family-" + std::to_string(::getpid()) + ".target")).string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / ("family-" + std::to_string(::getpid()) + ".target")).string();
     std::ofstream(path) << "halide_target = arm-64-linux\nschedule_family = x86\n";
     try {
         resolve_target(path);
         ADD_FAILURE() << "x86 family accepted for arm";
     } catch (const CompileError &e) {
-        EXPECT_NE(std::string(e.what()).find(path + ": schedule family 'x86' cannot serve target arm-64-linux"), std::string::npos)
+        EXPECT_NE(std::string(e.what()).find(path + ": schedule family 'x86' cannot serve target arm-64-linux"),
+                  std::string::npos)
             << e.what();
     }
     std::filesystem::remove(path);
@@ -553,7 +594,8 @@ class TuningDb : public ::testing::Test {
         return path_;
     }
     void TearDown() override { std::filesystem::remove(path_); }
-    std::string path_ = (std::filesystem::temp_directory_path() / ("db-" + std::to_string(::getpid()) + ".jsonl")).string();
+    std::string path_ =
+        (std::filesystem::temp_directory_path() / ("db-" + std::to_string(::getpid()) + ".jsonl")).string();
 };
 
 // A measured record as `cortado tune` writes it, for the signature of `kernel`.
@@ -583,10 +625,13 @@ TEST_F(TuningDb, HandWrittenRecordsApplyByOpSignatureAndALaterOneWins) {
     const Graph graph = conv_graph();
     const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
     const std::string sig = probe.op_signature_hash();
-    const ChoiceOverrides records = read_tuning_db(write(
-        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\", \"knobs\": {\"rows\": 2}}\n\n"
-        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 7, \"channels\": 2}, \"note\": \"mine\"}\n"
-        "{\"op_signature\": \"0000000000000000\", \"op\": \"pooling\"}\n"));
+    const ChoiceOverrides records =
+        read_tuning_db(write("{\"op_signature\": \"" + sig +
+                             "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\", \"knobs\": {\"rows\": 2}}\n\n"
+                             "{\"op_signature\": \"" +
+                             sig +
+                             "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 7, \"channels\": 2}, \"note\": \"mine\"}\n"
+                             "{\"op_signature\": \"0000000000000000\", \"op\": \"pooling\"}\n"));
     const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
     EXPECT_EQ(k.choice.variant, "gpu_register_tile");  // replaced, not merged: line 3 names no variant
     EXPECT_EQ(k.choice.knobs.get("rows"), 7);
@@ -602,7 +647,8 @@ TEST_F(TuningDb, RecordsRoundTripAtFullPrecision) {
     rejected.rejected = true;
     rejected.reason = "relative L2 error 0.5 above the variant's tolerance 1e-05";
     rejected.error = 0.5;
-    const TuningDbFile file = read_tuning_records(write(tuning_record_json(r) + "\n" + tuning_record_json(rejected) + "\n"), true);
+    const TuningDbFile file =
+        read_tuning_records(write(tuning_record_json(r) + "\n" + tuning_record_json(rejected) + "\n"), true);
     ASSERT_EQ(file.records.size(), 2u);
     EXPECT_TRUE(file.warnings.empty());
     const TuningRecord &back = file.records[0];
@@ -623,13 +669,14 @@ TEST_F(TuningDb, RecordsRoundTripAtFullPrecision) {
 TEST_F(TuningDb, CorruptAndForeignLinesAreSkippedWithAWarningNamingTheLine) {
     const KernelInstance probe = plan_network(conv_graph(), "net", kCuda).kernels[0];
     const std::string good = tuning_record_json(measured(probe, "gpu_staged", {{"rows", 4}}, 0.2));
-    const std::string text = "{\"op\": \"conv2d\"}\n"                              // 1: no signature
-                             "{not json\n"                                      // 2
-                             "{\"op_signature\": \"a\", \"op\": \"deconv\"}\n"  // 3: no such op
-                             "{\"op_signature\": \"a\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2.5}}\n"  // 4
-                             "[1, 2, 3]\n"                                      // 5: foreign
-                             + good.substr(0, good.size() / 2) + "\n"           // 6: cut short
-                             + good + "\n";                                     // 7: fine
+    const std::string text =
+        "{\"op\": \"conv2d\"}\n"                                                       // 1: no signature
+        "{not json\n"                                                                  // 2
+        "{\"op_signature\": \"a\", \"op\": \"deconv\"}\n"                              // 3: no such op
+        "{\"op_signature\": \"a\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 2.5}}\n"  // 4
+        "[1, 2, 3]\n"                                                                  // 5: foreign
+        + good.substr(0, good.size() / 2) + "\n"                                       // 6: cut short
+        + good + "\n";                                                                 // 7: fine
     const TuningDbFile file = read_tuning_records(write(text), true);
     ASSERT_EQ(file.records.size(), 1u);
     EXPECT_EQ(file.records[0].where, path_ + ":7");
@@ -649,9 +696,10 @@ TEST_F(TuningDb, CorruptAndForeignLinesAreSkippedWithAWarningNamingTheLine) {
 TEST_F(TuningDb, ARecordThatDoesNotApplyIsAnErrorNamingItsLine) {
     const Graph graph = conv_graph();
     const std::string sig = plan_network(graph, "net", kCuda).kernels[0].op_signature_hash();
-    const ChoiceOverrides records =
-        read_tuning_db(write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"stage_channels\": 4}}\n"));
-    EXPECT_NE(plan_error(graph, kCuda, records).find(path_ + ":1: conv2d on family gpu, variant gpu_register_tile, has no knob 'stage_channels'"),
+    const ChoiceOverrides records = read_tuning_db(
+        write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"stage_channels\": 4}}\n"));
+    EXPECT_NE(plan_error(graph, kCuda, records)
+                  .find(path_ + ":1: conv2d on family gpu, variant gpu_register_tile, has no knob 'stage_channels'"),
               std::string::npos);
 }
 
@@ -712,14 +760,17 @@ TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOn
     const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
     const std::string sig = probe.op_signature_hash();
     TuningChoices choices;
-    add_tuning_records(read_tuning_records(write(tuning_record_json(measured(probe, "gpu_staged", {{"rows", 4}}, 0.5)) + "\n"), true),
-                       choices);
-    add_tuning_records(read_tuning_records(write(tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"), true),
-                       choices);
+    add_tuning_records(
+        read_tuning_records(write(tuning_record_json(measured(probe, "gpu_staged", {{"rows", 4}}, 0.5)) + "\n"), true),
+        choices);
+    add_tuning_records(
+        read_tuning_records(write(tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"),
+                            true),
+        choices);
     EXPECT_EQ(plan_network(graph, "net", kCuda, choices.records).kernels[0].choice.variant, "gpu_staged");
-    const ChoiceOverrides mixed = read_tuning_db(write(
-        "{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\"}\n" +
-        tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"));
+    const ChoiceOverrides mixed =
+        read_tuning_db(write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\"}\n" +
+                             tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"));
     EXPECT_EQ(plan_network(graph, "net", kCuda, mixed).kernels[0].choice.variant, "gpu_staged");
 }
 
@@ -735,8 +786,8 @@ TEST(ScheduleVersion, EveryVariantOfEveryFamilyHasOneThatFollowsItsSources) {
     // The version covers the variant's schedule, its algorithm and the helpers they include,
     // and nothing of unrelated variants.
     const std::vector<std::string> winograd = schedule_version_sources("conv2d", "cpu_winograd_f2");
-    for (const char *covered : {"schedules/cpu/conv2d_winograd.h", "generators/conv2d_winograd.h", "schedules/cpu/gemm.h",
-                                "generators/ops/winograd.h"})
+    for (const char *covered : {"schedules/cpu/conv2d_winograd.h", "generators/conv2d_winograd.h",
+                                "schedules/cpu/gemm.h", "generators/ops/winograd.h"})
         EXPECT_NE(std::find(winograd.begin(), winograd.end(), covered), winograd.end()) << covered;
     for (const char *unrelated : {"schedules/cpu/pooling.h", "schedules/gpu/conv2d_winograd.h", "generators/lrn.h"})
         EXPECT_EQ(std::find(winograd.begin(), winograd.end(), unrelated), winograd.end()) << unrelated;
@@ -770,8 +821,9 @@ void fuzz_knobs(const schedules::OpSpace<Shape> &space, const Shape &shape, cons
             for (const schedules::KnobSpec &k : v.knobs) {
                 if (random() % 2) continue;
                 const int log_max = int(std::log2(double(k.max - k.min) + 1));
-                const int value = random() % 3 == 0 ? k.min + int(random() % (k.max - k.min + 1))
-                                                    : std::min(k.max, k.min + int(random() % (1 << (random() % (log_max + 1)))));
+                const int value = random() % 3 == 0
+                                      ? k.min + int(random() % (k.max - k.min + 1))
+                                      : std::min(k.max, k.min + int(random() % (1 << (random() % (log_max + 1)))));
                 s.knobs.emplace_back(k.name, value);
             }
             try {
@@ -788,13 +840,22 @@ TEST(KnobFuzz, NoKnobSettingCrashesADefaultRule) {
     std::mt19937 random(11);
     int resolved = 0, refused = 0;
     const std::vector<std::pair<std::string, std::string>> targets = {
-        {kAvx2, ""}, {"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41", ""}, {"arm-64-linux", ""},
-        {kAvx2, "cpu"}, {kCuda, ""}, {"x86-64-linux-opencl", ""}, {"arm-64-linux-hvx-hvx_v68", "hvx"}};
+        {kAvx2, ""},
+        {"x86-64-linux-avx-avx2-avx512-avx512_skylake-f16c-fma-sse41", ""},
+        {"arm-64-linux", ""},
+        {kAvx2, "cpu"},
+        {kCuda, ""},
+        {"x86-64-linux-opencl", ""},
+        {"arm-64-linux-hvx-hvx_v68", "hvx"}};
     std::vector<ops::Conv2dShape> convs;
     for (const auto &[c, k, size, stride, pad, group, co] :
-         std::vector<std::tuple<int, int, int, int, int, int, int>>{
-             {3, 11, 227, 4, 0, 1, 96}, {96, 5, 27, 1, 2, 2, 256}, {256, 3, 13, 1, 1, 1, 384}, {64, 1, 56, 1, 0, 1, 256},
-             {32, 3, 14, 1, 1, 32, 32}, {512, 7, 7, 1, 0, 1, 1000}, {20, 5, 12, 1, 0, 1, 50}}) {
+         std::vector<std::tuple<int, int, int, int, int, int, int>>{{3, 11, 227, 4, 0, 1, 96},
+                                                                    {96, 5, 27, 1, 2, 2, 256},
+                                                                    {256, 3, 13, 1, 1, 1, 384},
+                                                                    {64, 1, 56, 1, 0, 1, 256},
+                                                                    {32, 3, 14, 1, 1, 32, 32},
+                                                                    {512, 7, 7, 1, 0, 1, 1000},
+                                                                    {20, 5, 12, 1, 0, 1, 50}}) {
         ops::Conv2dShape s;
         s.batch = 2, s.in_channels = c, s.in_h = s.in_w = size, s.out_channels = co, s.kernel_h = s.kernel_w = k;
         s.stride_h = s.stride_w = stride, s.pad_h = s.pad_w = pad, s.group = group;
@@ -808,9 +869,11 @@ TEST(KnobFuzz, NoKnobSettingCrashesADefaultRule) {
         const schedules::TargetInfo t = resolve_plan_target(plan_target);
         const schedules::FamilySpace &f = schedules::families().at(t.family);
         for (const ops::Conv2dShape &s : convs) fuzz_knobs(f.op<ops::Conv2dShape>(), s, t, random, &resolved, &refused);
-        for (const ops::InnerProductShape &s : {ops::InnerProductShape{1, 9216, 4096}, ops::InnerProductShape{64, 800, 500}})
+        for (const ops::InnerProductShape &s :
+             {ops::InnerProductShape{1, 9216, 4096}, ops::InnerProductShape{64, 800, 500}})
             fuzz_knobs(f.op<ops::InnerProductShape>(), s, t, random, &resolved, &refused);
-        for (const ops::GemmShape &s : {ops::GemmShape{128, 128, 128, false, false}, ops::GemmShape{7, 1000, 3, false, false}})
+        for (const ops::GemmShape &s :
+             {ops::GemmShape{128, 128, 128, false, false}, ops::GemmShape{7, 1000, 3, false, false}})
             fuzz_knobs(f.op<ops::GemmShape>(), s, t, random, &resolved, &refused);
         for (const ops::SoftmaxShape &s : {ops::SoftmaxShape{1, 1000, 20}, ops::SoftmaxShape{169, 21, 1}})
             fuzz_knobs(f.op<ops::SoftmaxShape>(), s, t, random, &resolved, &refused);

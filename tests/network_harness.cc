@@ -10,13 +10,13 @@
 
 #include <gtest/gtest.h>
 
-#include "frontend/fusion.h"
-#include "frontend/shape_inference.h"
-#include "frontend/untrained_fillers.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/shell_quote.h"
 #include "compiler/toolchain.h"
+#include "frontend/fusion.h"
+#include "frontend/shape_inference.h"
+#include "frontend/untrained_fillers.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {
@@ -59,8 +59,8 @@ CheckerRun run_checker(const std::string &prototxt_path, const ImportOptions &op
                        uint64_t seed, const std::string &mode) {
     CheckerRun run;
     run.command = checker() + " " + shell_quote(prototxt_path) + " " + shell_quote(compiled.library) + " " +
-                  shell_quote(compiled.target.halide_target) + " --seed " + std::to_string(seed) +
-                  " --iterations 0 " + mode;
+                  shell_quote(compiled.target.halide_target) + " --seed " + std::to_string(seed) + " --iterations 0 " +
+                  mode;
     if (options.batch > 0) run.command += " --batch " + std::to_string(options.batch);
     if (!options.input_shape.empty()) {
         std::string shape;
@@ -86,7 +86,8 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt
     const TemporaryDirectory scratch("cortado-test");
     const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
     if (!checker().empty()) {
-        static const std::regex result_line(R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\), tolerance (\S+): (PASS|FAIL))");
+        static const std::regex result_line(
+            R"(check \S+ \S+: (\d+) blobs \((\d+) all zero\), worst relative L2 error (\S+) \(([^)]*)\), tolerance (\S+): (PASS|FAIL))");
         const CheckerRun run = run_checker(prototxt_path, options, compiled, seed, "");
         std::smatch match;
         if (!std::regex_search(run.output, match, result_line)) checker_failed(run, "gave no result");
@@ -132,8 +133,8 @@ class TargetRunsHere : public ::testing::Environment {
 
 }  // namespace
 
-BlobCheck check_network_text(const std::string &prototxt, const std::string &display,
-                             const ImportOptions &options, uint64_t seed) {
+BlobCheck check_network_text(const std::string &prototxt, const std::string &display, const ImportOptions &options,
+                             uint64_t seed) {
     Graph graph = import_caffe_prototxt_text(prototxt, display, options);
     infer_shapes(graph);
     fill_untrained_weights(graph);

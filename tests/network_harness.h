@@ -13,8 +13,8 @@
 namespace cortado::testing {
 
 // `prototxt` is the network text; `display` names it in errors.
-BlobCheck check_network_text(const std::string &prototxt, const std::string &display,
-                             const ImportOptions &options, uint64_t seed);
+BlobCheck check_network_text(const std::string &prototxt, const std::string &display, const ImportOptions &options,
+                             uint64_t seed);
 BlobCheck check_network_file(const std::string &path, const ImportOptions &options, uint64_t seed);
 
 // Compiles the network as check_network_file does, then runs check_non_finite on it (cross

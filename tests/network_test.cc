@@ -31,10 +31,8 @@ TEST_P(RealNetwork, MatchesReferenceOnEveryBlob) {
 
 INSTANTIATE_TEST_SUITE_P(
     SharedModels, RealNetwork,
-    ::testing::Combine(::testing::Values(NetworkCase{"lenet.prototxt", {}},
-                                         NetworkCase{"cifar10_quick.prototxt", {}},
-                                         NetworkCase{"cifar10_full.prototxt", {}},
-                                         NetworkCase{"alexnet.prototxt", {}},
+    ::testing::Combine(::testing::Values(NetworkCase{"lenet.prototxt", {}}, NetworkCase{"cifar10_quick.prototxt", {}},
+                                         NetworkCase{"cifar10_full.prototxt", {}}, NetworkCase{"alexnet.prototxt", {}},
                                          NetworkCase{"caffenet.prototxt", {}},
                                          NetworkCase{"alexnet_train_val.prototxt", {1, 3, 227, 227}},
                                          NetworkCase{"nin_imagenet_train_val_v1.prototxt", {1, 3, 224, 224}},

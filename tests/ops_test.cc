@@ -9,12 +9,12 @@
 #include <string>
 
 #include "Halide.h"
-#include "tests/network_harness.h"
-#include "tests/scoped_knobs.h"
 #include "compiler/gemm_kernel.h"
 #include "compiler/target_description.h"
-#include "tools/temporary_directory.h"
 #include "compiler/toolchain.h"
+#include "tests/network_harness.h"
+#include "tests/scoped_knobs.h"
+#include "tools/temporary_directory.h"
 
 namespace cortado::testing {
 namespace {
@@ -34,8 +34,8 @@ void expect_matches_reference(const std::string &layers, const Shape &input_shap
     EXPECT_LE(check.worst_error, check.tolerance) << "worst blob: " << check.worst_blob;
 }
 
-std::string layer(const std::string &name, const std::string &type, const std::string &bottom,
-                  const std::string &top, const std::string &params = "") {
+std::string layer(const std::string &name, const std::string &type, const std::string &bottom, const std::string &top,
+                  const std::string &params = "") {
     std::ostringstream text;
     text << "layer { name: \"" << name << "\" type: \"" << type << "\"";
     std::stringstream bottoms(bottom);
@@ -46,27 +46,31 @@ std::string layer(const std::string &name, const std::string &type, const std::s
 
 std::string conv_params(int num_output, const std::string &extra) {
     return "convolution_param { num_output: " + std::to_string(num_output) +
-           " weight_filler { type: \"gaussian\" std: 0.3 } bias_filler { type: \"uniform\" min: -1 max: 1 } " +
-           extra + " }";
+           " weight_filler { type: \"gaussian\" std: 0.3 } bias_filler { type: \"uniform\" min: -1 max: 1 } " + extra +
+           " }";
 }
 
 TEST(Convolution, StridePadGroupDilationEdgeCases) {
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(8, "kernel_size: 3 pad: 1")),
                              {1, 5, 9, 11}, "3x3 pad 1, non-square");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1")),
+    expect_matches_reference(layer("c", "Convolution", "data", "c",
+                                   conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1")),
                              {2, 3, 17, 13}, "rectangular kernel, _h/_w strides and pads");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(4, "kernel_size: 3 pad_w: 1")),
                              {1, 3, 7, 6}, "pad_w alone (pad_h 0, as in Caffe)");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(4, "kernel_size: 3 kernel_size: 1 stride: 2 stride: 1 pad: 0 pad: 2")),
+    expect_matches_reference(layer("c", "Convolution", "data", "c",
+                                   conv_params(4, "kernel_size: 3 kernel_size: 1 stride: 2 stride: 1 pad: 0 pad: 2")),
                              {1, 3, 9, 6}, "per-axis kernel, stride and pad lists");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(12, "kernel_size: 3 group: 4 bias_term: false")),
-                             {1, 8, 7, 7}, "group 4, no bias");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 dilation: 2 pad: 2")),
-                             {1, 3, 10, 9}, "dilation 2");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(7, "kernel_size: 5")),
-                             {1, 4, 5, 5}, "1x1 output");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(3, "kernel_size: 1")),
-                             {1, 20, 3, 2}, "1x1 kernel, fewer outputs than a channel block");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(12, "kernel_size: 3 group: 4 bias_term: false")),
+        {1, 8, 7, 7}, "group 4, no bias");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 dilation: 2 pad: 2")), {1, 3, 10, 9},
+        "dilation 2");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(7, "kernel_size: 5")), {1, 4, 5, 5},
+                             "1x1 output");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(3, "kernel_size: 1")), {1, 20, 3, 2},
+                             "1x1 kernel, fewer outputs than a channel block");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(16, "kernel_size: 11 stride: 4")) +
                                  layer("r", "ReLU", "c", "c"),
                              {1, 3, 35, 35}, "AlexNet-like stride 4 with fused ReLU");
@@ -85,11 +89,14 @@ void expect_direct_edge_shapes(const std::string &knobs, int grouped_outputs) {
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
                                  layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
                              {2, 6, 6, 5}, knobs + ": 37 outputs, 2 images of 30 pixels, leaky ReLU");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1 bias_term: false")),
-                             {1, 3, 17, 13}, knobs + ": rectangular kernel, strides and pads, no bias");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c",
+              conv_params(6, "kernel_h: 5 kernel_w: 3 stride_h: 2 stride_w: 3 pad_h: 2 pad_w: 1 bias_term: false")),
+        {1, 3, 17, 13}, knobs + ": rectangular kernel, strides and pads, no bias");
     expect_matches_reference(layer("c", "Convolution", "data", "c",
                                    conv_params(grouped_outputs, "kernel_size: 3 group: 2 dilation: 2 pad: 1")),
-                             {1, 8, 9, 7}, knobs + ": 2 groups of " + std::to_string(grouped_outputs / 2) + " outputs, dilation 2");
+                             {1, 8, 9, 7},
+                             knobs + ": 2 groups of " + std::to_string(grouped_outputs / 2) + " outputs, dilation 2");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 1 stride: 2")),
                              {1, 3, 3, 4}, knobs + ": 4 pixels, fewer than a tile");
 }
@@ -99,9 +106,11 @@ void expect_direct_edge_shapes(const std::string &knobs, int grouped_outputs) {
 // whose channels fill whole panels, and single-pixel tiles; the output-x register tile that
 // stays for groups no vector of channels fits.
 TEST(Convolution, CpuDirectVariantsForcedOnEdgeShapes) {
-    if (!cpu_test_target()) GTEST_SKIP() << "the direct variants forced here are CPU schedules; " << test_target() << " has none";
-    for (const char *knobs : {"conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=3,conv2d.task_tiles=3",
-                              "conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=1", "conv2d.variant=cpu_register_tile"}) {
+    if (!cpu_test_target())
+        GTEST_SKIP() << "the direct variants forced here are CPU schedules; " << test_target() << " has none";
+    for (const char *knobs :
+         {"conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=3,conv2d.task_tiles=3",
+          "conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=1", "conv2d.variant=cpu_register_tile"}) {
         const ScopedKnobs forced(knobs);
         expect_direct_edge_shapes(knobs, 64);
     }
@@ -112,17 +121,20 @@ TEST(Convolution, CpuDirectVariantsForcedOnEdgeShapes) {
 // groups whose channels fill whole panels, maps smaller than one tile; with the default tile
 // and with small odd ones; the input channels split into shares, some short or empty.
 TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
-    if (!gpu_test_target()) GTEST_SKIP() << "the channel-lanes variant forced here is a GPU schedule; " << test_target() << " is no GPU";
-    for (const char *knobs : {"conv2d.variant=gpu_direct_channel_lanes",
-                              "conv2d.variant=gpu_direct_channel_lanes,conv2d.channels=2,conv2d.panel=6,conv2d.rows=3,conv2d.threads_q=3",
-                              "conv2d.variant=gpu_direct_channel_lanes,conv2d.channels=1,conv2d.panel=8,conv2d.rows=1",
-                              "conv2d.variant=gpu_direct_channel_lanes,conv2d.split_k=3,conv2d.rows=5"}) {
+    if (!gpu_test_target())
+        GTEST_SKIP() << "the channel-lanes variant forced here is a GPU schedule; " << test_target() << " is no GPU";
+    for (const char *knobs :
+         {"conv2d.variant=gpu_direct_channel_lanes",
+          "conv2d.variant=gpu_direct_channel_lanes,conv2d.channels=2,conv2d.panel=6,conv2d.rows=3,conv2d.threads_q=3",
+          "conv2d.variant=gpu_direct_channel_lanes,conv2d.channels=1,conv2d.panel=8,conv2d.rows=1",
+          "conv2d.variant=gpu_direct_channel_lanes,conv2d.split_k=3,conv2d.rows=5"}) {
         const ScopedKnobs forced(knobs);
         expect_direct_edge_shapes(knobs, 48);
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(16, "kernel_size: 11 stride: 4")),
                                  {2, 3, 35, 35}, std::string(knobs) + ": 11x11 stride 4, batch 2");
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")),
-                                 {2, 40, 9, 9}, std::string(knobs) + ": 40 input channels (3 shares of 14, the last short)");
+                                 {2, 40, 9, 9},
+                                 std::string(knobs) + ": 40 input channels (3 shares of 14, the last short)");
     }
 }
 
@@ -136,7 +148,8 @@ TEST(Convolution, WinogradVariantsForced) {
     std::vector<std::string> forced_knobs;
     for (const char *m : {"f2", "f4"}) forced_knobs.push_back("conv2d.variant=" + family + "_winograd_" + m);
     if (gpu_test_target()) {
-        forced_knobs.push_back("conv2d.variant=gpu_winograd_f2,conv2d.cols=3,conv2d.rows=5,conv2d.threads_x=3,conv2d.threads_y=2");
+        forced_knobs.push_back(
+            "conv2d.variant=gpu_winograd_f2,conv2d.cols=3,conv2d.rows=5,conv2d.threads_x=3,conv2d.threads_y=2");
         forced_knobs.push_back("conv2d.variant=gpu_winograd_f4,conv2d.k_block=24,conv2d.k_unroll=1");
     }
     for (const std::string &variant : forced_knobs) {
@@ -144,13 +157,15 @@ TEST(Convolution, WinogradVariantsForced) {
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 3 pad: 1")) +
                                      layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
                                  {2, 5, 9, 11}, std::string(variant) + ": 37 outputs, 9x11 map, batch 2, leaky ReLU");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 3 bias_term: false")),
-                                 {1, 4, 7, 6}, std::string(variant) + ": no padding, 5x4 map, no bias");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 3 bias_term: false")), {1, 4, 7, 6},
+            std::string(variant) + ": no padding, 5x4 map, no bias");
         expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 pad: 1")) +
                                      layer("r", "ReLU", "c", "c"),
                                  {1, 64, 14, 14}, std::string(variant) + ": 64 input channels, 14x14");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(192, "kernel_size: 3 pad: 1 group: 2")),
-                                 {2, 10, 7, 9}, std::string(variant) + ": 2 groups of 96 outputs, batch 2");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(192, "kernel_size: 3 pad: 1 group: 2")), {2, 10, 7, 9},
+            std::string(variant) + ": 2 groups of 96 outputs, batch 2");
     }
 }
 
@@ -171,20 +186,19 @@ TEST(Convolution, RandomShapes) {
     }
 }
 
-
 // The GPU family's shared-memory staging (schedules/gpu/conv2d_staged.h), chosen family-wide
 // on shapes its default leaves to the register variant: split input channels, strides,
 // dilation, odd maps, batch 2, channel counts with few divisors; grouped layers must keep the
 // register variant. CPU targets, which have no such variant, run the same shapes as they are.
 TEST(Convolution, SharedMemoryStagedShapes) {
     const ScopedKnobs force_staging(gpu_test_target() ? "conv2d.variant=gpu_staged,conv2d.stage_channels=4" : "");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
-                                 layer("r", "ReLU", "c", "c"),
-                             {1, 64, 15, 15}, "staged, input channels split");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) + layer("r", "ReLU", "c", "c"),
+        {1, 64, 15, 15}, "staged, input channels split");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1 group: 2")),
                              {2, 64, 13, 11}, "staged, group 2, batch 2");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1")),
-                             {1, 37, 9, 13}, "staged 1x1, channel counts with few divisors");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1")), {1, 37, 9, 13},
+                             "staged 1x1, channel counts with few divisors");
     // Its 63x63 input window with 3-channel chunks would overflow 48 KiB: chunks shrink to fit.
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(32, "kernel_size: 11 stride: 4")),
                              {1, 3, 63, 63}, "staged 11x11 stride 4, chunks shrunk to fit shared memory");
@@ -209,28 +223,35 @@ TEST(Convolution, SharedMemoryStagedShapes) {
 // threads): split input channels, odd channel counts (overlapping tiles) and groups do; the
 // strided 3x3, the 1x1 layer and the 11x11 one (rows not unrolled) keep 4 channels.
 TEST(Convolution, LargeRegisterBudgetShapes) {
-    if (!gpu_test_target()) GTEST_SKIP() << "the register budget only steers GPU schedules; " << test_target() << " has none";
+    if (!gpu_test_target())
+        GTEST_SKIP() << "the register budget only steers GPU schedules; " << test_target() << " has none";
     const ScopedKnobs budget("conv2d.registers=128,conv2d.target_threads=2048");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) +
-                                 layer("r", "ReLU", "c", "c"),
-                             {1, 128, 15, 15}, "3x3, input channels split");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 3 pad: 1")) + layer("r", "ReLU", "c", "c"),
+        {1, 128, 15, 15}, "3x3, input channels split");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(36, "kernel_size: 5 pad: 2 group: 2")),
                              {2, 18, 13, 11}, "5x5, group 2, batch 2, 18 channels per group");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 stride: 2 dilation: 2")),
-                             {1, 20, 17, 19}, "3x3 stride 2 dilation 2");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1")),
-                             {1, 37, 9, 13}, "1x1");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 stride: 2 dilation: 2")),
+        {1, 20, 17, 19}, "3x3 stride 2 dilation 2");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1")), {1, 37, 9, 13},
+                             "1x1");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(32, "kernel_size: 11 stride: 4")),
                              {1, 3, 35, 39}, "11x11 stride 4");
 }
 
-std::string pool(const std::string &params) { return layer("p", "Pooling", "data", "p", "pooling_param { " + params + " }"); }
+std::string pool(const std::string &params) {
+    return layer("p", "Pooling", "data", "p", "pooling_param { " + params + " }");
+}
 
 TEST(Pooling, CaffeRoundingPaddingAndGlobal) {
     expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2"), {1, 3, 13, 13}, "max 3/2 on 13 (rounds up)");
-    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2 pad: 1"), {2, 4, 10, 7}, "max with pad correction");
-    expect_matches_reference(pool("pool: AVE kernel_size: 3 stride: 2 pad: 1"), {1, 5, 9, 12}, "ave divisor over padded window");
-    expect_matches_reference(pool("pool: AVE kernel_h: 2 kernel_w: 3 stride_h: 1 stride_w: 2"), {1, 2, 8, 11}, "rectangular ave");
+    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2 pad: 1"), {2, 4, 10, 7},
+                             "max with pad correction");
+    expect_matches_reference(pool("pool: AVE kernel_size: 3 stride: 2 pad: 1"), {1, 5, 9, 12},
+                             "ave divisor over padded window");
+    expect_matches_reference(pool("pool: AVE kernel_h: 2 kernel_w: 3 stride_h: 1 stride_w: 2"), {1, 2, 8, 11},
+                             "rectangular ave");
     expect_matches_reference(pool("pool: AVE global_pooling: true"), {2, 6, 7, 5}, "global average");
     expect_matches_reference(pool("pool: MAX global_pooling: true"), {1, 3, 6, 6}, "global max");
     expect_matches_reference(pool("pool: AVE kernel_size: 7 stride: 1"), {1, 32, 7, 7}, "GoogLeNet-style 7x7 average");
@@ -241,8 +262,9 @@ TEST(LRN, AcrossAndWithinChannels) {
                              {1, 9, 6, 7}, "across channels");
     expect_matches_reference(layer("n", "LRN", "data", "n", "lrn_param { local_size: 3 alpha: 0.5 beta: 0.6 k: 2 }"),
                              {2, 2, 5, 19}, "across channels, k 2, fewer channels than the window");
-    expect_matches_reference(layer("n", "LRN", "data", "n", "lrn_param { local_size: 3 alpha: 0.3 beta: 0.75 norm_region: WITHIN_CHANNEL }"),
-                             {1, 3, 8, 9}, "within channel");
+    expect_matches_reference(
+        layer("n", "LRN", "data", "n", "lrn_param { local_size: 3 alpha: 0.3 beta: 0.75 norm_region: WITHIN_CHANNEL }"),
+        {1, 3, 8, 9}, "within channel");
 }
 
 std::string ip(const std::string &extra, int outputs) {
@@ -272,8 +294,9 @@ TEST(Gemm, InnerProductEdgeSizes) {
                              {7, 300}, "7 rows, 53 outputs, K 300: three K blocks, the last short; fused ReLU");
     expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("transpose: true bias_term: false", 97)),
                              {37, 3, 5, 2}, "37 rows, 97 outputs, transposed weights, no bias");
-    const ScopedKnobs small("inner_product.variant=cpu_gemm,inner_product.rows=3,inner_product.k_block=16,"
-                            "inner_product.row_block=6");
+    const ScopedKnobs small(
+        "inner_product.variant=cpu_gemm,inner_product.rows=3,inner_product.k_block=16,"
+        "inner_product.row_block=6");
     expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 29)), {13, 41},
                              "3-row tiles, 6-row tasks over 13 rows, K blocks of 16 over 41");
 }
@@ -282,21 +305,22 @@ TEST(Gemm, FullyConnectedAnd1x1Convolutions) {
     if (resolve_target(test_target()).schedule_family == "hvx") GTEST_SKIP() << "HVX has no GEMM variants";
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(23, "kernel_h: 7 kernel_w: 11")),
                              {3, 5, 7, 11}, "fully connected: the kernel covers the 7x11 input, batch 3");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(1, "kernel_size: 3")) +
-                                 layer("r", "ReLU", "c", "c"),
-                             {1, 131, 3, 3}, "fully connected: one output, K 1179, fused ReLU");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(1, "kernel_size: 3")) + layer("r", "ReLU", "c", "c"),
+        {1, 131, 3, 3}, "fully connected: one output, K 1179, fused ReLU");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(19, "kernel_size: 1")) +
                                  layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
                              {2, 13, 7, 11}, "1x1, channels in the lanes: 19 outputs, 77 pixels, batch 2, leaky ReLU");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1 bias_term: false")),
                              {1, 300, 5, 3}, "1x1, channels in the lanes: K 300 over three K blocks, no bias");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1")) +
-                                 layer("r", "ReLU", "c", "c"),
-                             {2, 150, 20, 21}, "1x1, pixels in the lanes: 420 pixels, K 150 over two blocks, batch 2");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 1")) + layer("r", "ReLU", "c", "c"),
+        {2, 150, 20, 21}, "1x1, pixels in the lanes: 420 pixels, K 150 over two blocks, batch 2");
     if (!cpu_test_target()) return;
-    const ScopedKnobs small("conv2d.variant=cpu_gemm_1x1,conv2d.rows=5,conv2d.k_block=7,conv2d.row_block=10,conv2d.pack=0");
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(17, "kernel_size: 1")),
-                             {3, 23, 1, 1}, "1x1 on a 1x1 map, unpacked: 5-row tiles, 10-row tasks, K blocks of 7");
+    const ScopedKnobs small(
+        "conv2d.variant=cpu_gemm_1x1,conv2d.rows=5,conv2d.k_block=7,conv2d.row_block=10,conv2d.pack=0");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(17, "kernel_size: 1")), {3, 23, 1, 1},
+                             "1x1 on a 1x1 map, unpacked: 5-row tiles, 10-row tasks, K blocks of 7");
 }
 
 // The GPU GEMM's two forms, forced, at sizes where the last tile shifts inwards, K splits into
@@ -308,8 +332,7 @@ TEST(Gemm, GpuFormsAtEdgeSizes) {
     for (const char *knobs : {"inner_product.variant=gpu_skinny_gemm",
                               "inner_product.variant=gpu_skinny_gemm,inner_product.k_block=64,inner_product.k_unroll=4",
                               "inner_product.variant=gpu_skinny_gemm,inner_product.k_block=48,inner_product.k_unroll=1",
-                              "inner_product.variant=gpu_gemm",
-                              "inner_product.variant=gpu_gemm,inner_product.pack_a=1",
+                              "inner_product.variant=gpu_gemm", "inner_product.variant=gpu_gemm,inner_product.pack_a=1",
                               "inner_product.variant=gpu_gemm,inner_product.pack_a=1,inner_product.k_unroll=1",
                               "inner_product.variant=gpu_gemm,inner_product.cols=2,inner_product.rows=3,"
                               "inner_product.threads_x=8,inner_product.threads_y=8,inner_product.k_block=32"}) {
@@ -318,12 +341,13 @@ TEST(Gemm, GpuFormsAtEdgeSizes) {
         expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("transpose: true bias_term: false", 97)),
                                  {13, 3, 5, 4}, std::string("13 rows, 97 outputs, K 60, transposed weights: ") + knobs);
     }
-    for (const char *knobs : {"conv2d.variant=gpu_gemm_fully_connected", "conv2d.variant=gpu_skinny_gemm_fully_connected",
-                              "conv2d.variant=gpu_gemm_fully_connected,conv2d.pack_a=1",
-                              "conv2d.variant=gpu_skinny_gemm_fully_connected,conv2d.k_block=36"}) {
+    for (const char *knobs :
+         {"conv2d.variant=gpu_gemm_fully_connected", "conv2d.variant=gpu_skinny_gemm_fully_connected",
+          "conv2d.variant=gpu_gemm_fully_connected,conv2d.pack_a=1",
+          "conv2d.variant=gpu_skinny_gemm_fully_connected,conv2d.k_block=36"}) {
         const ScopedKnobs forced(knobs);
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(70, "kernel_size: 3")), {3, 16, 3, 3},
-                                 std::string("fully connected, 70 outputs, K 144, batch 3: ") + knobs);
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(70, "kernel_size: 3")),
+                                 {3, 16, 3, 3}, std::string("fully connected, 70 outputs, K 144, batch 3: ") + knobs);
     }
     for (const char *knobs : {"conv2d.variant=gpu_gemm_1x1", "conv2d.variant=gpu_gemm_1x1_channel_lanes",
                               "conv2d.variant=gpu_gemm_1x1,conv2d.k_block=32,conv2d.rows=5",
@@ -350,10 +374,10 @@ TEST(Gemm, OpTransposesBiasAndRelu) {
         ops::Epilogue epilogue;
     };
     for (const Case &c : std::vector<Case>{{{1, 1, 1, false, false}, {}},
-                                            {{7, 13, 300, false, false}, {true, true, 0.0f}},
-                                            {{37, 53, 129, true, false}, {}},
-                                            {{5, 97, 17, false, true}, {true, true, 0.25f}},
-                                            {{64, 48, 256, true, true}, {true, false, 0.0f}}}) {
+                                           {{7, 13, 300, false, false}, {true, true, 0.0f}},
+                                           {{37, 53, 129, true, false}, {}},
+                                           {{5, 97, 17, false, true}, {true, true, 0.25f}},
+                                           {{64, 48, 256, true, true}, {true, false, 0.0f}}}) {
         const ops::GemmShape &s = c.shape;
         SCOPED_TRACE(ops::fields_text(s));
         std::vector<float> a(size_t(s.m) * s.k), b(size_t(s.k) * s.n), bias(size_t(s.n)), out(size_t(s.m) * s.n);
@@ -390,20 +414,26 @@ TEST(Softmax, Axes) {
 // Three different blobs from one input, for the layers that take several bottoms.
 std::string three_blobs() {
     return layer("a", "ReLU", "data", "a", "relu_param { negative_slope: 0.3 }") +
-           layer("b", "Scale", "data", "b", "scale_param { filler { type: \"uniform\" min: -2 max: 2 } bias_term: true bias_filler { type: \"gaussian\" } }") +
+           layer(
+               "b", "Scale", "data", "b",
+               "scale_param { filler { type: \"uniform\" min: -2 max: 2 } bias_term: true bias_filler { type: \"gaussian\" } }") +
            layer("c", "Pooling", "data", "c", "pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 }");
 }
 
 TEST(Concat, ChannelAndSpatialAxes) {
     expect_matches_reference(three_blobs() + layer("cat", "Concat", "a b c", "cat"), {2, 3, 5, 6}, "axis 1");
-    expect_matches_reference(three_blobs() + layer("cat", "Concat", "a b c", "cat", "concat_param { axis: 2 }"), {1, 2, 4, 3}, "axis 2");
+    expect_matches_reference(three_blobs() + layer("cat", "Concat", "a b c", "cat", "concat_param { axis: 2 }"),
+                             {1, 2, 4, 3}, "axis 2");
 }
 
 TEST(Eltwise, SumWithCoefficientsProductMax) {
-    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: SUM coeff: 0.5 coeff: -2 coeff: 1.5 }"),
+    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e",
+                                                   "eltwise_param { operation: SUM coeff: 0.5 coeff: -2 coeff: 1.5 }"),
                              {1, 4, 6, 5}, "sum with coeff");
-    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: PROD }"), {2, 3, 3, 3}, "product");
-    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: MAX }"), {1, 2, 9, 4}, "max");
+    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: PROD }"),
+                             {2, 3, 3, 3}, "product");
+    expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e", "eltwise_param { operation: MAX }"),
+                             {1, 2, 9, 4}, "max");
 }
 
 TEST(ShapeOnlyLayers, DropoutSplitFlattenReshapeRelu) {
@@ -418,10 +448,12 @@ TEST(ShapeOnlyLayers, DropoutSplitFlattenReshapeRelu) {
 }
 
 TEST(Normalisation, BatchNormThenScale) {
-    expect_matches_reference(layer("bn", "BatchNorm", "data", "data", "batch_norm_param { use_global_stats: true eps: 0.001 }") +
-                                 layer("sc", "Scale", "data", "data", "scale_param { bias_term: true filler { type: \"gaussian\" } }"),
-                             {2, 6, 5, 3}, "BatchNorm + Scale in place");
-    expect_matches_reference(layer("sc", "Scale", "data", "sc", "scale_param { axis: 1 num_axes: 2 filler { type: \"uniform\" min: -1 max: 1 } }"),
+    expect_matches_reference(
+        layer("bn", "BatchNorm", "data", "data", "batch_norm_param { use_global_stats: true eps: 0.001 }") +
+            layer("sc", "Scale", "data", "data", "scale_param { bias_term: true filler { type: \"gaussian\" } }"),
+        {2, 6, 5, 3}, "BatchNorm + Scale in place");
+    expect_matches_reference(layer("sc", "Scale", "data", "sc",
+                                   "scale_param { axis: 1 num_axes: 2 filler { type: \"uniform\" min: -1 max: 1 } }"),
                              {1, 3, 4, 5}, "Scale over two axes");
 }
 

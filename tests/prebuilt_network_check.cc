@@ -14,21 +14,24 @@
 #include <string>
 #include <vector>
 
+#include "compiler/network_weights.h"
+#include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
 #include "frontend/untrained_fillers.h"
-#include "frontend/caffemodel_writer.h"
 #include "tests/blob_check.h"
-#include "compiler/network_weights.h"
-#include "tools/temporary_directory.h"
 #include "tools/cli_args.h"
+#include "tools/temporary_directory.h"
 
 using namespace cortado;
 
 int main(int argc, char **argv) {
     if (argc < 4) {
-        std::fprintf(stderr, "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] [--non-finite]\n", argv[0]);
+        std::fprintf(
+            stderr,
+            "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] [--non-finite]\n",
+            argv[0]);
         return 2;
     }
     try {
@@ -73,9 +76,9 @@ int main(int argc, char **argv) {
         const testing::BlobCheck check = testing::check_every_blob(unfused, plan, net, seed);
         // All-zero reference blobs would make the comparison vacuous: they fail the check too.
         const bool pass = check.worst_error <= check.tolerance && check.all_zero_blobs == 0;
-        std::printf("check %s %s: %d blobs (%d all zero), worst relative L2 error %.6g (%s), tolerance %.6g: %s\n", argv[1],
-                    argv[3], check.blobs_checked, check.all_zero_blobs, check.worst_error, check.worst_blob.c_str(),
-                    check.tolerance, pass ? "PASS" : "FAIL");
+        std::printf("check %s %s: %d blobs (%d all zero), worst relative L2 error %.6g (%s), tolerance %.6g: %s\n",
+                    argv[1], argv[3], check.blobs_checked, check.all_zero_blobs, check.worst_error,
+                    check.worst_blob.c_str(), check.tolerance, pass ? "PASS" : "FAIL");
 
         if (iterations == 0) return pass ? 0 : 1;  // checking only (the cross-target test suites)
         std::vector<float> input(static_cast<size_t>(element_count(unfused.values[unfused.inputs[0]].shape)), 0.5f);
@@ -85,7 +88,8 @@ int main(int argc, char **argv) {
             const auto start = std::chrono::steady_clock::now();
             net.forward(input.data(), output.data());
             if (i > 0)
-                totals.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+                totals.push_back(
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         }
         std::sort(totals.begin(), totals.end());
         net.set_profiling(true);
@@ -101,8 +105,9 @@ int main(int argc, char **argv) {
             layer_sum += median;
             if (median > 0) std::printf("  %-48s %9.4f ms\n", net.layer_name(l).c_str(), median);
         }
-        std::printf("time %s: forward median %.3f ms (min %.3f, with input/output copies), layers summed %.3f ms, %d iterations\n",
-                    argv[1], totals[totals.size() / 2], totals.front(), layer_sum, iterations);
+        std::printf(
+            "time %s: forward median %.3f ms (min %.3f, with input/output copies), layers summed %.3f ms, %d iterations\n",
+            argv[1], totals[totals.size() / 2], totals.front(), layer_sum, iterations);
         return pass ? 0 : 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "error: %s\n", e.what());

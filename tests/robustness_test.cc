@@ -9,13 +9,13 @@
 #include <random>
 #include <thread>
 
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
-#include "compiler/loaded_network.h"
-#include "compiler/network_builder.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {
@@ -29,7 +29,8 @@ class Compiled {
         Graph graph = import_caffe_prototxt_text(prototxt, "test.prototxt", ImportOptions{});
         infer_shapes(graph);
         fuse_activations(graph);
-        built_ = std::make_unique<BuiltNetwork>(build_network(graph, "net", resolve_target(test_target()), dir_.path(), false));
+        built_ = std::make_unique<BuiltNetwork>(
+            build_network(graph, "net", resolve_target(test_target()), dir_.path(), false));
         library_ = link_shared_library(*built_, dir_.path());
     }
     std::unique_ptr<LoadedNetwork> context(uint64_t seed) const {

@@ -23,8 +23,9 @@ std::string temp_path(const std::string &name) {
 
 TEST(CaffemodelReader, ReadsWhatTheProtobufWriterWrote) {
     const std::string path = temp_path("v2.caffemodel");
-    write_caffemodel(path, "net", {LayerWeights{"conv/1x1", {{2, 1, 1, 3}, {2}}, {{1, 2, 3, 4, 5, 6}, {-1, 0.5f}}},
-                                   LayerWeights{"fc", {{1, 2}}, {{7, 8}}}});
+    write_caffemodel(path, "net",
+                     {LayerWeights{"conv/1x1", {{2, 1, 1, 3}, {2}}, {{1, 2, 3, 4, 5, 6}, {-1, 0.5f}}},
+                      LayerWeights{"fc", {{1, 2}}, {{7, 8}}}});
     std::vector<LayerBlobs> layers;
     std::string error;
     ASSERT_TRUE(read_caffemodel(path, &layers, &error)) << error;
@@ -51,7 +52,8 @@ TEST(CaffemodelReader, ReadsLegacyV1LayersWithFourDims) {
     const std::string bytes = net.SerializeAsString();
     std::vector<LayerBlobs> layers;
     std::string error;
-    ASSERT_TRUE(parse_caffemodel(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), &layers, &error)) << error;
+    ASSERT_TRUE(parse_caffemodel(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), &layers, &error))
+        << error;
     ASSERT_EQ(layers.size(), 1u);
     EXPECT_EQ(layers[0].name, "conv1");
     EXPECT_EQ(layers[0].blobs[0].shape, (std::vector<int64_t>{1, 1, 2, 2}));

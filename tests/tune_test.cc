@@ -15,8 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/cli_process.h"
 #include "compiler/tuning_db.h"
+#include "tests/cli_process.h"
 
 namespace cortado::testing {
 namespace {
@@ -114,8 +114,8 @@ TEST_F(Tune, CtrlCKeepsTheRecordsAndARerunResumesWithoutRepeatingACandidate) {
     const size_t kept = records().size();
     ASSERT_GE(kept, 3u);
 
-    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 5 --seed 5 --max-candidates " +
-                             std::to_string(kept + 2));
+    const Result r =
+        cortado("tune " + net_ + " --db " + db_ + " --budget 5 --seed 5 --max-candidates " + std::to_string(kept + 2));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("resumed: " + std::to_string(kept) + " candidates"), std::string::npos) << r.output;
     // Two new candidates, then the finalists (the default and the two fastest) measured once
@@ -163,7 +163,8 @@ TEST_F(Tune, TheBudgetHoldsAndCorruptLinesOnlyWarn) {
 
 TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
     const std::string bundles = (dir_ / "bundles").string();
-    Result r = cortado("tune " + net_ + " --target opencl-pocl --prepare " + bundles + " --max-candidates 3 --db " + db_);
+    Result r =
+        cortado("tune " + net_ + " --target opencl-pocl --prepare " + bundles + " --max-candidates 3 --db " + db_);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream manifest_file(bundles + "/bundle-0/tune.json");
     const nlohmann::json manifest = nlohmann::json::parse(manifest_file);
@@ -181,12 +182,22 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
     for (const nlohmann::json &c : signature["candidates"]) {
         EXPECT_TRUE(fs::exists(bundles + "/bundle-0/" + c["library"].get<std::string>()));
         EXPECT_LE(fs::file_size(bundles + "/bundle-0/" + c["library"].get<std::string>()), 40u << 20);
-        nlohmann::json record = {{"op_signature", signature["signature"]}, {"op", signature["op"]},
-                                 {"layer", signature["layer"]}, {"variant", c["variant"]}, {"knobs", c["knobs"]},
-                                 {"median_ms", median}, {"min_ms", median}, {"max_ms", median}, {"repetitions", 10},
-                                 {"error", 1e-7}, {"tolerance", c["tolerance"]}, {"shape", signature["shape"]},
-                                 {"target", signature["target"]}, {"family", signature["family"]},
-                                 {"schedule_version", c["schedule_version"]}, {"date", "2026-11-24"}};
+        nlohmann::json record = {{"op_signature", signature["signature"]},
+                                 {"op", signature["op"]},
+                                 {"layer", signature["layer"]},
+                                 {"variant", c["variant"]},
+                                 {"knobs", c["knobs"]},
+                                 {"median_ms", median},
+                                 {"min_ms", median},
+                                 {"max_ms", median},
+                                 {"repetitions", 10},
+                                 {"error", 1e-7},
+                                 {"tolerance", c["tolerance"]},
+                                 {"shape", signature["shape"]},
+                                 {"target", signature["target"]},
+                                 {"family", signature["family"]},
+                                 {"schedule_version", c["schedule_version"]},
+                                 {"date", "2026-11-24"}};
         median -= 0.1;  // the last candidate is the fastest
         std::string key = c["variant"].get<std::string>();
         for (const auto &[name, value] : c["knobs"].items()) key += " " + name + "=" + std::to_string(value.get<int>());
@@ -197,7 +208,8 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
     out.close();
     r = cortado("tune --import " + measured + " --db " + db_);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("imported 3 records (0 rejected, 0 stale) for 1 op signatures"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("imported 3 records (0 rejected, 0 stale) for 1 op signatures"), std::string::npos)
+        << r.output;
     EXPECT_NE(r.output.find(measured + ":4: skipped"), std::string::npos) << r.output;
     const Result plan = cortado("info " + net_ + " --plan --target opencl-pocl --db " + db_);
     ASSERT_EQ(plan.exit_code, 0) << plan.output;
@@ -225,11 +237,13 @@ TEST_F(Tune, BadInputGetsAClearError) {
         {"tune " + net_ + " --budget 0", "--budget takes a number of minutes above 0 (at most a week), not '0'"},
         {"tune " + net_ + " --budget soon", "--budget takes a number of minutes above 0 (at most a week), not 'soon'"},
         {"tune " + net_ + " --budget inf", "not 'inf'"},
-        {"tune " + net_ + " --max-tolerance 1e-5x", "--max-tolerance takes a relative L2 error above 0 such as 1e-5, not '1e-5x'"},
+        {"tune " + net_ + " --max-tolerance 1e-5x",
+         "--max-tolerance takes a relative L2 error above 0 such as 1e-5, not '1e-5x'"},
         {"tune --suite pictures", "unknown tuning suite 'pictures': give conv, sgemm or nets"},
         {"tune " + net_ + " --suite conv", "give a network or --suite, not both"},
         {"tune " + net_ + " --batch 1,x", "--batch takes whole numbers above 0 separated by commas, not '1,x'"},
-        {"tune " + net_ + " --db " + (dir_ / "no" / "such" / "dir" / "db.jsonl").string(), "cannot write the tuning database"},
+        {"tune " + net_ + " --db " + (dir_ / "no" / "such" / "dir" / "db.jsonl").string(),
+         "cannot write the tuning database"},
         {"tune " + net_ + " --jobs 0", "--jobs and --max-candidates must be at least 1"},
         {"tune --import " + (dir_ / "missing.jsonl").string(), "cannot read the tuning database"},
         {"tune " + net_ + " --import x.jsonl", "--import takes only --db"},

@@ -47,8 +47,8 @@ std::string conv_prototxt(const ConvShape &s) {
       << " dim: " << s.in_w << " }\n"
       << "layer { name: \"conv\" type: \"Convolution\" bottom: \"data\" top: \"conv\" convolution_param {"
       << " num_output: " << s.out_channels << " kernel_h: " << s.kernel_h << " kernel_w: " << s.kernel_w
-      << " stride_h: " << s.stride_h << " stride_w: " << s.stride_w << " pad_h: " << s.pad_h
-      << " pad_w: " << s.pad_w << " group: " << s.group
+      << " stride_h: " << s.stride_h << " stride_w: " << s.stride_w << " pad_h: " << s.pad_h << " pad_w: " << s.pad_w
+      << " group: " << s.group
       << " weight_filler { type: \"gaussian\" std: 0.1 } bias_filler { type: \"uniform\" min: -1 max: 1 } } }\n";
     return p.str();
 }
@@ -71,7 +71,8 @@ std::string sgemm_prototxt(int n) {
     const std::string size = std::to_string(n);
     return "input: \"data\"\ninput_shape { dim: " + size + " dim: " + size +
            " }\nlayer { name: \"gemm\" type: \"InnerProduct\" bottom: \"data\" top: \"c\" "
-           "inner_product_param { num_output: " + size + " bias_term: false weight_filler { type: \"gaussian\" } } }\n";
+           "inner_product_param { num_output: " +
+           size + " bias_term: false weight_filler { type: \"gaussian\" } } }\n";
 }
 
 double conv_gflop(const ConvShape &s) {

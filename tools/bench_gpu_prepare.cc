@@ -5,17 +5,17 @@
 #include <iostream>
 #include <sstream>
 
+#include "compiler/network_builder.h"
+#include "compiler/target_features.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
-#include "frontend/layer_cost.h"
 #include "frontend/import_caffe.h"
+#include "frontend/layer_cost.h"
 #include "frontend/shape_inference.h"
-#include "compiler/target_features.h"
 #include "tools/bench_cases.h"
 #include "tools/bench_networks.h"
 #include "tools/bench_report.h"
 #include "tools/graph_json.h"
-#include "compiler/network_builder.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -26,7 +26,7 @@ namespace {
 // graph.json); where the records change some kernel, also without them into OUT/untuned/.
 // Returns the case's JSON fields for the libraries.
 nlohmann::ordered_json build_libraries(const Graph &graph, const TargetDescription &target, const fs::path &out,
-                            const std::string &case_name, const ChoiceOverrides &records) {
+                                       const std::string &case_name, const ChoiceOverrides &records) {
     const BuiltNetwork built = build_network(graph, "net", target, out.string(), false, records);
     link_shared_library(built, out.string());
     nlohmann::ordered_json fields{{"library", case_name + "/libnet.so"}};
@@ -38,13 +38,14 @@ nlohmann::ordered_json build_libraries(const Graph &graph, const TargetDescripti
         fields["untuned_library"] = case_name + "/untuned/libnet.so";
     }
     for (const auto &entry : fs::directory_iterator(out))
-        if (entry.is_regular_file() && entry.path().filename() != "libnet.so" && entry.path().filename() != "graph.json")
+        if (entry.is_regular_file() && entry.path().filename() != "libnet.so" &&
+            entry.path().filename() != "graph.json")
             fs::remove(entry.path());
     return fields;
 }
 
 nlohmann::ordered_json build_case(const std::string &prototxt, const TargetDescription &target, const fs::path &dir,
-                       const std::string &case_name, const ChoiceOverrides &records) {
+                                  const std::string &case_name, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, case_name + ".prototxt", ImportOptions{});
     infer_shapes(graph);
     const fs::path out = dir / case_name;
@@ -79,8 +80,8 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             const auto libraries = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count), records);
             const nlohmann::ordered_json shape{
                 {"conv",
-                 {s.batch, s.in_channels, s.in_h, s.in_w, s.out_channels, s.kernel_h, s.kernel_w, s.stride_h, s.stride_w,
-                  s.pad_h, s.pad_w, s.out_h, s.out_w, s.group}}};
+                 {s.batch, s.in_channels, s.in_h, s.in_w, s.out_channels, s.kernel_h, s.kernel_w, s.stride_h,
+                  s.stride_w, s.pad_h, s.pad_w, s.out_h, s.out_w, s.group}}};
             add(conv_name(s), libraries, conv_gflop(s), conv_megabytes(s), shape);
         }
     } else if (suite == "sgemm") {

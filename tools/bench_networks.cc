@@ -5,15 +5,15 @@
 #include <map>
 #include <random>
 
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
 #include "frontend/layer_cost.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
-#include "compiler/loaded_network.h"
-#include "compiler/network_builder.h"
-#include "compiler/network_weights.h"
 #include "tools/peers.h"
 
 namespace cortado {
@@ -53,22 +53,27 @@ std::vector<NetworkBenchCase> shipped_network_cases(const std::string &models_di
                                                     const std::vector<int64_t> &batches,
                                                     const std::vector<std::string> &names) {
     const std::vector<std::pair<std::string, std::vector<int64_t>>> networks = {
-        {"lenet.prototxt", {}},          {"cifar10_quick.prototxt", {}},
-        {"cifar10_full.prototxt", {}},   {"alexnet.prototxt", {}},
-        {"caffenet.prototxt", {}},       {"nin_imagenet_train_val_v1.prototxt", {1, 3, 224, 224}},
+        {"lenet.prototxt", {}},        {"cifar10_quick.prototxt", {}},
+        {"cifar10_full.prototxt", {}}, {"alexnet.prototxt", {}},
+        {"caffenet.prototxt", {}},     {"nin_imagenet_train_val_v1.prototxt", {1, 3, 224, 224}},
         {"googlenet.prototxt", {}}};
     std::vector<NetworkBenchCase> cases;
     for (const std::string &name : names)
-        if (std::none_of(networks.begin(), networks.end(), [&](const auto &n) { return n.first == name + ".prototxt"; }))
-            throw CompileError("the nets suite has no network '" + name +
-                               "': lenet, cifar10_quick, cifar10_full, alexnet, caffenet, nin_imagenet_train_val_v1, googlenet");
+        if (std::none_of(networks.begin(), networks.end(),
+                         [&](const auto &n) { return n.first == name + ".prototxt"; }))
+            throw CompileError(
+                "the nets suite has no network '" + name +
+                "': lenet, cifar10_quick, cifar10_full, alexnet, caffenet, nin_imagenet_train_val_v1, googlenet");
     for (const auto &[file, shape] : networks) {
         const std::string path = models_dir + "/" + file;
-        if (!names.empty() && std::find(names.begin(), names.end(), std::filesystem::path(file).stem().string()) == names.end())
+        if (!names.empty() &&
+            std::find(names.begin(), names.end(), std::filesystem::path(file).stem().string()) == names.end())
             continue;
-        if (!std::filesystem::exists(path)) throw CompileError(path + ": missing (the nets suite reads ../shared/models)");
+        if (!std::filesystem::exists(path))
+            throw CompileError(path + ": missing (the nets suite reads ../shared/models)");
         for (int64_t batch : batches.empty() ? std::vector<int64_t>{1, 5, 20} : batches) {
-            const bool small = file == "lenet.prototxt" || file == "cifar10_quick.prototxt" || file == "alexnet.prototxt";
+            const bool small =
+                file == "lenet.prototxt" || file == "cifar10_quick.prototxt" || file == "alexnet.prototxt";
             if (quick && !(small && batch == 1)) continue;
             cases.push_back({path, shape, int(batch)});
         }
@@ -128,7 +133,8 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     }
     for (const Layer &layer : graph.layers) {
         row.gflop += layer_cost(graph, layer).flops * 1e-9;
-        const auto found = std::find_if(weights.begin(), weights.end(), [&](const LayerWeights &w) { return w.layer == layer.name; });
+        const auto found =
+            std::find_if(weights.begin(), weights.end(), [&](const LayerWeights &w) { return w.layer == layer.name; });
         const Shape &in = graph.values[layer.inputs[0]].shape, &out = graph.values[layer.outputs[0]].shape;
         const bool has_peer = std::holds_alternative<ConvolutionParams>(layer.params) ||
                               std::holds_alternative<InnerProductParams>(layer.params);
@@ -136,10 +142,11 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
         std::vector<float> theirs;
         PeerTiming peer{};
         if (const auto *p = std::get_if<ConvolutionParams>(&layer.params)) {
-            const ConvShape s{int(in[0]), int(in[1]), int(in[2]), int(in[3]), int(out[1]), p->kernel_h, p->kernel_w,
-                              p->stride_h, p->stride_w, p->pad_h, p->pad_w, int(out[2]), int(out[3]),
-                              p->group, p->dilation_h, p->dilation_w};
-            const std::vector<float> bias = p->bias_term ? found->blobs[1] : std::vector<float>(size_t(s.out_channels), 0.0f);
+            const ConvShape s{int(in[0]),  int(in[1]),  int(in[2]),    int(in[3]),   int(out[1]), p->kernel_h,
+                              p->kernel_w, p->stride_h, p->stride_w,   p->pad_h,     p->pad_w,    int(out[2]),
+                              int(out[3]), p->group,    p->dilation_h, p->dilation_w};
+            const std::vector<float> bias =
+                p->bias_term ? found->blobs[1] : std::vector<float>(size_t(s.out_channels), 0.0f);
             peer = onednn_convolution(s, capture.values[layer.inputs[0]], found->blobs[0], bias, &theirs, iterations);
             apply_relu(theirs, p->fused_relu, p->relu_negative_slope);
         } else if (const auto *p = std::get_if<InnerProductParams>(&layer.params)) {

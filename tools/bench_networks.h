@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "frontend/graph.h"
 #include "compiler/kernel_plan.h"
-#include "tools/bench_report.h"
 #include "compiler/target_description.h"
+#include "frontend/graph.h"
+#include "tools/bench_report.h"
 
 namespace cortado {
 
 struct NetworkBenchCase {
-    std::string file;         // prototxt path
+    std::string file;                  // prototxt path
     std::vector<int64_t> input_shape;  // empty: the prototxt's own (batch replaced)
     int batch;
 };

@@ -9,7 +9,6 @@
 #include <sstream>
 #include <thread>
 
-
 namespace cortado {
 namespace {
 
@@ -76,21 +75,23 @@ HostCpu host_cpu() {
             for (std::string w; words >> w;) flags.insert(w);
         }
     }
-    for (const char *f : {"sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16",
-                          "asimd", "sve"})
+    for (const char *f :
+         {"sse4_2", "avx", "avx2", "fma", "avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16", "asimd", "sve"})
         if (flags.count(f)) cpu.isa += (cpu.isa.empty() ? "" : " ") + std::string(f);
     if (cpu.isa.empty()) cpu.isa = "none listed";
     return cpu;
 }
 
 nlohmann::ordered_json bench_json_header(const std::string &suite, const TargetDescription &target) {
-    return {{"suite", suite}, {"target", target.name}, {"halide_target", target.halide_target},
-            {"peak_gflops", target.peak_gflops}, {"bandwidth_gbs", target.bandwidth_gbs}};
+    return {{"suite", suite},
+            {"target", target.name},
+            {"halide_target", target.halide_target},
+            {"peak_gflops", target.peak_gflops},
+            {"bandwidth_gbs", target.bandwidth_gbs}};
 }
 
-void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite,
-                         const TargetDescription &target, const std::string &markdown_path,
-                         const std::string &json_path) {
+void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite, const TargetDescription &target,
+                         const std::string &markdown_path, const std::string &json_path) {
     double ours = 0, theirs = 0;
     std::vector<double> ratios;
     for (const BenchRow &r : rows) {
@@ -112,11 +113,12 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
         const std::string intensity = r.megabytes > 0 ? std::to_string(int(r.gflop * 1e3 / r.megabytes + 0.5)) : "-";
         char roof_text[32] = "-";
         if (roof > 0) std::snprintf(roof_text, sizeof roof_text, "%.1f%%", 100 * achieved / roof);
-        std::snprintf(line, sizeof line,
-                      "| %s | %.3f | %s | %.3f (%.3f-%.3f) | %.1f | %s | %s | %.3f (%.3f-%.3f) | %.1f | %.2f | %.1e |\n",
-                      r.name.c_str(), r.gflop, intensity.c_str(), r.ours.median_ms, r.ours.min_ms, r.ours.max_ms,
-                      achieved, roof_text, r.peer.c_str(), r.theirs.median_ms, r.theirs.min_ms, r.theirs.max_ms,
-                      r.gflop / r.theirs.median_ms * 1e3, r.theirs.median_ms / r.ours.median_ms, r.error);
+        std::snprintf(
+            line, sizeof line,
+            "| %s | %.3f | %s | %.3f (%.3f-%.3f) | %.1f | %s | %s | %.3f (%.3f-%.3f) | %.1f | %.2f | %.1e |\n",
+            r.name.c_str(), r.gflop, intensity.c_str(), r.ours.median_ms, r.ours.min_ms, r.ours.max_ms, achieved,
+            roof_text, r.peer.c_str(), r.theirs.median_ms, r.theirs.min_ms, r.theirs.max_ms,
+            r.gflop / r.theirs.median_ms * 1e3, r.theirs.median_ms / r.ours.median_ms, r.error);
         std::string text = line;
         if (tuned) {
             char extra[128] = " - | - |";
@@ -137,8 +139,8 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
     const HostCpu cpu = host_cpu();
     md << "Host: " << cpu.model << ", " << cpu.cores << " logical CPUs; ISA: " << cpu.isa << ".\n";
     if (target.peak_gflops > 0)
-        md << "Roofline of " << target.name << ": " << target.peak_gflops << " GFLOP/s peak, "
-           << target.bandwidth_gbs << " GB/s (" << target.file << ").\n";
+        md << "Roofline of " << target.name << ": " << target.peak_gflops << " GFLOP/s peak, " << target.bandwidth_gbs
+           << " GB/s (" << target.file << ").\n";
     std::cout << md.str();
     if (!markdown_path.empty()) std::ofstream(markdown_path) << md.str();
     if (json_path.empty()) return;

@@ -80,8 +80,7 @@ double roofline_gflops(const BenchRow &row, const TargetDescription &target);
 nlohmann::ordered_json bench_json_header(const std::string &suite, const TargetDescription &target);
 
 // Prints the markdown table and writes --markdown / --json files when asked.
-void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite,
-                         const TargetDescription &target, const std::string &markdown_path,
-                         const std::string &json_path);
+void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &suite, const TargetDescription &target,
+                         const std::string &markdown_path, const std::string &json_path);
 
 }  // namespace cortado

@@ -15,8 +15,7 @@ int64_t parse_integer(const std::string &text, const std::string &what) {
     } catch (const std::exception &) {
         used = 0;
     }
-    if (used != text.size() || text.empty())
-        throw CompileError(what + ": '" + text + "' is not an integer");
+    if (used != text.size() || text.empty()) throw CompileError(what + ": '" + text + "' is not an integer");
     return value;
 }
 

@@ -15,7 +15,13 @@
 #include <sstream>
 #include <thread>
 
+#include "compiler/gemm_kernel.h"
 #include "compiler/install_layout.h"
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
+#include "compiler/toolchain.h"
+#include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
@@ -25,14 +31,8 @@
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "compiler/gemm_kernel.h"
-#include "compiler/loaded_network.h"
-#include "compiler/network_builder.h"
-#include "compiler/network_weights.h"
 #include "tools/peers.h"
 #include "tools/temporary_directory.h"
-#include "compiler/toolchain.h"
-#include "compiler/tuning_db.h"
 
 namespace cortado {
 
@@ -149,17 +149,19 @@ void use_openblas_kernels_for_this_cpu() {
 }  // namespace
 
 int command_bench(const std::vector<std::string> &args) {
-    const CliArgs cli =
-        parse_cli_args(args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net"},
-                       {"quick", "untuned"});
+    const CliArgs cli = parse_cli_args(
+        args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net"},
+        {"quick", "untuned"});
     const std::string suite = cli.positional;
     const int iterations = int(cli.get_int("iterations", 10));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     // Only the suite that runs needs its files.
-    const std::string csv =
-        suite != "conv" ? "" : cli.has("set") ? cli.get("set") : shared_file("bench/boda-convs.csv", "--set CSV");
-    const std::string models =
-        suite != "nets" ? "" : cli.has("models") ? cli.get("models") : shared_file("models", "--models DIR");
+    const std::string csv = suite != "conv"  ? ""
+                            : cli.has("set") ? cli.get("set")
+                                             : shared_file("bench/boda-convs.csv", "--set CSV");
+    const std::string models = suite != "nets"     ? ""
+                               : cli.has("models") ? cli.get("models")
+                                                   : shared_file("models", "--models DIR");
     const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
     for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     if (cli.has("prepare")) {
@@ -191,9 +193,15 @@ int command_bench(const std::vector<std::string> &args) {
             std::vector<float> theirs;
             const PeerTiming peer = onednn_convolution(s, ours.input, ours.weights[0].blobs[0],
                                                        ours.weights[0].blobs[1], &theirs, iterations);
-            BenchRow row{conv_name(s), conv_gflop(s), conv_megabytes(s), ours.timing, peer.implementation,
-                         {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.output, theirs),
-                         ours.has_untuned, ours.untuned};
+            BenchRow row{conv_name(s),
+                         conv_gflop(s),
+                         conv_megabytes(s),
+                         ours.timing,
+                         peer.implementation,
+                         {peer.median_ms, peer.min_ms, peer.max_ms},
+                         relative_l2_error(ours.output, theirs),
+                         ours.has_untuned,
+                         ours.untuned};
             check(row);
         }
     } else if (suite == "sgemm") {
@@ -201,9 +209,15 @@ int command_bench(const std::vector<std::string> &args) {
             const GemmRun ours = run_gemm(n, target, iterations, scratch);
             std::vector<float> theirs;
             const PeerTiming peer = openblas_sgemm(n, n, n, ours.a, ours.b, &theirs, iterations);
-            check({"sgemm " + std::to_string(n), sgemm_gflop(n), sgemm_megabytes(n), ours.timing,
-                   peer.implementation, {peer.median_ms, peer.min_ms, peer.max_ms}, relative_l2_error(ours.c, theirs),
-                   false, {}});
+            check({"sgemm " + std::to_string(n),
+                   sgemm_gflop(n),
+                   sgemm_megabytes(n),
+                   ours.timing,
+                   peer.implementation,
+                   {peer.median_ms, peer.min_ms, peer.max_ms},
+                   relative_l2_error(ours.c, theirs),
+                   false,
+                   {}});
         }
     } else if (suite == "nets") {
         std::vector<int64_t> batches;

@@ -1,19 +1,18 @@
 #include <cctype>
 #include <iostream>
 
+#include "compiler/network_builder.h"
+#include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "compiler/network_builder.h"
-#include "compiler/tuning_db.h"
 
 namespace cortado {
 
 std::string default_network_name(const std::string &graph_name) {
     std::string name;
-    for (unsigned char ch : graph_name)
-        name += std::isalnum(ch) ? char(std::tolower(ch)) : '_';
+    for (unsigned char ch : graph_name) name += std::isalnum(ch) ? char(std::tolower(ch)) : '_';
     if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "net_" + name;
     return name;
 }

@@ -1,16 +1,16 @@
 #include <cstdio>
 #include <iostream>
 
-#include "frontend/layer_cost.h"
-#include "frontend/load_network.h"
-#include "frontend/compile_error.h"
 #include "compiler/kernel_plan.h"
-#include "tools/cli_args.h"
-#include "tools/graph_json.h"
-#include "tools/commands.h"
-#include "tools/plan_report.h"
 #include "compiler/target_description.h"
 #include "compiler/tuning_db.h"
+#include "frontend/compile_error.h"
+#include "frontend/layer_cost.h"
+#include "frontend/load_network.h"
+#include "tools/cli_args.h"
+#include "tools/commands.h"
+#include "tools/graph_json.h"
+#include "tools/plan_report.h"
 
 namespace cortado {
 

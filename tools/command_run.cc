@@ -1,26 +1,26 @@
 // `cortado run`: compile for this machine, load the library exactly as a user would link it,
 // run it on real or seeded data, time it, and optionally check it against the reference.
-#include <chrono>
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <random>
 
+#include "compiler/loaded_network.h"
+#include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
+#include "compiler/toolchain.h"
+#include "compiler/tuning_db.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/load_network.h"
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
-#include "compiler/loaded_network.h"
-#include "compiler/network_builder.h"
-#include "compiler/network_weights.h"
 #include "tools/npy.h"
 #include "tools/temporary_directory.h"
-#include "compiler/toolchain.h"
-#include "compiler/tuning_db.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -72,20 +72,17 @@ void dump_blob(void *user, const char *blob, int rank, const int64_t *shape, con
     std::error_code ec;
     fs::create_directories(path.parent_path(), ec);
     std::string error;
-    if (!write_npy(path.string(), std::vector<int64_t>(shape, shape + rank), data, &error) &&
-        state->error.empty())
+    if (!write_npy(path.string(), std::vector<int64_t>(shape, shape + rank), data, &error) && state->error.empty())
         state->error = error;
 }
-
 
 }  // namespace
 
 int command_run(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(
-        args,
-        {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape", "batch",
-         "target", "iterations", "db"},
-        {"check", "check-finite", "untuned"});
+    const CliArgs cli = parse_cli_args(args,
+                                       {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape",
+                                        "batch", "target", "iterations", "db"},
+                                       {"check", "check-finite", "untuned"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
     options.batch = cli.get_int("batch", 0);
@@ -137,8 +134,8 @@ int command_run(const std::vector<std::string> &args) {
         std::string error;
         if (!read_npy(cli.get("input"), &shape, &input, &error)) throw CompileError(error);
         if (shape != in_shape)
-            throw CompileError(cli.get("input") + ": shape " + shape_to_string(shape) +
-                               " but the network takes " + shape_to_string(in_shape));
+            throw CompileError(cli.get("input") + ": shape " + shape_to_string(shape) + " but the network takes " +
+                               shape_to_string(in_shape));
     } else {
         std::mt19937_64 random(seed + 0x5eed);
         std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
@@ -163,8 +160,7 @@ int command_run(const std::vector<std::string> &args) {
         net.set_blob_callback(check_finite, &finite);
         net.forward(input.data(), output.data());
         net.set_blob_callback(nullptr, nullptr);
-        std::cout << "check-finite: " << (finite.first_bad.empty() ? "every blob is finite" : finite.first_bad)
-                  << "\n";
+        std::cout << "check-finite: " << (finite.first_bad.empty() ? "every blob is finite" : finite.first_bad) << "\n";
         if (!finite.first_bad.empty()) exit_code = 5;
     }
 
@@ -181,9 +177,10 @@ int command_run(const std::vector<std::string> &args) {
         if (layer_ms[l] > 0) std::printf("%-40s %10.3f\n", net.layer_name(l).c_str(), layer_ms[l]);
     std::vector<double> sorted = totals;
     std::sort(sorted.begin(), sorted.end());
-    std::printf("time per iteration: median %.3f ms, min %.3f ms, max %.3f ms over %lld iterations (batch %lld, target %s)\n",
-                sorted[sorted.size() / 2], sorted.front(), sorted.back(),
-                static_cast<long long>(iterations), static_cast<long long>(in_shape[0]), target.halide_target.c_str());
+    std::printf(
+        "time per iteration: median %.3f ms, min %.3f ms, max %.3f ms over %lld iterations (batch %lld, target %s)\n",
+        sorted[sorted.size() / 2], sorted.front(), sorted.back(), static_cast<long long>(iterations),
+        static_cast<long long>(in_shape[0]), target.halide_target.c_str());
 
     // Top-5 of the first image, for classifier-shaped outputs.
     const int64_t classes = out_count / out_shape[0];

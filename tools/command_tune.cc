@@ -16,8 +16,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -26,6 +26,8 @@
 #include <thread>
 
 #include "compiler/install_layout.h"
+#include "compiler/toolchain.h"
+#include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
@@ -37,12 +39,10 @@
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 #include "tools/temporary_directory.h"
-#include "compiler/toolchain.h"
 #include "tools/tune_candidates.h"
 #include "tools/tune_measure.h"
 #include "tools/tune_prepare.h"
 #include "tools/tune_report.h"
-#include "compiler/tuning_db.h"
 
 namespace cortado {
 
@@ -86,8 +86,10 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
             Graph graph = load_network(cli.positional, options, true);
             for (const std::string &layer : fill_untrained_weights(graph))
-                std::cerr << "cortado: note: " << layer << " has no fillers (a deploy prototxt); random weights stand in\n";
-            const std::string name = batches.size() > 1 ? "b" + std::to_string(graph.values[graph.inputs[0]].shape[0]) + " " : "";
+                std::cerr << "cortado: note: " << layer
+                          << " has no fillers (a deploy prototxt); random weights stand in\n";
+            const std::string name =
+                batches.size() > 1 ? "b" + std::to_string(graph.values[graph.inputs[0]].shape[0]) + " " : "";
             graphs.push_back({name, std::move(graph)});
         }
         return graphs;
@@ -129,8 +131,7 @@ double parse_minutes(const std::string &text) {
         size_t used = 0;
         const double minutes = std::stod(text, &used);
         if (used == text.size() && minutes > 0 && minutes <= 7 * 24 * 60) return minutes;  // at most a week
-    } catch (const std::exception &) {
-    }
+    } catch (const std::exception &) {}
     throw CompileError("--budget takes a number of minutes above 0 (at most a week), not '" + text + "'");
 }
 
@@ -152,8 +153,15 @@ class Tuner {
   public:
     Tuner(const TargetDescription &target, const std::string &db, int jobs, int max_candidates, double max_tolerance,
           uint64_t seed, Clock::time_point deadline)
-        : target_(target), db_path_(db), jobs_(jobs), max_candidates_(max_candidates), max_tolerance_(max_tolerance),
-          seed_(seed), deadline_(deadline), phase_end_(deadline), budget_(deadline - Clock::now()),
+        : target_(target),
+          db_path_(db),
+          jobs_(jobs),
+          max_candidates_(max_candidates),
+          max_tolerance_(max_tolerance),
+          seed_(seed),
+          deadline_(deadline),
+          phase_end_(deadline),
+          budget_(deadline - Clock::now()),
           scratch_("cortado-tune") {
         const TuningDbFile existing = read_tuning_records(db, false);
         for (const std::string &w : existing.warnings) std::cerr << "cortado: warning: " << w << "\n";
@@ -188,16 +196,18 @@ class Tuner {
             step(t, 1);
             print_progress(progress(t), true);
             if (!t.default_failure.empty())
-                std::cerr << "cortado: note: " << t.layer.steps.front() << ": the default choice failed its check, so it is not tuned: "
-                          << t.default_failure << "\n";
+                std::cerr << "cortado: note: " << t.layer.steps.front()
+                          << ": the default choice failed its check, so it is not tuned: " << t.default_failure << "\n";
         }
         std::vector<Tuning *> order;
         for (Tuning &t : tunings_)
             if (t.default_ms > 0) order.push_back(&t);
         if (order.empty() && !tunings_.empty() && !stopped())
-            throw CompileError("the default choice of every op signature failed here (" + tunings_.front().default_failure +
+            throw CompileError("the default choice of every op signature failed here (" +
+                               tunings_.front().default_failure +
                                "): is the device there? For another machine: --prepare DIR");
-        std::stable_sort(order.begin(), order.end(), [](const Tuning *a, const Tuning *b) { return weight(*a) > weight(*b); });
+        std::stable_sort(order.begin(), order.end(),
+                         [](const Tuning *a, const Tuning *b) { return weight(*a) > weight(*b); });
         double weight_left = 0;
         for (const Tuning *t : order) weight_left += weight(*t);
         // The last tenth of the budget measures each signature's finalists once more, side by side.
@@ -207,7 +217,8 @@ class Tuner {
             current_ = int(t - tunings_.data()) + 1;
             const double share = seconds_left() * weight(*t) / weight_left;
             weight_left -= weight(*t);
-            const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
+            const auto until =
+                Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(share));
             while (!stopped() && !t->exhausted && Clock::now() < until && t->candidates + t->resumed < max_candidates_)
                 step(*t, std::min(jobs_, max_candidates_ - t->candidates - t->resumed));
             print_progress(progress(*t), true);
@@ -240,7 +251,9 @@ class Tuner {
 
   private:
     static double weight(const Tuning &t) { return t.default_ms * double(t.layer.steps.size()); }
-    double seconds_left() const { return std::max(0.0, std::chrono::duration<double>(phase_end_ - Clock::now()).count()); }
+    double seconds_left() const {
+        return std::max(0.0, std::chrono::duration<double>(phase_end_ - Clock::now()).count());
+    }
     bool stopped() const { return interrupted || Clock::now() >= phase_end_; }
 
     // The choice the database will offer: the least latest median (ties by key, as it does).
@@ -318,8 +331,8 @@ class Tuner {
     }
 
     void start(Tuning &t) {
-        t.search = std::make_unique<CandidateSearch>(
-            search_for(t.layer.default_kernel.family, t.layer.default_kernel.op, t.layer.signature, seed_, max_tolerance_));
+        t.search = std::make_unique<CandidateSearch>(search_for(
+            t.layer.default_kernel.family, t.layer.default_kernel.op, t.layer.signature, seed_, max_tolerance_));
         t.bench = std::make_unique<LayerBench>(t.layer, target_, scratch_.path(), seed_, true);
         // Records of earlier runs count as tried; only current schedule versions do.
         t.resumed = resume_from_records(earlier_[t.layer.signature], *t.search, &t.latest);
@@ -358,11 +371,13 @@ class Tuner {
             }
             const Candidate c{k->choice.variant, k->choice.knobs.values};
             if (proposal->variant.empty() && proposal->knobs.empty()) t.default_key = c.key();
-            const bool in_batch = std::any_of(candidates.begin(), candidates.end(), [&](const Candidate &o) { return o.key() == c.key(); });
+            const bool in_batch = std::any_of(candidates.begin(), candidates.end(),
+                                              [&](const Candidate &o) { return o.key() == c.key(); });
             if (in_batch) continue;
             if (t.search->tried(c)) {
                 if (t.search->measured(c)) t.search->report(*proposal, c, t.search->result(c));
-                if (c.key() == t.default_key) t.default_ms = t.latest.count(c.key()) ? t.latest.at(c.key()) : t.search->result(c);
+                if (c.key() == t.default_key)
+                    t.default_ms = t.latest.count(c.key()) ? t.latest.at(c.key()) : t.search->result(c);
                 continue;
             }
             proposals.push_back(*proposal);
@@ -417,10 +432,11 @@ class Tuner {
 int command_tune(const std::vector<std::string> &args) {
     const bool no_network = std::find(args.begin(), args.end(), "--suite") != args.end() ||
                             std::find(args.begin(), args.end(), "--import") != args.end();
-    const CliArgs cli = parse_cli_args(args,
-                                       {"target", "batch", "input-shape", "budget", "db", "seed", "jobs",
-                                        "max-candidates", "max-tolerance", "suite", "set", "models", "prepare", "import"},
-                                       {"quick"}, !no_network);
+    const CliArgs cli =
+        parse_cli_args(args,
+                       {"target", "batch", "input-shape", "budget", "db", "seed", "jobs", "max-candidates",
+                        "max-tolerance", "suite", "set", "models", "prepare", "import"},
+                       {"quick"}, !no_network);
     if (cli.has("import")) {
         if (!cli.positional.empty() || cli.has("suite") || cli.has("prepare"))
             throw CompileError("--import takes only --db");
@@ -454,7 +470,8 @@ int command_tune(const std::vector<std::string> &args) {
             throw CompileError("--max-tolerance takes a relative L2 error above 0 such as 1e-5, not '" + text + "'");
     }
     const auto started = Clock::now();
-    const auto deadline = started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(minutes * 60));
+    const auto deadline =
+        started + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(minutes * 60));
 
     const std::vector<NamedGraph> graphs = graphs_to_tune(cli);
     std::vector<TuneLayer> layers;
@@ -463,7 +480,8 @@ int command_tune(const std::vector<std::string> &args) {
         const NetworkPlan plan = plan_network(g.fused, "net", target.plan_target());
         for (TuneLayer &layer : tune_layers(g.fused, plan, &skipped)) {
             for (std::string &s : layer.steps) s = g.name + s;
-            const auto same = std::find_if(layers.begin(), layers.end(), [&](const TuneLayer &l) { return l.signature == layer.signature; });
+            const auto same = std::find_if(layers.begin(), layers.end(),
+                                           [&](const TuneLayer &l) { return l.signature == layer.signature; });
             if (same == layers.end()) layers.push_back(std::move(layer));
             else same->steps.insert(same->steps.end(), layer.steps.begin(), layer.steps.end());
         }
@@ -498,7 +516,8 @@ int command_tune(const std::vector<std::string> &args) {
         throw;
     }
     ::sigaction(SIGINT, &previous, nullptr);
-    if (tuner.resumed()) std::cout << "resumed: " << tuner.resumed() << " candidates measured by earlier runs were not run again\n";
+    if (tuner.resumed())
+        std::cout << "resumed: " << tuner.resumed() << " candidates measured by earlier runs were not run again\n";
     std::cout << tune_summary_table(tuner.summary());
     const double spent = std::chrono::duration<double>(Clock::now() - started).count();
     std::printf("%s after %.0f s of a %.0f s budget; records in %s\n",

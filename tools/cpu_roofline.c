@@ -33,8 +33,7 @@ static double fma_gflops(void) {
 #pragma omp single
             threads = omp_get_num_threads();
             /* Ten named accumulators: an array here is not always kept in registers. */
-            vfloat a0 = splat(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0,
-                   a9 = a0;
+            vfloat a0 = splat(1.0f), a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0, a8 = a0, a9 = a0;
             const vfloat m = splat(0.999999f), c = splat(1e-7f);
             for (long i = 0; i < iterations; i++) {
                 a0 = a0 * m + c, a1 = a1 * m + c, a2 = a2 * m + c, a3 = a3 * m + c, a4 = a4 * m + c;

@@ -18,19 +18,29 @@ struct ParamsJson {
     Json out = Json::object();
     void operator()(const InputParams &) {}
     void operator()(const ConvolutionParams &p) {
-        out = {{"num_output", p.num_output}, {"bias_term", p.bias_term}, {"kernel", {p.kernel_h, p.kernel_w}},
-               {"stride", {p.stride_h, p.stride_w}}, {"pad", {p.pad_h, p.pad_w}},
-               {"dilation", {p.dilation_h, p.dilation_w}}, {"group", p.group}};
+        out = {{"num_output", p.num_output},
+               {"bias_term", p.bias_term},
+               {"kernel", {p.kernel_h, p.kernel_w}},
+               {"stride", {p.stride_h, p.stride_w}},
+               {"pad", {p.pad_h, p.pad_w}},
+               {"dilation", {p.dilation_h, p.dilation_w}},
+               {"group", p.group}};
         relu(p.fused_relu, p.relu_negative_slope);
     }
     void operator()(const ReLUParams &p) { out = {{"negative_slope", p.negative_slope}}; }
     void operator()(const PoolingParams &p) {
-        out = {{"pool", p.method == PoolingParams::Method::Max ? "MAX" : "AVE"}, {"kernel", {p.kernel_h, p.kernel_w}},
-               {"stride", {p.stride_h, p.stride_w}}, {"pad", {p.pad_h, p.pad_w}},
-               {"global_pooling", p.global_pooling}, {"round_up", p.round_up}};
+        out = {{"pool", p.method == PoolingParams::Method::Max ? "MAX" : "AVE"},
+               {"kernel", {p.kernel_h, p.kernel_w}},
+               {"stride", {p.stride_h, p.stride_w}},
+               {"pad", {p.pad_h, p.pad_w}},
+               {"global_pooling", p.global_pooling},
+               {"round_up", p.round_up}};
     }
     void operator()(const LRNParams &p) {
-        out = {{"local_size", p.local_size}, {"alpha", p.alpha}, {"beta", p.beta}, {"k", p.k},
+        out = {{"local_size", p.local_size},
+               {"alpha", p.alpha},
+               {"beta", p.beta},
+               {"k", p.k},
                {"norm_region", p.region == LRNParams::Region::AcrossChannels ? "ACROSS_CHANNELS" : "WITHIN_CHANNEL"}};
     }
     void operator()(const InnerProductParams &p) {

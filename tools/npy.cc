@@ -63,14 +63,15 @@ class HeaderParser {
                 std::string descr;
                 if (!quoted(&descr)) return fail("descr is not a plain dtype string", error);
                 if (descr != "<f4") {
-                    return fail("dtype '" + descr + "' is not supported; expected '<f4' "
-                                "(little-endian float32)", error);
+                    return fail("dtype '" + descr +
+                                    "' is not supported; expected '<f4' "
+                                    "(little-endian float32)",
+                                error);
                 }
             } else if (key == "fortran_order") {
                 seen = &has_fortran;
                 if (consume_word("True")) {
-                    return fail("fortran_order is True; only C-order arrays are supported",
-                                error);
+                    return fail("fortran_order is True; only C-order arrays are supported", error);
                 }
                 if (!consume_word("False")) return fail("fortran_order is not a bool", error);
             } else if (key == "shape") {
@@ -101,8 +102,7 @@ class HeaderParser {
 
     void skip_space() {
         while (pos_ < text_.size() &&
-               (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
-                text_[pos_] == '\r')) {
+               (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' || text_[pos_] == '\r')) {
             ++pos_;
         }
     }
@@ -170,8 +170,8 @@ class HeaderParser {
     size_t pos_ = 0;
 };
 
-bool parse_named(const std::string &source, const uint8_t *bytes, size_t size,
-                 std::vector<int64_t> *shape, std::vector<float> *data, std::string *error) {
+bool parse_named(const std::string &source, const uint8_t *bytes, size_t size, std::vector<int64_t> *shape,
+                 std::vector<float> *data, std::string *error) {
     auto fail = [&](const std::string &message) {
         *error = source + ": " + message;
         return false;
@@ -181,8 +181,7 @@ bool parse_named(const std::string &source, const uint8_t *bytes, size_t size,
     }
     const uint8_t major = bytes[kMagicSize], minor = bytes[kMagicSize + 1];
     if (major < 1 || major > 3 || minor != 0) {
-        return fail("unsupported .npy format version " + std::to_string(major) + "." +
-                    std::to_string(minor));
+        return fail("unsupported .npy format version " + std::to_string(major) + "." + std::to_string(minor));
     }
     // Version 1.0 has a 2-byte header length; 2.0 and 3.0 widen it to 4 bytes.
     const size_t length_size = major == 1 ? 2 : 4;
@@ -193,13 +192,12 @@ bool parse_named(const std::string &source, const uint8_t *bytes, size_t size,
         header_length |= size_t(bytes[kMagicSize + 2 + i]) << (8 * i);
     }
     if (header_length > size - prefix) {
-        return fail("header length " + std::to_string(header_length) + " exceeds the " +
-                    std::to_string(size - prefix) + " bytes after the prefix");
+        return fail("header length " + std::to_string(header_length) + " exceeds the " + std::to_string(size - prefix) +
+                    " bytes after the prefix");
     }
     std::vector<int64_t> parsed_shape;
     std::string header_error;
-    HeaderParser header(std::string(reinterpret_cast<const char *>(bytes + prefix),
-                                    header_length));
+    HeaderParser header(std::string(reinterpret_cast<const char *>(bytes + prefix), header_length));
     if (!header.parse(&parsed_shape, &header_error)) return fail(header_error);
 
     const std::optional<uint64_t> count = element_count(parsed_shape);
@@ -210,21 +208,18 @@ bool parse_named(const std::string &source, const uint8_t *bytes, size_t size,
     const uint64_t expected = *count * sizeof(float);
     const uint64_t available = size - data_offset;
     if (available < expected) {
-        return fail("truncated data: shape " + shape_string(parsed_shape) + " needs " +
-                    std::to_string(expected) + " bytes but " + std::to_string(available) +
-                    " follow the header");
+        return fail("truncated data: shape " + shape_string(parsed_shape) + " needs " + std::to_string(expected) +
+                    " bytes but " + std::to_string(available) + " follow the header");
     }
     if (available > expected) {
-        return fail(std::to_string(available - expected) + " unexpected bytes after the " +
-                    std::to_string(expected) + " bytes of data for shape " +
-                    shape_string(parsed_shape));
+        return fail(std::to_string(available - expected) + " unexpected bytes after the " + std::to_string(expected) +
+                    " bytes of data for shape " + shape_string(parsed_shape));
     }
 
     std::vector<float> values(static_cast<size_t>(*count));
     const uint8_t *p = bytes + data_offset;
     for (float &value : values) {
-        const uint32_t bits = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 |
-                              uint32_t(p[3]) << 24;
+        const uint32_t bits = uint32_t(p[0]) | uint32_t(p[1]) << 8 | uint32_t(p[2]) << 16 | uint32_t(p[3]) << 24;
         std::memcpy(&value, &bits, sizeof value);
         p += 4;
     }
@@ -235,13 +230,12 @@ bool parse_named(const std::string &source, const uint8_t *bytes, size_t size,
 
 }  // namespace
 
-bool parse_npy(const uint8_t *bytes, size_t size, std::vector<int64_t> *shape,
-               std::vector<float> *data, std::string *error) {
+bool parse_npy(const uint8_t *bytes, size_t size, std::vector<int64_t> *shape, std::vector<float> *data,
+               std::string *error) {
     return parse_named("<memory>", bytes, size, shape, data, error);
 }
 
-bool read_npy(const std::string &path, std::vector<int64_t> *shape, std::vector<float> *data,
-              std::string *error) {
+bool read_npy(const std::string &path, std::vector<int64_t> *shape, std::vector<float> *data, std::string *error) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
         *error = path + ": cannot open file";
@@ -261,12 +255,10 @@ bool read_npy(const std::string &path, std::vector<int64_t> *shape, std::vector<
     return parse_named(path, bytes.data(), bytes.size(), shape, data, error);
 }
 
-bool write_npy(const std::string &path, const std::vector<int64_t> &shape, const float *data,
-               std::string *error) {
+bool write_npy(const std::string &path, const std::vector<int64_t> &shape, const float *data, std::string *error) {
     for (int64_t dim : shape) {
         if (dim < 0) {
-            *error = path + ": cannot write shape " + shape_string(shape) +
-                     " with a negative dimension";
+            *error = path + ": cannot write shape " + shape_string(shape) + " with a negative dimension";
             return false;
         }
     }
@@ -276,8 +268,7 @@ bool write_npy(const std::string &path, const std::vector<int64_t> &shape, const
         return false;
     }
 
-    std::string header =
-        "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_string(shape) + ", }";
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': " + shape_string(shape) + ", }";
     const size_t prefix = kMagicSize + 2 + 2;
     // The terminating '\n' counts towards the padded length.
     header.append(kAlignment - (prefix + header.size() + 1) % kAlignment, ' ');

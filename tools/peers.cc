@@ -48,17 +48,15 @@ PeerTiming onednn_convolution_with(dnnl::algorithm algorithm, const ConvShape &s
     const int extent_h = (s.kernel_h - 1) * s.dilation_h + 1, extent_w = (s.kernel_w - 1) * s.dilation_w + 1;
     const memory::dims pad_right{(s.out_h - 1) * s.stride_h + extent_h - s.in_h - s.pad_h,
                                  (s.out_w - 1) * s.stride_w + extent_w - s.in_w - s.pad_w};
-    convolution_forward::desc desc(prop_kind::forward_inference, algorithm,
-                                   memory::desc(src_dims, dt::f32, tag::any),
+    convolution_forward::desc desc(prop_kind::forward_inference, algorithm, memory::desc(src_dims, dt::f32, tag::any),
                                    memory::desc(weight_dims, dt::f32, tag::any),
-                                   memory::desc(bias_dims, dt::f32, tag::x),
-                                   memory::desc(dst_dims, dt::f32, tag::any),
-                                   {s.stride_h, s.stride_w}, {s.dilation_h - 1, s.dilation_w - 1}, pad_left,
-                                   pad_right);
+                                   memory::desc(bias_dims, dt::f32, tag::x), memory::desc(dst_dims, dt::f32, tag::any),
+                                   {s.stride_h, s.stride_w}, {s.dilation_h - 1, s.dilation_w - 1}, pad_left, pad_right);
     convolution_forward::primitive_desc pd(desc, cpu);
 
     memory user_src({src_dims, dt::f32, tag::nchw}, cpu, const_cast<float *>(input.data()));
-    memory user_weights({weight_dims, dt::f32, s.group == 1 ? tag::oihw : tag::goihw}, cpu, const_cast<float *>(weights.data()));
+    memory user_weights({weight_dims, dt::f32, s.group == 1 ? tag::oihw : tag::goihw}, cpu,
+                        const_cast<float *>(weights.data()));
     memory bias_memory({bias_dims, dt::f32, tag::x}, cpu, const_cast<float *>(bias.data()));
     output->assign(size_t(s.batch) * s.out_channels * s.out_h * s.out_w, 0.0f);
     memory user_dst({dst_dims, dt::f32, tag::nchw}, cpu, output->data());
@@ -67,7 +65,8 @@ PeerTiming onednn_convolution_with(dnnl::algorithm algorithm, const ConvShape &s
     memory dst = pd.dst_desc() == user_dst.get_desc() ? user_dst : memory(pd.dst_desc(), cpu);
     convolution_forward conv(pd);
     PeerTiming timing = time_runs(iterations, [&] {
-        conv.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_memory}, {DNNL_ARG_DST, dst}});
+        conv.execute(strm,
+                     {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_memory}, {DNNL_ARG_DST, dst}});
         strm.wait();
     });
     if (dst != user_dst) reorder(dst, user_dst).execute(strm, dst, user_dst);
@@ -79,11 +78,10 @@ PeerTiming onednn_convolution_with(dnnl::algorithm algorithm, const ConvShape &s
 
 }  // namespace
 
-PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &input,
-                              const std::vector<float> &weights, const std::vector<float> &bias,
-                              std::vector<float> *output, int iterations) {
-    PeerTiming best = onednn_convolution_with(dnnl::algorithm::convolution_direct, s, input, weights, bias, output,
-                                              iterations);
+PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &input, const std::vector<float> &weights,
+                              const std::vector<float> &bias, std::vector<float> *output, int iterations) {
+    PeerTiming best =
+        onednn_convolution_with(dnnl::algorithm::convolution_direct, s, input, weights, bias, output, iterations);
     // convolution_auto differs from convolution_direct only where oneDNN has Winograd: 3x3
     // kernels at stride 1 in one group, undilated. Elsewhere it is the same direct kernel.
     const bool winograd_shape = s.kernel_h == 3 && s.kernel_w == 3 && s.stride_h == 1 && s.stride_w == 1 &&
@@ -100,16 +98,16 @@ PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &inpu
     return best;
 }
 
-PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &input,
-                                const std::vector<float> &weights, const std::vector<float> &bias,
-                                std::vector<float> *output, int iterations) {
+PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &input, const std::vector<float> &weights,
+                                const std::vector<float> &bias, std::vector<float> *output, int iterations) {
     using namespace dnnl;
     engine cpu(engine::kind::cpu, 0);
     stream strm(cpu);
     const memory::dims src_dims{m, k}, weight_dims{n, k}, bias_dims{n}, dst_dims{m, n};
     inner_product_forward::desc desc(prop_kind::forward_inference, memory::desc(src_dims, dt::f32, tag::nc),
                                      memory::desc(weight_dims, dt::f32, tag::any),
-                                     memory::desc(bias_dims, dt::f32, tag::x), memory::desc(dst_dims, dt::f32, tag::nc));
+                                     memory::desc(bias_dims, dt::f32, tag::x),
+                                     memory::desc(dst_dims, dt::f32, tag::nc));
     inner_product_forward::primitive_desc pd(desc, cpu);
     memory src({src_dims, dt::f32, tag::nc}, cpu, const_cast<float *>(input.data()));
     memory user_weights({weight_dims, dt::f32, tag::oi}, cpu, const_cast<float *>(weights.data()));
@@ -119,7 +117,8 @@ PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &i
     memory wei = in_layout(user_weights, pd.weights_desc(), cpu, strm);
     inner_product_forward ip(pd);
     PeerTiming timing = time_runs(iterations, [&] {
-        ip.execute(strm, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_memory}, {DNNL_ARG_DST, dst}});
+        ip.execute(strm,
+                   {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_BIAS, bias_memory}, {DNNL_ARG_DST, dst}});
         strm.wait();
     });
     timing.implementation = "oneDNN " + std::string(pd.impl_info_str());
@@ -130,8 +129,8 @@ PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, cons
                           std::vector<float> *c, int iterations) {
     c->assign(size_t(m) * n, 0.0f);
     PeerTiming timing = time_runs(iterations, [&] {
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f,
-                    c->data(), n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a.data(), k, b.data(), n, 0.0f, c->data(),
+                    n);
     });
     timing.implementation = "OpenBLAS sgemm (" + std::string(openblas_get_corename()) + " kernels)";
     return timing;
@@ -142,8 +141,8 @@ std::string peers_unavailable_reason() { return ""; }
 std::string openblas_core_for_this_cpu() {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+        __builtin_cpu_supports("avx512vl"))
         return "SkylakeX";
 #endif
     return "";

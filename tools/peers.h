@@ -9,8 +9,8 @@
 namespace cortado {
 
 struct ConvShape {
-    int batch, in_channels, in_h, in_w, out_channels, kernel_h, kernel_w, stride_h, stride_w,
-        pad_h, pad_w, out_h, out_w;
+    int batch, in_channels, in_h, in_w, out_channels, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, out_h,
+        out_w;
     int group = 1, dilation_h = 1, dilation_w = 1;
 };
 
@@ -28,9 +28,8 @@ PeerTiming onednn_convolution(const ConvShape &shape, const std::vector<float> &
                               std::vector<float> *output, int iterations);
 
 // oneDNN inner product: output (M x N) = input (M x K) * weights^T + bias, weights N x K.
-PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &input,
-                                const std::vector<float> &weights, const std::vector<float> &bias,
-                                std::vector<float> *output, int iterations);
+PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &input, const std::vector<float> &weights,
+                                const std::vector<float> &bias, std::vector<float> *output, int iterations);
 
 // C (M x N) = A (M x K) * B (K x N), all row-major. The implementation names OpenBLAS's
 // kernel set.

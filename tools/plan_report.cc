@@ -29,7 +29,8 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
     out << line;
     for (const PlannedStep &s : plan.steps) {
         if (s.kernel < 0) {
-            std::snprintf(line, sizeof line, "%-28s %-15s (a view of its input: no kernel)\n", s.layer.c_str(), "alias");
+            std::snprintf(line, sizeof line, "%-28s %-15s (a view of its input: no kernel)\n", s.layer.c_str(),
+                          "alias");
             out << line;
             continue;
         }
@@ -37,7 +38,8 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
         std::string knobs;
         for (size_t i = 0; i < k.choice.knobs.values.size(); i++) {
             const auto &[name, value] = k.choice.knobs.values[i];
-            knobs += (knobs.empty() ? "" : " ") + with_source(name + "=" + std::to_string(value), k.knob_sources[i].second);
+            knobs +=
+                (knobs.empty() ? "" : " ") + with_source(name + "=" + std::to_string(value), k.knob_sources[i].second);
         }
         if (knobs.empty()) knobs = "-";
         std::string shared;

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
+#include "compiler/schedule_version.h"
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
 #include "schedules/families.h"
-#include "compiler/schedule_version.h"
 
 namespace cortado {
 
@@ -33,9 +33,7 @@ std::string Candidate::key() const {
 
 namespace {
 
-std::string settings_key(const ChoiceSettings &s) {
-    return Candidate{s.variant, s.knobs}.key();
-}
+std::string settings_key(const ChoiceSettings &s) { return Candidate{s.variant, s.knobs}.key(); }
 
 }  // namespace
 
@@ -71,7 +69,8 @@ std::optional<ChoiceSettings> CandidateSearch::neighbour() {
     std::vector<ChoiceSettings> moves;
     for (size_t i = 0; i < from.knobs.size(); i++) {
         const auto &[name, value] = from.knobs[i];
-        const auto k = std::find_if(domain->knobs.begin(), domain->knobs.end(), [&](const auto &d) { return d.name == name; });
+        const auto k =
+            std::find_if(domain->knobs.begin(), domain->knobs.end(), [&](const auto &d) { return d.name == name; });
         if (k == domain->knobs.end()) continue;
         for (long long moved : {2LL * value, (long long)value / 2, value + 1LL, value - 1LL}) {
             if (moved < k->min || moved > k->max || moved == value) continue;
@@ -99,16 +98,17 @@ ChoiceSettings CandidateSearch::random_sample() {
     s.exact = true;
     s.variant = from.variant;
     for (const auto &[name, value] : from.knobs) {
-        const auto k = std::find_if(domain->knobs.begin(), domain->knobs.end(), [&](const auto &d) { return d.name == name; });
+        const auto k =
+            std::find_if(domain->knobs.begin(), domain->knobs.end(), [&](const auto &d) { return d.name == name; });
         if (k == domain->knobs.end() || std::uniform_int_distribution<int>(0, 1)(random_) == 0) continue;
         long long v = value;
         switch (std::uniform_int_distribution<int>(0, 4)(random_)) {
-            case 0: v = 2LL * value; break;
-            case 1: v = value / 2; break;
-            case 2: v = 4LL * value; break;
-            case 3: v = value / 4; break;
-            default:  // anywhere up to a few times the default: domains are often far wider than useful
-                v = std::uniform_int_distribution<long long>(k->min, std::min<long long>(k->max, 4LL * value + 4))(random_);
+        case 0: v = 2LL * value; break;
+        case 1: v = value / 2; break;
+        case 2: v = 4LL * value; break;
+        case 3: v = value / 4; break;
+        default:  // anywhere up to a few times the default: domains are often far wider than useful
+            v = std::uniform_int_distribution<long long>(k->min, std::min<long long>(k->max, 4LL * value + 4))(random_);
         }
         s.knobs.emplace_back(name, int(std::clamp<long long>(v, k->min, k->max)));
     }
@@ -134,7 +134,8 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
     // A variant's own defaults (a proposal naming only the variant, or the default choice) are
     // where its random samples start, if they passed their check.
     unmeasured_.erase(key);
-    if (proposed.knobs.empty() && median_ms >= 0 && domain(resolved.variant) && !variant_defaults_.count(resolved.variant))
+    if (proposed.knobs.empty() && median_ms >= 0 && domain(resolved.variant) &&
+        !variant_defaults_.count(resolved.variant))
         variant_defaults_[resolved.variant] = resolved;
     if (median_ms >= 0 && (best_ms_ < 0 || median_ms < best_ms_ || (median_ms == best_ms_ && key < best_key_))) {
         best_ms_ = median_ms;

@@ -79,7 +79,7 @@ class CandidateSearch {
     std::set<std::string> unmeasured_;       // proposed for another machine, not measured yet
     std::map<std::string, Candidate> candidates_;
     std::map<std::string, Candidate> variant_defaults_;  // resolved defaults, by variant
-    std::set<std::string> proposed_moves_;  // local moves already proposed
+    std::set<std::string> proposed_moves_;               // local moves already proposed
     std::string best_key_;
     double best_ms_ = -1;
     std::string default_key_;  // the default choice, once resolved

@@ -6,10 +6,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,11 +18,11 @@
 #include <random>
 #include <sstream>
 
-#include "frontend/compile_error.h"
-#include "runtime/file_bytes.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
+#include "frontend/compile_error.h"
+#include "runtime/file_bytes.h"
 #include "tools/tune_candidates.h"
 
 namespace cortado {
@@ -50,8 +50,9 @@ Graph one_layer_graph(const Graph &fused, const Layer &layer) {
 }
 
 std::string describe_status(int status) {
-    if (WIFSIGNALED(status)) return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-                                    strsignal(WTERMSIG(status)) + ")";
+    if (WIFSIGNALED(status))
+        return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
+               strsignal(WTERMSIG(status)) + ")";
     return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
@@ -82,9 +83,11 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
         index[signature] = SIZE_MAX;
         if (!has_choices(plan.family, k.op)) continue;  // nothing to choose: not worth a note
         const std::string name = step.layer.substr(0, step.layer.find('+'));
-        const auto layer = std::find_if(fused.layers.begin(), fused.layers.end(), [&](const Layer &l) { return l.name == name; });
+        const auto layer =
+            std::find_if(fused.layers.begin(), fused.layers.end(), [&](const Layer &l) { return l.name == name; });
         if (layer == fused.layers.end() || layer->inputs.size() != 1 || layer->outputs.size() != 1) {
-            skipped->push_back(step.layer + " (" + k.op + "): its layer does not run alone (several inputs or outputs)");
+            skipped->push_back(step.layer + " (" + k.op +
+                               "): its layer does not run alone (several inputs or outputs)");
             continue;
         }
         index[signature] = layers.size();
@@ -106,9 +109,11 @@ LayerBench::LayerBench(const TuneLayer &layer, const TargetDescription &target, 
     std::mt19937_64 random(seed + 0x5eed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float &v : input_) v = uniform(random);
-    const reference::Tensor in{layer.graph.values[layer.graph.inputs[0]].shape, std::vector<double>(input_.begin(), input_.end())};
+    const reference::Tensor in{layer.graph.values[layer.graph.inputs[0]].shape,
+                               std::vector<double>(input_.begin(), input_.end())};
     try {
-        expected_ = reference::run_graph(layer.graph, reference_weights(seeded_weights(plan, seed)), {in})[layer.graph.outputs[0]];
+        expected_ = reference::run_graph(layer.graph, reference_weights(seeded_weights(plan, seed)),
+                                         {in})[layer.graph.outputs[0]];
     } catch (const std::runtime_error &e) {
         throw CompileError(layer.steps[0] + ": the reference cannot run it: " + e.what());
     }
@@ -138,7 +143,8 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
     const auto wait_one = [&] {
         int status = 0;
         const pid_t pid = ::waitpid(-1, &status, 0);
-        if (pid < 0 && errno == ECHILD) throw CompileError("lost track of the compiler processes (is SIGCHLD ignored?)");
+        if (pid < 0 && errno == ECHILD)
+            throw CompileError("lost track of the compiler processes (is SIGCHLD ignored?)");
         if (pid <= 0 || !running.count(pid)) return;
         const size_t i = running[pid];
         running.erase(pid);
@@ -148,8 +154,8 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
         } else {
             const std::string message = read_text(fs::path(dirs[i]) / "error.txt");
             (*errors)[i] = interrupted_by_user(status) ? "interrupted"
-                           : message.empty()          ? "the compiler " + describe_status(status)
-                                                      : message;
+                           : message.empty()           ? "the compiler " + describe_status(status)
+                                                       : message;
         }
     };
     while (next < candidates.size() || !running.empty()) {
@@ -187,7 +193,8 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
 
 CandidateRun LayerBench::measure(const std::string &library, double tolerance, double best_ms) const {
     int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw CompileError("cannot create a pipe: " + std::string(std::strerror(errno)));
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+        throw CompileError("cannot create a pipe: " + std::string(std::strerror(errno)));
     std::cout.flush();
     std::cerr.flush();
     const pid_t pid = ::fork();
@@ -222,7 +229,9 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
                 const auto time_once = [&] {
                     const auto t0 = std::chrono::steady_clock::now();
                     for (int r = 0; r < inner; r++) net.forward(input_.data(), output.data());
-                    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / inner);
+                    ms.push_back(
+                        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+                        inner);
                 };
                 time_once();  // warm-up: the first call after loading touches memory the rest reuse
                 ms.clear();
@@ -232,8 +241,8 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
                 if (best_ms < 0 || sorted[1] < 1.25 * best_ms)
                     for (int r = 0; r < 7; r++) time_once();
                 std::sort(ms.begin(), ms.end());
-                result << "measured " << error << " " << ms[ms.size() / 2] << " " << ms.front() << " " << ms.back() << " "
-                       << ms.size();
+                result << "measured " << error << " " << ms[ms.size() / 2] << " " << ms.front() << " " << ms.back()
+                       << " " << ms.size();
             }
         } catch (const std::exception &e) {
             result << "rejected -1 " << e.what();
@@ -254,8 +263,7 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
     }
     ::close(pipe_fds[0]);
     int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
     CandidateRun run;
     if (interrupted_by_user(status)) {
         run.outcome = CandidateRun::Outcome::Interrupted;

@@ -11,19 +11,19 @@
 #include <string>
 #include <vector>
 
-#include "frontend/graph.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/reference/reference_interpreter.h"
 #include "compiler/target_description.h"
+#include "frontend/graph.h"
 
 namespace cortado {
 
 // An op signature of a network, and the first layer that uses it as a one-layer network.
 struct TuneLayer {
-    std::string signature;            // KernelInstance::op_signature_hash
-    KernelInstance default_kernel;    // as the untuned plan has it
-    std::vector<std::string> steps;   // the network's steps that run it ("conv1+relu1", ...)
-    Graph graph;                      // input -> the layer
+    std::string signature;           // KernelInstance::op_signature_hash
+    KernelInstance default_kernel;   // as the untuned plan has it
+    std::vector<std::string> steps;  // the network's steps that run it ("conv1+relu1", ...)
+    Graph graph;                     // input -> the layer
 };
 
 // The op signatures of `plan` that have something to choose (more than one variant or some

@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/schedule_version.h"
+#include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "tools/graph_json.h"
-#include "compiler/schedule_version.h"
 #include "tools/temporary_directory.h"
 #include "tools/tune_candidates.h"
-#include "compiler/tuning_db.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -79,7 +79,8 @@ class Bundles {
     fs::path current() const { return fs::path(dir_) / ("bundle-" + std::to_string(manifests_.size() - 1)); }
 
     void open_next() {
-        manifests_.push_back({{"target", target_.name}, {"halide_target", target_.halide_target}, {"signatures", Json::array()}});
+        manifests_.push_back(
+            {{"target", target_.name}, {"halide_target", target_.halide_target}, {"signatures", Json::array()}});
         fs::remove_all(current());
         fs::create_directories(current());
         bytes_ = 0;
@@ -174,8 +175,8 @@ void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDe
             rejected_here++;
         }
         if (::isatty(2))
-            std::cerr << "\rcortado: prepared " << i + 1 << "/" << layers.size() << " op signatures, " << bundles.count()
-                      << " candidates          " << std::flush;
+            std::cerr << "\rcortado: prepared " << i + 1 << "/" << layers.size() << " op signatures, "
+                      << bundles.count() << " candidates          " << std::flush;
     }
     if (::isatty(2)) std::cerr << "\n";
     const std::vector<std::string> written = bundles.finish();
@@ -196,14 +197,14 @@ int import_tuning_records(const std::string &file, const std::string &db) {
     std::map<std::string, std::pair<double, std::string>> fastest;  // signature -> median, choice
     for (TuningRecord r : records.records) {
         if (r.hand_written() || r.schedule_version.empty() || r.target.empty()) {
-            std::cerr << "cortado: warning: " << r.where << ": skipped: not a measured record (no median, schedule version or target)\n";
+            std::cerr << "cortado: warning: " << r.where
+                      << ": skipped: not a measured record (no median, schedule version or target)\n";
             continue;
         }
         std::string current;
         try {
             current = schedule_version(r.op, r.variant);
-        } catch (const CompileError &) {
-        }
+        } catch (const CompileError &) {}
         if (current != r.schedule_version) {
             std::cerr << "cortado: note: " << r.where << ": measured at schedule version " << r.schedule_version
                       << " of " << r.variant << ", which this build does not have: kept, but it will not be chosen\n";

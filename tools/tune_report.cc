@@ -28,8 +28,8 @@ void print_progress(const TuneProgress &p, bool done) {
     char line[256];
     const int left = int(p.seconds_left + 0.5);
     std::snprintf(line, sizeof line, "[%d/%d] %s: %d candidates (%d rejected), default %s ms, best %s ms, %d:%02d left",
-                  p.index, p.count, clipped(p.steps, 40).c_str(), p.candidates, p.rejected, ms_text(p.default_ms).c_str(),
-                  ms_text(p.best_ms).c_str(), left / 60, left % 60);
+                  p.index, p.count, clipped(p.steps, 40).c_str(), p.candidates, p.rejected,
+                  ms_text(p.default_ms).c_str(), ms_text(p.best_ms).c_str(), left / 60, left % 60);
     if (terminal) std::cerr << "\r\033[K";
     std::cerr << line << (done ? "\n" : "") << std::flush;
 }
@@ -45,9 +45,11 @@ std::string tune_summary_table(const std::vector<TuneSummaryRow> &rows) {
         const bool both = r.default_ms > 0 && r.tuned_ms > 0;
         char speedup[32] = "-";
         if (both) std::snprintf(speedup, sizeof speedup, "%.2fx", r.default_ms / r.tuned_ms);
-        const std::string tried = std::to_string(r.candidates) + (r.rejected ? " (" + std::to_string(r.rejected) + "!)" : "");
-        std::snprintf(line, sizeof line, "%-40s %5d %11s %11s %8s %10s  %s\n", clipped(r.steps, 40).c_str(), r.step_count,
-                      ms_text(r.default_ms).c_str(), ms_text(r.tuned_ms).c_str(), speedup, tried.c_str(), r.choice.c_str());
+        const std::string tried =
+            std::to_string(r.candidates) + (r.rejected ? " (" + std::to_string(r.rejected) + "!)" : "");
+        std::snprintf(line, sizeof line, "%-40s %5d %11s %11s %8s %10s  %s\n", clipped(r.steps, 40).c_str(),
+                      r.step_count, ms_text(r.default_ms).c_str(), ms_text(r.tuned_ms).c_str(), speedup, tried.c_str(),
+                      r.choice.c_str());
         out += line;
         if (both) {
             default_total += r.default_ms * r.step_count;
@@ -55,7 +57,8 @@ std::string tune_summary_table(const std::vector<TuneSummaryRow> &rows) {
         }
     }
     if (tuned_total > 0) {
-        std::snprintf(line, sizeof line, "%-40s %5s %11.3f %11.3f %7.2fx   (each signature's time x its steps; n! = n rejected)\n",
+        std::snprintf(line, sizeof line,
+                      "%-40s %5s %11.3f %11.3f %7.2fx   (each signature's time x its steps; n! = n rejected)\n",
                       "total", "", default_total, tuned_total, default_total / tuned_total);
         out += line;
     }

@@ -22,8 +22,7 @@ struct State {
 
     const Tensor &get(int id) const {
         require(ready.at(static_cast<size_t>(id)),
-                "blob '" + graph.values.at(static_cast<size_t>(id)).blob_name +
-                    "' is used before it is computed");
+                "blob '" + graph.values.at(static_cast<size_t>(id)).blob_name + "' is used before it is computed");
         return values[static_cast<size_t>(id)];
     }
 
@@ -31,9 +30,8 @@ struct State {
     // reference instead of silently shaping the compiled network differently.
     void set(int id, Tensor t) {
         const Value &v = graph.values.at(static_cast<size_t>(id));
-        require(t.shape == v.shape, "computed shape " + shape_to_string(t.shape) + " for blob '" +
-                                        v.blob_name + "' but shape inference says " +
-                                        shape_to_string(v.shape));
+        require(t.shape == v.shape, "computed shape " + shape_to_string(t.shape) + " for blob '" + v.blob_name +
+                                        "' but shape inference says " + shape_to_string(v.shape));
         values[static_cast<size_t>(id)] = std::move(t);
         ready[static_cast<size_t>(id)] = true;
     }
@@ -56,20 +54,17 @@ const P &params_of(const Layer &layer) {
 }
 
 // The layer's learned blobs, which must be exactly `expected` many.
-const std::vector<Tensor> &blobs_of(const Layer &layer, const WeightMap &weights,
-                                    size_t expected) {
+const std::vector<Tensor> &blobs_of(const Layer &layer, const WeightMap &weights, size_t expected) {
     const auto it = weights.find(layer.name);
     require(it != weights.end(), "no weights given");
-    require(it->second.size() == expected, "expected " + std::to_string(expected) +
-                                               " weight blobs, got " +
-                                               std::to_string(it->second.size()));
+    require(it->second.size() == expected,
+            "expected " + std::to_string(expected) + " weight blobs, got " + std::to_string(it->second.size()));
     return it->second;
 }
 
 void require_arity(const Layer &layer, size_t inputs, size_t outputs) {
     require(layer.inputs.size() == inputs && layer.outputs.size() == outputs,
-            "expected " + std::to_string(inputs) + " input(s) and " + std::to_string(outputs) +
-                " output(s)");
+            "expected " + std::to_string(inputs) + " input(s) and " + std::to_string(outputs) + " output(s)");
 }
 
 void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
@@ -83,8 +78,7 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
         require_arity(layer, 1, 1);
         const auto &p = params_of<ConvolutionParams>(layer);
         const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
-        state.set(layer.outputs[0],
-                  convolution(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+        state.set(layer.outputs[0], convolution(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
     } else if (type == "ReLU") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], relu(*in[0], params_of<ReLUParams>(layer).negative_slope));
@@ -99,8 +93,7 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
         require_arity(layer, 1, 1);
         const auto &p = params_of<InnerProductParams>(layer);
         const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
-        state.set(layer.outputs[0],
-                  inner_product(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+        state.set(layer.outputs[0], inner_product(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
     } else if (type == "Softmax") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], softmax(*in[0], params_of<SoftmaxParams>(layer).axis));
@@ -120,15 +113,14 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
     } else if (type == "BatchNorm") {
         require_arity(layer, 1, 1);
         const auto &blobs = blobs_of(layer, weights, 3);
-        state.set(layer.outputs[0], batch_norm(*in[0], params_of<BatchNormParams>(layer),
-                                               blobs[0], blobs[1], blobs[2]));
+        state.set(layer.outputs[0],
+                  batch_norm(*in[0], params_of<BatchNormParams>(layer), blobs[0], blobs[1], blobs[2]));
     } else if (type == "Scale") {
         // Only the learned-scale form: Caffe's two-bottom form (scale from a blob) is not used.
         require_arity(layer, 1, 1);
         const auto &p = params_of<ScaleParams>(layer);
         const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
-        state.set(layer.outputs[0],
-                  scale(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+        state.set(layer.outputs[0], scale(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
     } else {
         throw std::runtime_error("unknown layer type");
     }
@@ -136,13 +128,10 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
 
 }  // namespace
 
-std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights,
-                              const std::vector<Tensor> &inputs) {
-    require(inputs.size() == graph.inputs.size(),
-            "run_graph: graph has " + std::to_string(graph.inputs.size()) + " inputs, got " +
-                std::to_string(inputs.size()));
-    State state{graph, std::vector<Tensor>(graph.values.size()),
-                std::vector<bool>(graph.values.size(), false)};
+std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, const std::vector<Tensor> &inputs) {
+    require(inputs.size() == graph.inputs.size(), "run_graph: graph has " + std::to_string(graph.inputs.size()) +
+                                                      " inputs, got " + std::to_string(inputs.size()));
+    State state{graph, std::vector<Tensor>(graph.values.size()), std::vector<bool>(graph.values.size(), false)};
     for (size_t i = 0; i < inputs.size(); ++i) {
         try {
             state.set_reshaped(graph.inputs[i], inputs[i]);
@@ -154,8 +143,7 @@ std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights,
         try {
             run_layer(layer, weights, state);
         } catch (const std::exception &e) {
-            throw std::runtime_error("layer '" + layer.name + "' (" + layer.type +
-                                     "): " + e.what());
+            throw std::runtime_error("layer '" + layer.name + "' (" + layer.type + "): " + e.what());
         }
     }
     return std::move(state.values);
@@ -163,8 +151,7 @@ std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights,
 
 double relative_l2_error(const float *actual, const Tensor &expected) {
     constexpr double infinity = std::numeric_limits<double>::infinity();
-    if (static_cast<int64_t>(expected.data.size()) != element_count(expected.shape))
-        return infinity;
+    if (static_cast<int64_t>(expected.data.size()) != element_count(expected.shape)) return infinity;
     double diff_squared = 0.0, expected_squared = 0.0;
     for (size_t i = 0; i < expected.data.size(); ++i) {
         const double a = actual[i];

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "frontend/graph.h"
 #include "compiler/reference/reference_ops.h"
+#include "frontend/graph.h"
 
 namespace cortado::reference {
 
@@ -21,8 +21,7 @@ using WeightMap = std::map<std::string, std::vector<Tensor>>;
 // layer whose computed shape disagrees with shape inference is an error. Throws
 // std::runtime_error naming the layer on anything it cannot do (missing weights, unknown type,
 // mismatched operands).
-std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights,
-                              const std::vector<Tensor> &inputs);
+std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, const std::vector<Tensor> &inputs);
 
 // ||actual - expected|| / ||expected||, reading expected.data.size() floats from `actual`.
 // +inf if expected's data does not match its shape, or if `actual` holds a NaN or infinity;

@@ -29,8 +29,7 @@ double max_keeping_nan(double a, double b) { return std::isnan(a) || a > b ? a :
 // Caffe's Blob::CanonicalAxisIndex: negative axes count from the end.
 size_t canonical_axis(int axis, size_t rank) {
     const int64_t r = static_cast<int64_t>(rank);
-    require(axis >= -r && axis < r,
-            "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
+    require(axis >= -r && axis < r, "axis " + std::to_string(axis) + " out of range for rank " + std::to_string(rank));
     return static_cast<size_t>(axis < 0 ? axis + r : axis);
 }
 
@@ -43,14 +42,14 @@ Tensor zeros(Shape shape) {
 
 void require_consistent(const Tensor &t, const char *what) {
     require(static_cast<int64_t>(t.data.size()) == count(t.shape),
-            std::string(what) + " holds " + std::to_string(t.data.size()) +
-                " values but its shape says " + std::to_string(count(t.shape)));
+            std::string(what) + " holds " + std::to_string(t.data.size()) + " values but its shape says " +
+                std::to_string(count(t.shape)));
 }
 
 void require_size(const Tensor &t, int64_t expected, const char *what) {
-    require(static_cast<int64_t>(t.data.size()) == expected,
-            std::string(what) + " has " + std::to_string(t.data.size()) + " values, expected " +
-                std::to_string(expected));
+    require(
+        static_cast<int64_t>(t.data.size()) == expected,
+        std::string(what) + " has " + std::to_string(t.data.size()) + " values, expected " + std::to_string(expected));
 }
 
 void require_rank4(const Tensor &in, const char *op) {
@@ -67,16 +66,15 @@ double apply_relu(double x, double negative_slope) {
 
 }  // namespace
 
-Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights,
-                   const Tensor *bias) {
+Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias) {
     require_rank4(in, "convolution");
     const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
     const int64_t Cout = p.num_output, G = p.group;
     require(Cout > 0 && G > 0 && C % G == 0 && Cout % G == 0,
             "convolution: channels and num_output must be positive multiples of group");
-    require(p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 &&
-                p.dilation_h > 0 && p.dilation_w > 0,
-            "convolution: kernel, stride and dilation must be positive");
+    require(
+        p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 && p.dilation_w > 0,
+        "convolution: kernel, stride and dilation must be positive");
     const int64_t Cin_g = C / G, Cout_g = Cout / G;
     const int64_t KH = p.kernel_h, KW = p.kernel_w;
     require_size(weights, Cout * Cin_g * KH * KW, "convolution weights");
@@ -136,8 +134,7 @@ Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape)
     const int64_t OH = out_shape[2], OW = out_shape[3];
     const int64_t KH = p.global_pooling ? H : p.kernel_h;
     const int64_t KW = p.global_pooling ? W : p.kernel_w;
-    require(KH > 0 && KW > 0 && p.stride_h > 0 && p.stride_w > 0,
-            "pooling: kernel and stride must be positive");
+    require(KH > 0 && KW > 0 && p.stride_h > 0 && p.stride_w > 0, "pooling: kernel and stride must be positive");
 
     Tensor out = zeros(out_shape);
     for (int64_t n = 0; n < N; ++n) {
@@ -158,8 +155,7 @@ Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape)
                         require(h0 < h1 && w0 < w1, "pooling: a MAX window misses the image");
                         result = plane[h0 * W + w0];
                         for (int64_t h = h0; h < h1; ++h)
-                            for (int64_t w = w0; w < w1; ++w)
-                                result = max_keeping_nan(result, plane[h * W + w]);
+                            for (int64_t w = w0; w < w1; ++w) result = max_keeping_nan(result, plane[h * W + w]);
                     } else {
                         // The divisor is taken before clipping to the image, so it counts the
                         // padding but not whatever the last window sticks out past it.
@@ -229,8 +225,7 @@ Tensor lrn(const Tensor &in, const LRNParams &p) {
     return out;
 }
 
-Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor &weights,
-                     const Tensor *bias) {
+Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor &weights, const Tensor *bias) {
     require_consistent(in, "input");
     const size_t axis = canonical_axis(p.axis, in.shape.size());
     const int64_t M = count(in.shape, 0, axis), K = count(in.shape, axis, in.shape.size());
@@ -294,8 +289,7 @@ Tensor concat(const std::vector<const Tensor *> &ins, int axis) {
         require_consistent(*t, "input");
         require(t->shape.size() == first.size(), "concat: inputs differ in rank");
         for (size_t d = 0; d < first.size(); ++d)
-            require(d == a || t->shape[d] == first[d],
-                    "concat: inputs differ outside the concatenation axis");
+            require(d == a || t->shape[d] == first[d], "concat: inputs differ outside the concatenation axis");
         out_shape[a] += t->shape[a];
     }
 
@@ -319,34 +313,32 @@ Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p) {
         require(t->shape == ins[0]->shape, "eltwise: inputs differ in shape");
     }
     const bool is_sum = p.operation == ops::EltwiseOperation::Sum;
-    require(!is_sum || p.coeff.empty() || p.coeff.size() == ins.size(),
-            "eltwise: SUM needs one coeff per input");
+    require(!is_sum || p.coeff.empty() || p.coeff.size() == ins.size(), "eltwise: SUM needs one coeff per input");
 
     Tensor out = zeros(ins[0]->shape);
     for (size_t i = 0; i < out.data.size(); ++i) {
         double r = 0.0;
         switch (p.operation) {
-            case ops::EltwiseOperation::Sum:
-                for (size_t k = 0; k < ins.size(); ++k)
-                    r += (p.coeff.empty() ? 1.0 : static_cast<double>(p.coeff[k])) *
-                         ins[k]->data[i];
-                break;
-            case ops::EltwiseOperation::Product:
-                r = 1.0;
-                for (const Tensor *t : ins) r *= t->data[i];
-                break;
-            case ops::EltwiseOperation::Max:
-                r = ins[0]->data[i];
-                for (const Tensor *t : ins) r = max_keeping_nan(r, t->data[i]);
-                break;
+        case ops::EltwiseOperation::Sum:
+            for (size_t k = 0; k < ins.size(); ++k)
+                r += (p.coeff.empty() ? 1.0 : static_cast<double>(p.coeff[k])) * ins[k]->data[i];
+            break;
+        case ops::EltwiseOperation::Product:
+            r = 1.0;
+            for (const Tensor *t : ins) r *= t->data[i];
+            break;
+        case ops::EltwiseOperation::Max:
+            r = ins[0]->data[i];
+            for (const Tensor *t : ins) r = max_keeping_nan(r, t->data[i]);
+            break;
         }
         out.data[i] = r;
     }
     return out;
 }
 
-Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean,
-                  const Tensor &variance, const Tensor &scale_factor) {
+Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean, const Tensor &variance,
+                  const Tensor &scale_factor) {
     require_consistent(in, "input");
     // Batch statistics are a training-time mode; compiled networks run with the stored ones.
     require(p.use_global_stats, "batch_norm: only use_global_stats is supported");

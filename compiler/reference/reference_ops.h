@@ -23,8 +23,7 @@ struct Tensor {
 
 // weights: Cout x (Cin/group) x kernel_h x kernel_w. bias (Cout values) is read only when
 // p.bias_term is set and must then be given. Applies p.fused_relu.
-Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights,
-                   const Tensor *bias);
+Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias);
 
 // x > 0 ? x : negative_slope * x, except that -inf gives 0 when the slope is 0 (cortado keeps
 // Caffe's value for finite x but not its NaN for -inf) and NaN stays NaN.
@@ -43,8 +42,7 @@ Tensor lrn(const Tensor &in, const LRNParams &p);
 
 // M = prod(in.shape[0:axis]), K = prod(in.shape[axis:]); weights N x K (K x N when
 // p.transpose); bias N values when p.bias_term. Output shape in.shape[0:axis] + [N].
-Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor &weights,
-                     const Tensor *bias);
+Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor &weights, const Tensor *bias);
 
 Tensor softmax(const Tensor &in, int axis);
 
@@ -55,8 +53,8 @@ Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p);
 
 // Caffe's use_global_stats form: the stored mean and variance are divided by scale_factor[0]
 // (a zero factor zeroes them), then y = (x - mean[c]) / sqrt(variance[c] + eps) along axis 1.
-Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean,
-                  const Tensor &variance, const Tensor &scale_factor);
+Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean, const Tensor &variance,
+                  const Tensor &scale_factor);
 
 // scale (and bias, when p.bias_term) cover in.shape[axis, axis + num_axes) and are broadcast
 // over the outer and inner dimensions; num_axes -1 means "to the last axis".

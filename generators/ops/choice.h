@@ -41,7 +41,8 @@ struct Knobs {
 
 inline std::string field_value(const Knobs &knobs) {
     std::string text;
-    for (const auto &[name, value] : knobs.values) text += (text.empty() ? "" : ",") + name + ":" + std::to_string(value);
+    for (const auto &[name, value] : knobs.values)
+        text += (text.empty() ? "" : ",") + name + ":" + std::to_string(value);
     return text;
 }
 inline void parse_field(const std::string &text, Knobs &knobs) {
@@ -70,10 +71,10 @@ enum class Layout { NCHW };
 
 inline std::string field_value(WeightPacking p) {
     switch (p) {
-        case WeightPacking::ColumnPanels: return "column_panels";
-        case WeightPacking::RowPanels: return "row_panels";
-        case WeightPacking::WinogradPanels: return "winograd_panels";
-        case WeightPacking::CaffeOrder: break;
+    case WeightPacking::ColumnPanels: return "column_panels";
+    case WeightPacking::RowPanels: return "row_panels";
+    case WeightPacking::WinogradPanels: return "winograd_panels";
+    case WeightPacking::CaffeOrder: break;
     }
     return "caffe_order";
 }
@@ -101,7 +102,8 @@ struct Epilogue {
 // Variant names end with what they compute (<family>_gemm_1x1, <family>_winograd_f2, ...): the
 // planner and the generators read the kernel's form from that suffix.
 inline bool variant_has_suffix(const std::string &variant, const std::string &suffix) {
-    return variant.size() >= suffix.size() && variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return variant.size() >= suffix.size() &&
+           variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 struct Choice {

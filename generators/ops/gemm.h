@@ -75,9 +75,9 @@ inline ConvGemmForm conv_gemm_form(const std::string &variant) {
 
 inline GemmDims conv_gemm_dims(const Conv2dShape &s, ConvGemmForm form) {
     switch (form) {
-        case ConvGemmForm::FullyConnected: return fully_connected_gemm_dims(s);
-        case ConvGemmForm::ChannelLanes: return pointwise_channel_gemm_dims(s);
-        case ConvGemmForm::PixelLanes: break;
+    case ConvGemmForm::FullyConnected: return fully_connected_gemm_dims(s);
+    case ConvGemmForm::ChannelLanes: return pointwise_channel_gemm_dims(s);
+    case ConvGemmForm::PixelLanes: break;
     }
     return pointwise_gemm_dims(s);
 }
@@ -91,8 +91,8 @@ struct GemmBlocking {
     bool pack;
 
     static GemmBlocking from(const Knobs &k) {
-        return {k.get("rows"), k.get("cols"), k.get("k_block"), k.get("row_block"), k.get("col_block"),
-                k.has("pack") && k.get("pack") != 0};
+        return {k.get("rows"),      k.get("cols"),      k.get("k_block"),
+                k.get("row_block"), k.get("col_block"), k.has("pack") && k.get("pack") != 0};
     }
 };
 
@@ -104,10 +104,10 @@ inline int panel_count(int outputs, int width) { return (outputs + width - 1) / 
 inline int panel_width(const Choice &c) {
     if (c.weights != WeightPacking::CaffeOrder && c.knobs.has("panel")) return c.knobs.get("panel");
     switch (c.weights) {
-        case WeightPacking::ColumnPanels:
-        case WeightPacking::WinogradPanels: return c.knobs.get("cols");
-        case WeightPacking::RowPanels: return c.knobs.get("rows");
-        case WeightPacking::CaffeOrder: break;
+    case WeightPacking::ColumnPanels:
+    case WeightPacking::WinogradPanels: return c.knobs.get("cols");
+    case WeightPacking::RowPanels: return c.knobs.get("rows");
+    case WeightPacking::CaffeOrder: break;
     }
     return 0;
 }

@@ -27,11 +27,11 @@ struct WinogradMatrices {
 constexpr double kWinogradBt2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
 constexpr double kWinogradG2[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
 constexpr double kWinogradAt2[] = {1, 1, 1, 0, 0, 1, -1, -1};
-constexpr double kWinogradBt4[] = {4, 0, -5, 0, 1, 0, 0, -4, -4, 1, 1, 0, 0, 4, -4, -1, 1, 0,
-                                   0, -2, -1, 2, 1, 0, 0, 2, -1, -2, 1, 0, 0, 4, 0, -5, 0, 1};
-constexpr double kWinogradG4[] = {1.0 / 4,  0,        0,        -1.0 / 6, -1.0 / 6, -1.0 / 6,
-                                  -1.0 / 6, 1.0 / 6,  -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6,
-                                  1.0 / 24, -1.0 / 12, 1.0 / 6, 0,        0,        1};
+constexpr double kWinogradBt4[] = {4, 0,  -5, 0, 1, 0, 0, -4, -4, 1,  1, 0, 0, 4, -4, -1, 1, 0,
+                                   0, -2, -1, 2, 1, 0, 0, 2,  -1, -2, 1, 0, 0, 4, 0,  -5, 0, 1};
+constexpr double kWinogradG4[] = {1.0 / 4,  0,         0,        -1.0 / 6, -1.0 / 6, -1.0 / 6,
+                                  -1.0 / 6, 1.0 / 6,   -1.0 / 6, 1.0 / 24, 1.0 / 12, 1.0 / 6,
+                                  1.0 / 24, -1.0 / 12, 1.0 / 6,  0,        0,        1};
 constexpr double kWinogradAt4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
 
 inline WinogradMatrices winograd_matrices(int m) {
@@ -52,7 +52,6 @@ inline std::string winograd_unsupported(const Conv2dShape &s) {
         return "";
     return "not a 3x3 kernel at stride 1, undilated";
 }
-
 
 // Output tiles per row, per column and in all (every image).
 struct WinogradTiles {

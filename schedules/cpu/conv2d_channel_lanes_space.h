@@ -63,8 +63,8 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         const std::string tile = register_tile_violation(t.float_lanes(), registers(t), k.get("rows"), cols);
         if (!tile.empty()) return tile;
         if (!ops::panel_fits_groups(s, cols))
-            return "cols = " + std::to_string(cols) + " does not divide the " + std::to_string(s.out_channels / s.group) +
-                   " output channels per group";
+            return "cols = " + std::to_string(cols) + " does not divide the " +
+                   std::to_string(s.out_channels / s.group) + " output channels per group";
         return "";
     };
     return v;

@@ -32,16 +32,8 @@ inline void schedule_conv2d_register_tile(Conv2d &a, const Conv2dShape &s, const
         .vectorize(xi, x_vector);
     // The tile's accumulators live in registers: every loop over the tile is unrolled or
     // vectorised, so the whole reduction runs without touching memory for partial sums.
-    a.conv.compute_at(a.output, xo)
-        .store_in(MemoryType::Register)
-        .vectorize(a.x, x_vector)
-        .unroll(a.x)
-        .unroll(a.c);
-    a.conv.update()
-        .reorder(a.x, a.c, a.r.x, a.r.y, a.r.z, a.y, a.n)
-        .vectorize(a.x, x_vector)
-        .unroll(a.x)
-        .unroll(a.c);
+    a.conv.compute_at(a.output, xo).store_in(MemoryType::Register).vectorize(a.x, x_vector).unroll(a.x).unroll(a.c);
+    a.conv.update().reorder(a.x, a.c, a.r.x, a.r.y, a.r.z, a.y, a.n).vectorize(a.x, x_vector).unroll(a.x).unroll(a.c);
 }
 
 }  // namespace cortado::schedules::cpu

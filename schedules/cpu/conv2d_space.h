@@ -74,7 +74,7 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
                        ? "cpu_gemm_1x1"
                        : "cpu_gemm_1x1_channel_lanes";
         return channel_lanes_apply(s, t) && ops::reduction_depth(s) >= kCpuChannelLanesMinDepth ? kChannelLanes
-                                                                                                  : direct_name;
+                                                                                                : direct_name;
     };
     return space;
 }

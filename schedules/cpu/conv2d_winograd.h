@@ -13,7 +13,8 @@
 
 namespace cortado::schedules::cpu {
 
-inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking &blocking, const Halide::Target &target) {
+inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking &blocking,
+                                     const Halide::Target &target) {
     using namespace Halide;
     const int lanes = target.natural_vector_size<float>();
     const int m = a.matrices.m;

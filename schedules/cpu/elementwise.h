@@ -6,14 +6,12 @@
 
 namespace cortado::schedules::cpu {
 
-inline void schedule_flat(Halide::Func output, Halide::Var i, int count,
-                          const Halide::Target &target) {
+inline void schedule_flat(Halide::Func output, Halide::Var i, int count, const Halide::Target &target) {
     using namespace Halide;
     const int vec = target.natural_vector_size<float>();
     constexpr int kChunk = 1 << 14;
     Var chunk{"chunk"}, inside{"inside"};
-    if (count >= 2 * kChunk)
-        output.split(i, chunk, inside, kChunk, TailStrategy::ShiftInwards).parallel(chunk);
+    if (count >= 2 * kChunk) output.split(i, chunk, inside, kChunk, TailStrategy::ShiftInwards).parallel(chunk);
     if (count >= vec) output.vectorize(count >= 2 * kChunk ? inside : i, vec, TailStrategy::ShiftInwards);
 }
 

@@ -47,7 +47,8 @@ inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Tar
     if (!g.single_block) g.acc.vectorize(g.x, lanes, TailStrategy::RoundUp);
     tiles.split(g.x, xo, xi, k.cols, TailStrategy::RoundUp)
         .split(g.y, yo, yi, k.rows, TailStrategy::RoundUp)
-        .reorder(g.single_block ? std::vector<VarOrRVar>{xi, yi, yo, xo} : std::vector<VarOrRVar>{xi, yi, yo, xo, g.blocks})
+        .reorder(g.single_block ? std::vector<VarOrRVar>{xi, yi, yo, xo}
+                                : std::vector<VarOrRVar>{xi, yi, yo, xo, g.blocks})
         .vectorize(xi, lanes)
         .unroll(xi)
         .unroll(yi);

@@ -36,17 +36,21 @@ inline int widest_tile_vectors(int registers) { return registers >= 32 ? 4 : 3; 
 // register tile, which register_tile_violation then reports.
 inline int register_tile_rows(int vectors, int registers) {
     vectors = std::max(1, vectors);
-    return std::max(1, std::min({12, full_tile_accumulators(registers) / vectors, (registers - vectors - 1) / vectors}));
+    return std::max(1,
+                    std::min({12, full_tile_accumulators(registers) / vectors, (registers - vectors - 1) / vectors}));
 }
 
 // Why a tile of rows x cols cannot be a register tile: cols not whole vectors, or more
 // registers than the target has; empty when it can.
 inline std::string register_tile_violation(int lanes, int registers, int rows, int cols) {
-    if (cols % lanes) return "cols = " + std::to_string(cols) + " is not a whole number of " + std::to_string(lanes) + "-float vectors";
+    if (cols % lanes)
+        return "cols = " + std::to_string(cols) + " is not a whole number of " + std::to_string(lanes) +
+               "-float vectors";
     const int needed = rows * (cols / lanes) + cols / lanes + 1;
     if (needed > registers)
-        return std::to_string(rows) + " x " + std::to_string(cols / lanes) + " accumulators, their loaded vectors and a broadcast need " +
-               std::to_string(needed) + " vector registers; the target has " + std::to_string(registers);
+        return std::to_string(rows) + " x " + std::to_string(cols / lanes) +
+               " accumulators, their loaded vectors and a broadcast need " + std::to_string(needed) +
+               " vector registers; the target has " + std::to_string(registers);
     return "";
 }
 
@@ -128,8 +132,9 @@ VariantSpec<Shape> gemm_variant(const std::string &name, ops::WeightPacking weig
 
 // The gemm op: C = op(A) op(B), with B read in place.
 inline OpSpace<GemmShape> gemm_space(RegisterCount registers) {
-    return single_variant(gemm_variant<GemmShape>("cpu_gemm", ops::WeightPacking::CaffeOrder, true,
-                                                  [](const GemmShape &s) { return ops::gemm_dims(s); }, registers));
+    return single_variant(gemm_variant<GemmShape>(
+        "cpu_gemm", ops::WeightPacking::CaffeOrder, true, [](const GemmShape &s) { return ops::gemm_dims(s); },
+        registers));
 }
 
 // Rows from which InnerProduct is a GEMM by default (docs/PERFORMANCE.md, GEMM).

@@ -7,8 +7,7 @@
 
 namespace cortado::schedules::cpu {
 
-inline void schedule_inner_product(InnerProduct &a, const InnerProductShape &s,
-                                   const Halide::Target &) {
+inline void schedule_inner_product(InnerProduct &a, const InnerProductShape &s, const Halide::Target &) {
     using namespace Halide;
     Var jo{"jo"}, ji{"ji"};
     const int block = s.outputs >= 16 ? 16 : s.outputs;

@@ -15,7 +15,8 @@ namespace cortado::schedules::cpu {
 // output channels x 1 vector, needs 4 accumulators + 1 input + 1 broadcast weight: it fits
 // any SIMD register file.
 // `channel_block(target)` sizes the tile to the family's register file.
-inline VariantSpec<Conv2dShape> conv2d_register_tile(std::function<int(const TargetInfo &)> channel_block, int vectors_x) {
+inline VariantSpec<Conv2dShape> conv2d_register_tile(std::function<int(const TargetInfo &)> channel_block,
+                                                     int vectors_x) {
     VariantSpec<Conv2dShape> v;
     v.name = "cpu_register_tile";
     v.knobs = {{"channel_block", 1, 32, "output channels per register tile"},
@@ -53,8 +54,9 @@ inline VariantSpec<SoftmaxShape> softmax_direct() {
 
 // `registers`: the vector registers the GEMM's register tile may fill (16 for an unknown CPU);
 // `direct`: the convolution's register-tiled variant, sized for the family.
-inline FamilySpace space(RegisterCount registers = [](const TargetInfo &) { return 16; },
-                         VariantSpec<Conv2dShape> direct = conv2d_register_tile([](const TargetInfo &) { return 4; }, 1)) {
+inline FamilySpace space(
+    RegisterCount registers = [](const TargetInfo &) { return 16; },
+    VariantSpec<Conv2dShape> direct = conv2d_register_tile([](const TargetInfo &) { return 4; }, 1)) {
     FamilySpace f;
     f.name = "cpu";
     f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);

@@ -31,9 +31,9 @@ inline void unroll_kernel_window(Halide::Stage reduction, const Conv2d &a, const
 }
 
 // Tiles `f` (x, y, c, n[, u]) into register tiles per thread and returns the thread's x var.
-inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y, Halide::Var c,
-                             Halide::Var n, const Conv2dShape &s, const Conv2dKnobs &k,
-                             const std::vector<Halide::Var> &extra_blocks) {
+inline Halide::Var tile_conv_output(Halide::Func f, Halide::Var x, Halide::Var y, Halide::Var c, Halide::Var n,
+                                    const Conv2dShape &s, const Conv2dKnobs &k,
+                                    const std::vector<Halide::Var> &extra_blocks) {
     using namespace Halide;
     const int rows = fitting(k.rows, s.out_h), channels = fitting(k.channels, s.out_channels);
     const int cols = fitting(k.cols, s.out_w);
@@ -69,8 +69,16 @@ inline void schedule_conv2d_registers(Conv2d &a, const Conv2dShape &s, Conv2dKno
         const SplitK split = split_input_channels(a.conv, a.r.z, s, k.split_k);
         const Var partial_thread = tile_conv_output(split.partial_tile, a.x, a.y, a.c, a.n, s, k, {split.u});
         Func partial = split.partial;
-        partial.compute_at(split.partial_tile, partial_thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y).unroll(a.c);
-        partial.update().reorder(a.c, a.x, a.y, a.r.x, a.r.y, split.within, a.n, split.u).unroll(a.x).unroll(a.y).unroll(a.c);
+        partial.compute_at(split.partial_tile, partial_thread)
+            .store_in(MemoryType::Register)
+            .unroll(a.x)
+            .unroll(a.y)
+            .unroll(a.c);
+        partial.update()
+            .reorder(a.c, a.x, a.y, a.r.x, a.r.y, split.within, a.n, split.u)
+            .unroll(a.x)
+            .unroll(a.y)
+            .unroll(a.c);
         unroll_kernel_window(partial.update(), a, s, k);
         a.conv.update().reorder(a.c, a.x, a.y, split.share, a.n).unroll(a.x).unroll(a.y).unroll(a.c);
         return;
@@ -94,7 +102,8 @@ inline void schedule_conv2d_with_staging(Conv2d &a, const Conv2dShape &s, const 
     Conv2dKnobs sum_knobs;
     sum_knobs.registers = k.registers;
     const Conv2dKnobs sum_tile = register_tile(s, sum_knobs);
-    schedule_conv2d_staged(a, s, t, [&](Halide::Func f) { return tile_conv_output(f, a.x, a.y, a.c, a.n, s, sum_tile, {}); });
+    schedule_conv2d_staged(a, s, t,
+                           [&](Halide::Func f) { return tile_conv_output(f, a.x, a.y, a.c, a.n, s, sum_tile, {}); });
 }
 
 }  // namespace cortado::schedules::gpu

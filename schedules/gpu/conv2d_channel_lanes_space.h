@@ -103,8 +103,8 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes() {
         if (panel % channels != 0)
             return "panel = " + std::to_string(panel) + " is not a multiple of channels = " + std::to_string(channels);
         if (!ops::panel_fits_groups(s, panel))
-            return "panel = " + std::to_string(panel) + " does not divide the " + std::to_string(s.out_channels / s.group) +
-                   " output channels per group";
+            return "panel = " + std::to_string(panel) + " does not divide the " +
+                   std::to_string(s.out_channels / s.group) + " output channels per group";
         if (channels * k.get("rows") > channel_lanes_accumulators(registers))
             return "a tile of " + std::to_string(channels * k.get("rows")) + " accumulators is more than the " +
                    std::to_string(channel_lanes_accumulators(registers)) + " that " + std::to_string(registers) +

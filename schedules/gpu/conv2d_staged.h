@@ -30,8 +30,8 @@ struct ThreadTileVars {
     Halide::Var xt{"xt"}, xr{"xr"}, yt{"yt"}, yr{"yr"}, ct{"ct"}, cr{"cr"}, xy{"xy"}, thread{"thread"};
 };
 
-inline void split_thread_tile(Halide::Stage stage, Halide::Var x, Halide::Var y, Halide::Var c,
-                              const StagedConvTile &t, const ThreadTileVars &v) {
+inline void split_thread_tile(Halide::Stage stage, Halide::Var x, Halide::Var y, Halide::Var c, const StagedConvTile &t,
+                              const ThreadTileVars &v) {
     using Halide::TailStrategy;
     stage.split(x, v.xt, v.xr, t.cols, TailStrategy::RoundUp)
         .split(y, v.yt, v.yr, t.rows, TailStrategy::RoundUp)
@@ -39,7 +39,12 @@ inline void split_thread_tile(Halide::Stage stage, Halide::Var x, Halide::Var y,
 }
 
 inline void fuse_thread_tile(Halide::Stage stage, const ThreadTileVars &v) {
-    stage.fuse(v.xt, v.yt, v.xy).fuse(v.xy, v.ct, v.thread).gpu_threads(v.thread).unroll(v.xr).unroll(v.yr).unroll(v.cr);
+    stage.fuse(v.xt, v.yt, v.xy)
+        .fuse(v.xy, v.ct, v.thread)
+        .gpu_threads(v.thread)
+        .unroll(v.xr)
+        .unroll(v.yr)
+        .unroll(v.cr);
 }
 
 // A block-level copy into shared memory: all of `f`'s dimensions fused, spread over the block's threads.
@@ -55,9 +60,8 @@ inline void schedule_shared_copy(Halide::Func f, int threads) {
 
 // `total` (x, y, c, n[, extra]) is tiled into blocks; `sum` (bias + reduction, or one share of
 // it) is computed per block in registers, with its reduction over `rz` staged in chunks.
-inline void stage_conv_reduction(Halide::Func total, Halide::Func sum, Halide::RVar rz, Conv2d &a,
-                                 const Conv2dShape &s, const StagedConvTile &t,
-                                 const std::vector<Halide::Var> &extra_blocks) {
+inline void stage_conv_reduction(Halide::Func total, Halide::Func sum, Halide::RVar rz, Conv2d &a, const Conv2dShape &s,
+                                 const StagedConvTile &t, const std::vector<Halide::Var> &extra_blocks) {
     using namespace Halide;
     Var xb{"xb"}, xin{"xin"}, yb{"yb"}, yin{"yin"}, cb{"cb"}, cin{"cin"}, block{"block"};
     ThreadTileVars v;
@@ -79,9 +83,8 @@ inline void stage_conv_reduction(Halide::Func total, Halide::Func sum, Halide::R
 
     RVar chunk{"chunk"}, within{"within"};
     Var chunk_index{"chunk_index"};
-    Func chunk_sum = sum.update()
-                         .split(rz, chunk, within, t.stage_channels, TailStrategy::Auto)
-                         .rfactor(chunk, chunk_index);
+    Func chunk_sum =
+        sum.update().split(rz, chunk, within, t.stage_channels, TailStrategy::Auto).rfactor(chunk, chunk_index);
     Stage add_chunk = sum.update();
     split_thread_tile(add_chunk, a.x, a.y, a.c, t, v);
     add_chunk.reorder(v.xr, v.yr, v.cr, v.xt, v.yt, v.ct, chunk);

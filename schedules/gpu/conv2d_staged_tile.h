@@ -14,10 +14,10 @@
 namespace cortado::schedules::gpu {
 
 struct StagedConvTile {
-    int cols, rows, channels;            // one thread's register tile
+    int cols, rows, channels;             // one thread's register tile
     int threads_x, threads_y, threads_c;  // threads of a block along x, y and output channels
-    int stage_channels;                  // input channels per shared-memory chunk
-    int split_k;                         // shares of the input channels (1: no split)
+    int stage_channels;                   // input channels per shared-memory chunk
+    int split_k;                          // shares of the input channels (1: no split)
 
     int block_w() const { return threads_x * cols; }
     int block_h() const { return threads_y * rows; }
@@ -37,9 +37,7 @@ constexpr long kSharedFloats = 48 * 1024 / 4;
 
 // The smallest extent >= `extent` that whole tiles of `tile` cover, relative to `extent`:
 // ShiftInwards recomputes the overlap, so this is the work a tile size costs.
-inline double covered_fraction(int extent, int tile) {
-    return double((extent + tile - 1) / tile * tile) / extent;
-}
+inline double covered_fraction(int extent, int tile) { return double((extent + tile - 1) / tile * tile) / extent; }
 
 // The tile size in [low, high] (never above `extent`) that wastes least, larger on ties.
 inline int least_waste_tile(int extent, int low, int high) {

@@ -16,9 +16,9 @@ using ops::Conv2dShape;
 // which the default rules fill in from the shape.
 struct Conv2dKnobs {
     int rows = 0, channels = 0, threads_x = 0, threads_c = 0;
-    int cols = 0;     // x positions per thread: neighbours share input loads across kx
+    int cols = 0;       // x positions per thread: neighbours share input loads across kx
     int threads_y = 0;  // row groups per block (staged variant only)
-    int split_k = 0;  // aiming for `target_threads` threads
+    int split_k = 0;    // aiming for `target_threads` threads
     int target_threads = 65536;
     // Input channels per staged chunk (gpu_staged only). Staging is not the default: on the
     // H100 it is slower on most of the conv suite (up to 5x on large maps, where the block's
@@ -37,12 +37,16 @@ struct Conv2dKnobs {
 // sources pinned, and how the generator reads a resolved choice.
 inline Conv2dKnobs conv2d_knobs(const ops::Knobs &set, Conv2dKnobs base = {}) {
     // Named, not positional: a reordered struct must not swap knobs silently.
-    const std::pair<const char *, int Conv2dKnobs::*> fields[] = {
-        {"rows", &Conv2dKnobs::rows},           {"cols", &Conv2dKnobs::cols},
-        {"channels", &Conv2dKnobs::channels},   {"threads_x", &Conv2dKnobs::threads_x},
-        {"threads_y", &Conv2dKnobs::threads_y}, {"threads_c", &Conv2dKnobs::threads_c},
-        {"split_k", &Conv2dKnobs::split_k},     {"stage_channels", &Conv2dKnobs::stage_channels},
-        {"target_threads", &Conv2dKnobs::target_threads}, {"registers", &Conv2dKnobs::registers}};
+    const std::pair<const char *, int Conv2dKnobs::*> fields[] = {{"rows", &Conv2dKnobs::rows},
+                                                                  {"cols", &Conv2dKnobs::cols},
+                                                                  {"channels", &Conv2dKnobs::channels},
+                                                                  {"threads_x", &Conv2dKnobs::threads_x},
+                                                                  {"threads_y", &Conv2dKnobs::threads_y},
+                                                                  {"threads_c", &Conv2dKnobs::threads_c},
+                                                                  {"split_k", &Conv2dKnobs::split_k},
+                                                                  {"stage_channels", &Conv2dKnobs::stage_channels},
+                                                                  {"target_threads", &Conv2dKnobs::target_threads},
+                                                                  {"registers", &Conv2dKnobs::registers}};
     for (const auto &[name, field] : fields)
         if (set.has(name)) base.*field = set.get(name);
     return base;

@@ -12,8 +12,7 @@ inline void schedule_flat(Halide::Func output, Halide::Var i, int count, const H
     output.gpu_tile(i, io, ii, fitting(256, count), TailStrategy::GuardWithIf);
 }
 
-inline void schedule_channel_affine(ChannelAffine &a, int inner, int channels, int,
-                                    const Halide::Target &) {
+inline void schedule_channel_affine(ChannelAffine &a, int inner, int channels, int, const Halide::Target &) {
     using namespace Halide;
     Var xo{"xo"}, xi{"xi"}, co{"co"}, ci{"ci"};
     a.output.split(a.x, xo, xi, fitting(32, inner), TailStrategy::GuardWithIf)

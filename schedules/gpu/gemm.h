@@ -35,7 +35,8 @@ inline Halide::Var tile_gemm(Halide::Func f, const GemmGpuTile &t, bool transpos
         .split(y, yb, yt, t.threads_y * t.rows, TailStrategy::ShiftInwards)
         .split(yt, yt, yv, t.rows);
     // Stores along the axis C is laid out on: columns, or rows when C is transposed.
-    f.reorder(transposed ? std::vector<VarOrRVar>{yv, xv, xt, yt, xb, yb} : std::vector<VarOrRVar>{xv, yv, xt, yt, xb, yb});
+    f.reorder(transposed ? std::vector<VarOrRVar>{yv, xv, xt, yt, xb, yb}
+                         : std::vector<VarOrRVar>{xv, yv, xt, yt, xb, yb});
     if (args.size() == 2) {
         f.gpu_blocks(xb, yb);
     } else {
@@ -64,9 +65,8 @@ inline void schedule_gemm(Gemm &g, const GemmGpuTile &tile, bool transposed_outp
         a_source = g.a.in();
         const Var k = a_source.args()[0], y = a_source.args()[1];
         Var yo{"yo"}, yi{"yi"}, ko{"ko"}, ki{"ki"};
-        a_source.compute_root()
-            .reorder_storage(y, k)
-            .gpu_tile(y, k, yo, ko, yi, ki, fitting(32, g.dims.rows), fitting(8, g.dims.depth), TailStrategy::GuardWithIf);
+        a_source.compute_root().reorder_storage(y, k).gpu_tile(y, k, yo, ko, yi, ki, fitting(32, g.dims.rows),
+                                                               fitting(8, g.dims.depth), TailStrategy::GuardWithIf);
     }
     // Each share's sum over its K block, in the thread's registers: the k loop outermost, the
     // tile's multiply-adds unrolled inside it. With k_unroll > 1, k advances that many at a

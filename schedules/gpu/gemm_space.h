@@ -31,8 +31,7 @@ VariantSpec<Shape> gemm_variant(const std::string &name, bool skinny, ops::Weigh
                {"k_unroll", 1, 16, "k per step, the operands of those k loaded first as vectors"}};
     if (weights != ops::WeightPacking::CaffeOrder)
         v.knobs.push_back({"panel", 1, 4096, "width of the packed weight panels"});
-    if (a_in_place)
-        v.knobs.push_back({"pack_a", 0, 1, "copy a (read along k in place) with its rows innermost first"});
+    if (a_in_place) v.knobs.push_back({"pack_a", 0, 1, "copy a (read along k in place) with its rows innermost first"});
     v.complete = [dims, skinny, weights, a_in_place](const Shape &s, const TargetInfo &t, Knobs &k) {
         complete_gemm_tile(dims(s), skinny, register_budget(t), a_in_place, k);
         if ((weights == ops::WeightPacking::ColumnPanels || weights == ops::WeightPacking::WinogradPanels) &&
@@ -53,9 +52,10 @@ inline bool skinny_by_default(const ops::GemmDims &d) { return d.rows <= kSkinny
 inline OpSpace<InnerProductShape> inner_product_space(VariantSpec<InnerProductShape> gemv) {
     OpSpace<InnerProductShape> space;
     const auto dims = [](const InnerProductShape &s) { return ops::gemm_dims(s); };
-    space.variants = {std::move(gemv),
-                      gemm_variant<InnerProductShape>("gpu_gemm", false, ops::WeightPacking::ColumnPanels, true, dims),
-                      gemm_variant<InnerProductShape>("gpu_skinny_gemm", true, ops::WeightPacking::ColumnPanels, true, dims)};
+    space.variants = {
+        std::move(gemv),
+        gemm_variant<InnerProductShape>("gpu_gemm", false, ops::WeightPacking::ColumnPanels, true, dims),
+        gemm_variant<InnerProductShape>("gpu_skinny_gemm", true, ops::WeightPacking::ColumnPanels, true, dims)};
     space.default_variant = [](const InnerProductShape &s, const TargetInfo &) {
         return std::string(skinny_by_default(ops::gemm_dims(s)) ? "gpu_skinny_gemm" : "gpu_gemm");
     };
@@ -74,8 +74,9 @@ inline void add_conv2d_gemm_variants(OpSpace<Conv2dShape> &conv) {
         return ops::is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
     };
     for (bool skinny : {false, true}) {
-        auto fc = gemm_variant<Conv2dShape>(skinny ? "gpu_skinny_gemm_fully_connected" : "gpu_gemm_fully_connected", skinny,
-                                            ops::WeightPacking::ColumnPanels, true, ops::fully_connected_gemm_dims);
+        auto fc =
+            gemm_variant<Conv2dShape>(skinny ? "gpu_skinny_gemm_fully_connected" : "gpu_gemm_fully_connected", skinny,
+                                      ops::WeightPacking::ColumnPanels, true, ops::fully_connected_gemm_dims);
         fc.unsupported = not_fully_connected;
         conv.variants.push_back(std::move(fc));
     }
@@ -83,8 +84,8 @@ inline void add_conv2d_gemm_variants(OpSpace<Conv2dShape> &conv) {
                                             ops::pointwise_gemm_dims);
     pixels.unsupported = not_pointwise;
     conv.variants.push_back(std::move(pixels));
-    auto channels = gemm_variant<Conv2dShape>("gpu_gemm_1x1_channel_lanes", false, ops::WeightPacking::ColumnPanels, false,
-                                              ops::pointwise_channel_gemm_dims);
+    auto channels = gemm_variant<Conv2dShape>("gpu_gemm_1x1_channel_lanes", false, ops::WeightPacking::ColumnPanels,
+                                              false, ops::pointwise_channel_gemm_dims);
     channels.unsupported = not_pointwise;
     conv.variants.push_back(std::move(channels));
 }

@@ -21,8 +21,13 @@ struct GemmGpuTile {
     bool pack_a = false;
 
     static GemmGpuTile from(const ops::Knobs &k) {
-        return {k.get("cols"),    k.get("rows"),     k.get("threads_x"),         k.get("threads_y"),
-                k.get("k_block"), k.get("k_unroll"), k.has("pack_a") && k.get("pack_a") != 0};
+        return {k.get("cols"),
+                k.get("rows"),
+                k.get("threads_x"),
+                k.get("threads_y"),
+                k.get("k_block"),
+                k.get("k_unroll"),
+                k.has("pack_a") && k.get("pack_a") != 0};
     }
 
     // The tile the schedule uses: a block never wider or taller than C (whole tiles, shifted
@@ -112,8 +117,8 @@ inline std::string gemm_tile_violation(const ops::GemmDims &d, int registers, co
     const int k_unroll = k.get("k_unroll"), k_block = std::min(k.get("k_block"), d.depth);
     // Staged operands need K blocks of constant length: no short last block.
     if (k_unroll > 1 && (d.depth % k_block || k_block % k_unroll))
-        return "k_unroll " + std::to_string(k_unroll) + " needs K = " + std::to_string(d.depth) + " in whole K blocks of " +
-               std::to_string(k_block) + ", each a multiple of " + std::to_string(k_unroll);
+        return "k_unroll " + std::to_string(k_unroll) + " needs K = " + std::to_string(d.depth) +
+               " in whole K blocks of " + std::to_string(k_block) + ", each a multiple of " + std::to_string(k_unroll);
     const std::string too_large = block_too_large(k.get("threads_x") * k.get("threads_y"));
     if (!too_large.empty()) return too_large;
     const int accumulators = k.get("cols") * k.get("rows");

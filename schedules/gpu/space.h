@@ -40,12 +40,18 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile() {
         Conv2dKnobs k = register_tile(s, pinned_knobs(knobs, t));
         if (k.split_k <= 0) k.split_k = split_for(s, tile_threads(s, k.cols, k.rows, k.channels), k.target_threads);
         // What the schedule will use (tile_conv_output fits each size to the map).
-        k.rows = fitting(k.rows, s.out_h), k.channels = fitting(k.channels, s.out_channels), k.cols = fitting(k.cols, s.out_w);
+        k.rows = fitting(k.rows, s.out_h), k.channels = fitting(k.channels, s.out_channels),
+        k.cols = fitting(k.cols, s.out_w);
         k.threads_x = fitting(k.threads_x, s.out_w / k.cols);
         k.threads_c = fitting(k.threads_c, (s.out_channels + k.channels - 1) / k.channels);
-        const Knobs resolved{{{"rows", k.rows}, {"cols", k.cols}, {"channels", k.channels}, {"threads_x", k.threads_x},
-                              {"threads_c", k.threads_c}, {"split_k", k.split_k},
-                              {"target_threads", k.target_threads}, {"registers", k.registers}}};
+        const Knobs resolved{{{"rows", k.rows},
+                              {"cols", k.cols},
+                              {"channels", k.channels},
+                              {"threads_x", k.threads_x},
+                              {"threads_c", k.threads_c},
+                              {"split_k", k.split_k},
+                              {"target_threads", k.target_threads},
+                              {"registers", k.registers}}};
         knobs = resolved;
     };
     return v;
@@ -91,9 +97,15 @@ inline VariantSpec<Conv2dShape> conv2d_staged() {
             t = resolve_staged_tile(s, without_split);
             t.split_k = k.split_k;
         }
-        knobs = Knobs{{{"rows", t.rows}, {"cols", t.cols}, {"channels", t.channels}, {"threads_x", t.threads_x},
-                       {"threads_y", t.threads_y}, {"threads_c", t.threads_c}, {"split_k", t.split_k},
-                       {"stage_channels", t.stage_channels}, {"target_threads", k.target_threads},
+        knobs = Knobs{{{"rows", t.rows},
+                       {"cols", t.cols},
+                       {"channels", t.channels},
+                       {"threads_x", t.threads_x},
+                       {"threads_y", t.threads_y},
+                       {"threads_c", t.threads_c},
+                       {"split_k", t.split_k},
+                       {"stage_channels", t.stage_channels},
+                       {"target_threads", k.target_threads},
                        {"registers", k.registers}}};
     };
     return v;

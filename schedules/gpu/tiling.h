@@ -12,8 +12,8 @@ namespace cortado::schedules::gpu {
 // One thread per output element, blocks of up to 32 x 8 threads over the first two loops,
 // the remaining two loops fused into a third block dimension. Partial tiles are guarded.
 // Returns the innermost thread loop, where per-element producers are computed.
-inline Halide::Var tile_2d(Halide::Func f, Halide::Var x, Halide::Var y, int extent_x, int extent_y,
-                    Halide::Var rest_a, Halide::Var rest_b) {
+inline Halide::Var tile_2d(Halide::Func f, Halide::Var x, Halide::Var y, int extent_x, int extent_y, Halide::Var rest_a,
+                           Halide::Var rest_b) {
     using namespace Halide;
     Var xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"}, rest{"rest"};
     f.split(x, xo, xi, fitting(32, extent_x), TailStrategy::GuardWithIf)

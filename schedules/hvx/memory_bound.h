@@ -41,8 +41,7 @@ inline void schedule_concat(Concat &a, const ConcatShape &s, const Halide::Targe
         Halide::Stage update = a.output.update(static_cast<int>(i));
         // Each input writes a disjoint slice of the output, so its loops may run in parallel.
         update.hexagon().allow_race_conditions().parallel(a.slices[i].z);
-        if (s.inner >= kFloatLanes)
-            update.vectorize(a.slices[i].x, kFloatLanes, Halide::TailStrategy::GuardWithIf);
+        if (s.inner >= kFloatLanes) update.vectorize(a.slices[i].x, kFloatLanes, Halide::TailStrategy::GuardWithIf);
     }
 }
 
@@ -66,7 +65,8 @@ inline void schedule_channel_affine(ChannelAffine &a, int inner, int, int, const
 inline void schedule_inner_product(InnerProduct &a, const InnerProductShape &s, const Halide::Target &) {
     using namespace Halide;
     Var jo{"jo"}, ji{"ji"};
-    a.output.hexagon().split(a.j, jo, ji, s.outputs >= 16 ? 16 : s.outputs, TailStrategy::GuardWithIf)
+    a.output.hexagon()
+        .split(a.j, jo, ji, s.outputs >= 16 ? 16 : s.outputs, TailStrategy::GuardWithIf)
         .reorder(a.m, ji, jo)
         .parallel(jo);
     a.partial.compute_at(a.output, ji).vectorize(a.lane);

@@ -3,11 +3,11 @@
 #include <string>
 #include <vector>
 
-#include "frontend/compile_error.h"
 #include "compiler/emit_network.h"
+#include "compiler/kernel_plan.h"
+#include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
-#include "compiler/kernel_plan.h"
 #include "frontend/shape_inference.h"
 #include "runtime/caffemodel_reader.h"
 #include "tools/npy.h"
