@@ -15,7 +15,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/generators/ops/ DESTINATION share/cortado/
         FILES_MATCHING PATTERN "*.h")
 file(GLOB halide_runtime_headers ${CORTADO_HALIDE_INCLUDE_DIR}/HalideRuntime*.h)
 install(FILES ${halide_runtime_headers} DESTINATION share/cortado/halide-include)
-write_basic_package_version_file(${CMAKE_BINARY_DIR}/cortadoConfigVersion.cmake VERSION 0.1.0
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/cortadoConfigVersion.cmake VERSION ${PROJECT_VERSION}
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_SOURCE_DIR}/cmake/cortadoConfig.cmake ${CMAKE_SOURCE_DIR}/cmake/CortadoNetwork.cmake
               ${CMAKE_BINARY_DIR}/cortadoConfigVersion.cmake

@@ -9,6 +9,7 @@
 #include "Halide.h"
 #include "compiler/install_layout.h"
 #include "frontend/compile_error.h"
+#include "frontend/nearest_word.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -43,6 +44,15 @@ PlanTarget TargetDescription::plan_target() const {
     plan.knobs = knobs;
     plan.opencl_build_options = opencl_build_options;
     return plan;
+}
+
+std::vector<std::string> target_description_names() {
+    std::vector<std::string> names;
+    std::error_code ec;
+    for (const auto &entry : fs::directory_iterator(fs::path(data_dir()) / "targets", ec))
+        if (entry.path().extension() == ".target") names.push_back(entry.path().stem().string());
+    std::sort(names.begin(), names.end());
+    return names;
 }
 
 TargetDescription resolve_target(const std::string &name) {
@@ -112,9 +122,15 @@ TargetDescription resolve_target(const std::string &name) {
         target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
         target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());
     }
-    if (!Halide::Target::validate_target_string(target.halide_target))
-        throw CompileError("unknown target '" + name + "': give host, a name from " +
-                           (fs::path(data_dir()) / "targets").string() + " or a Halide target string");
+    if (!Halide::Target::validate_target_string(target.halide_target)) {
+        const std::vector<std::string> names = target_description_names();
+        const std::string near = nearest_word(name, names);
+        std::string list;
+        for (const std::string &n : names) list += ", " + n;
+        throw CompileError("unknown target '" + name + "'" + (near.empty() ? "" : " (did you mean " + near + "?)") +
+                           ": give host" + list +
+                           " (cortado targets), a path to a .target file, or a Halide target string");
+    }
     const Halide::Target halide(target.halide_target);
     target.halide_target = halide.to_string();
     if (target.vector_bits == 0) target.vector_bits = 32 * halide.natural_vector_size<float>();

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "compiler/plan_target.h"
 
@@ -33,5 +34,8 @@ struct TargetDescription {
 // Halide target string. Throws CompileError for unknown names, invalid Halide strings,
 // malformed descriptions (naming file:line) and families that cannot serve the target.
 TargetDescription resolve_target(const std::string &name);
+
+// The names of the shipped target descriptions (share/cortado/targets/*.target), sorted.
+std::vector<std::string> target_description_names();
 
 }  // namespace cortado

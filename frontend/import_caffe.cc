@@ -1,4 +1,5 @@
 #include "frontend/import_caffe.h"
+#include <filesystem>
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -12,6 +13,7 @@
 #include "frontend/caffe.pb.h"
 #include "frontend/compile_error.h"
 #include "frontend/layer_params_from_proto.h"
+#include "frontend/nearest_word.h"
 #include "frontend/upgrade_v1.h"
 #include "runtime/file_bytes.h"
 
@@ -132,7 +134,9 @@ class Importer {
         if (net.layer_size() > 0 && net.layers_size() > 0)
             throw CompileError(path_ + ": mixes V2 'layer' and legacy V1 'layers' entries");
 
-        graph_.name = net.name().empty() ? "net" : net.name();
+        // A prototxt without `name:` (SqueezeNet's) is named after its file.
+        const std::string stem = std::filesystem::path(path_).stem().string();
+        graph_.name = !net.name().empty() ? net.name() : !stem.empty() ? stem : "net";
         add_legacy_inputs(net);
 
         const bool legacy = net.layers_size() > 0;
@@ -142,6 +146,7 @@ class Importer {
         std::string unsupported;
         std::vector<int> start_lines;
         std::vector<std::string> compiled_names;  // empty for layers dropped at inference
+        std::vector<std::pair<caffe::LayerParameter, SourceLocation>> layers;
         for (int i = 0; i < count; i++) {
             SourceLocation where{path_, 0};
             where.line = locations.GetLocation(layer_field, i).line + 1;
@@ -152,15 +157,24 @@ class Importer {
             if (!is_data_layer(layer.type()) && !is_training_only(layer.type())) compiled_names.back() = layer.name();
             if (!is_supported(layer.type()) && !is_data_layer(layer.type()) && !is_training_only(layer.type()) &&
                 layer.type() != "Input") {
-                unsupported +=
-                    "\n  " + where.to_string() + ": layer '" + layer.name() + "' has type '" + layer.type() + "'";
+                // A real Caffe type is named as such; anything else may be a misspelling.
+                const std::string near =
+                    is_other_caffe_type(layer.type())
+                        ? ""
+                        : nearest_word(layer.type(),
+                                       std::vector<std::string>(supported_types().begin(), supported_types().end()));
+                unsupported += "\n  " + where.to_string() + ": layer '" + layer.name() + "' has type '" + layer.type() +
+                               "'" + (near.empty() ? "" : " (did you mean " + near + "?)");
                 continue;
             }
-            add_layer(layer, where);
+            layers.emplace_back(std::move(layer), where);
         }
+        // Every unsupported type, before any check of how layers connect: a skipped layer would
+        // otherwise be reported as the next layer's missing bottom.
         if (!unsupported.empty())
             throw CompileError(path_ + ": unsupported layer types (cortado compiles " + supported_list() +
                                "):" + unsupported);
+        for (const auto &[layer, where] : layers) add_layer(layer, where);
         reject_unknown_fields(errors.warnings, start_lines, compiled_names);
         finish_outputs();
         apply_input_options();
@@ -196,6 +210,14 @@ class Importer {
         return kTypes;
     }
     static bool is_supported(const std::string &type) { return supported_types().count(type); }
+    // Caffe's own layer types that cortado does not compile (besides data and loss layers).
+    static bool is_other_caffe_type(const std::string &type) {
+        static const std::set<std::string> kTypes = {
+            "Deconvolution", "SPP",       "PReLU", "ELU",   "Sigmoid", "TanH", "AbsVal",    "Power",     "Exp",   "Log",
+            "BNLL",          "Threshold", "Bias",  "Embed", "Slice",   "Tile", "Reduction", "ArgMax",    "Crop",  "MVN",
+            "Im2col",        "Filter",    "Swish", "Clip",  "RNN",     "LSTM", "Recurrent", "Parameter", "Python"};
+        return kTypes.count(type);
+    }
     static std::string supported_list() {
         std::string list;
         for (const auto &t : supported_types()) list += (list.empty() ? "" : ", ") + t;

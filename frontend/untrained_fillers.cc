@@ -41,4 +41,13 @@ std::vector<std::string> fill_untrained_weights(Graph &graph) {
     return replaced;
 }
 
+std::string stand_in_weights_note(const std::vector<std::string> &layers) {
+    if (layers.empty()) return "";
+    std::string names;
+    for (size_t i = 0; i < layers.size() && i < 3; i++) names += (i ? ", " : "") + layers[i];
+    if (layers.size() > 3) names += ", ...";
+    return std::to_string(layers.size()) + (layers.size() == 1 ? " layer" : " layers") + " without fillers (" + names +
+           "; a deploy prototxt) get random stand-in weights";
+}
+
 }  // namespace cortado

@@ -15,4 +15,8 @@ namespace cortado {
 // Returns the names of the layers whose fillers were replaced.
 std::vector<std::string> fill_untrained_weights(Graph &graph);
 
+// One note for the layers fill_untrained_weights gave stand-ins ("" when none): the count and
+// the first few names, not a line each.
+std::string stand_in_weights_note(const std::vector<std::string> &layers);
+
 }  // namespace cortado

@@ -436,7 +436,16 @@ bool parse_caffemodel(const uint8_t *bytes, size_t size, std::vector<LayerBlobs>
 bool read_caffemodel(const std::string &path, std::vector<LayerBlobs> *layers, std::string *error) {
     std::string bytes;
     if (!read_file_bytes(path, &bytes, error)) return false;
-    return parse_named(path, reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), layers, error);
+    if (parse_named(path, reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), layers, error)) return true;
+    // A binary caffemodel is mostly float bytes; text that fails to parse was never one.
+    const size_t head = std::min<size_t>(bytes.size(), 4096);
+    const bool text = head > 0 && std::all_of(bytes.begin(), bytes.begin() + head, [](char c) {
+                          return c == '\n' || c == '\r' || c == '\t' || (static_cast<unsigned char>(c) >= 32);
+                      });
+    if (text)
+        *error = path + ": is not a binary caffemodel (it looks like text" +
+                 (bytes.find("layer") != std::string::npos ? std::string(", a prototxt?") : std::string()) + ")";
+    return false;
 }
 
 }  // namespace cortado

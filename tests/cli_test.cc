@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -67,8 +68,97 @@ TEST_F(Cli, UnknownLayerTypeAndUnknownOption) {
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_NE(r.output.find("layer 'odd' has type 'Swish'"), std::string::npos) << r.output;
     r = cortado("run " + write("ok.prototxt", kSmallNet) + " --frobnicate 3");
-    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_EQ(r.exit_code, 2);
     EXPECT_NE(r.output.find("unknown option --frobnicate"), std::string::npos) << r.output;
+}
+
+// Usage errors exit 2 and suggest the nearest valid word; help and --version exit 0.
+TEST_F(Cli, HelpVersionTargetsAndUsageErrors) {
+    Result r = cortado("--version");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("cortado 0."), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Halide 21."), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("host target x86-64-linux"), std::string::npos) << r.output;
+    r = cortado("help");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char *part :
+         {"CORTADO_CACHE", "CORTADO_KNOBS", "CORTADO_HOME", "exit codes", "4 reference check failed"})
+        EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+    r = cortado("run --help");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("--warmup N"), std::string::npos) << r.output;
+    EXPECT_EQ(cortado("help tune").output, cortado("tune -h").output);
+    r = cortado("");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    r = cortado("runn x.prototxt");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("did you mean run?"), std::string::npos) << r.output;
+    const std::string net = write("small.prototxt", kSmallNet);
+    r = cortado("info " + net + " --batchh 2");
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("did you mean --batch?"), std::string::npos) << r.output;
+    for (const char *bad : {" --batch 0", " --batch -3", " --batch=0", " --input-shape 1x2x0x9"}) {
+        r = cortado("info " + net + bad);
+        EXPECT_EQ(r.exit_code, 2) << bad << "\n" << r.output;
+    }
+    EXPECT_EQ(cortado("info").exit_code, 2);
+    r = cortado("info " + net + " --plan --target cuda-h10");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("did you mean cuda-h100?"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("opencl-pocl"), std::string::npos) << "the valid targets are listed\n" << r.output;
+    r = cortado("targets");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    for (const char *name : {"host", "cuda-h100", "opencl-pocl", "arm-64-linux", "x86-64-avx512"})
+        EXPECT_NE(r.output.find(std::string("\n") + name + " "), std::string::npos) << name << "\n" << r.output;
+}
+
+// --opt=value and NxCxHxW shapes, as cortado prints them, are accepted.
+TEST_F(Cli, EqualsOptionsAndShapesWrittenWithX) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    const Result r = cortado("info " + net + " --input-shape=3x2x9x9");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("3x4x7x7"), std::string::npos) << r.output;
+}
+
+// Files of the wrong kind are named as such, and compile's -o must be a folder.
+TEST_F(Cli, WrongKindsOfFilesAreNamed) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    Result r = cortado("info " + dir_.string());
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("is a directory, not a file"), std::string::npos) << r.output;
+    r = cortado("run " + net + " --weights " + net);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("is not a binary caffemodel (it looks like text, a prototxt?)"), std::string::npos)
+        << r.output;
+    r = cortado("compile " + net + " -o " + net);
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("is a file; -o names the folder"), std::string::npos) << r.output;
+    r = cortado("info " + path("missing.prototxt"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("missing.prototxt: no such file"), std::string::npos) << r.output;
+}
+
+// A prototxt without `name:` is named after its file; layers without fillers make one note.
+TEST_F(Cli, NamelessNetworksTakeTheFileNameAndStandInNotesCollapse) {
+    std::string text = "input: \"data\"\ninput_shape { dim: 1 dim: 2 dim: 6 dim: 6 }\n";
+    std::string bottom = "data";
+    for (int i = 0; i < 4; i++) {
+        const std::string name = "c" + std::to_string(i);
+        text += "layer { name: \"" + name + "\" type: \"Convolution\" bottom: \"" + bottom + "\" top: \"" + name +
+                "\" convolution_param { num_output: 2 kernel_size: 1 } }\n";
+        bottom = name;
+    }
+    const std::string net = write("tiny_v1.1.prototxt", text);
+    Result r = cortado("compile " + net + " -o " + path("out"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(fs::exists(path("out/tiny_v1_1.h"))) << r.output;
+    r = cortado("run " + net + " --iterations 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(
+        r.output.find("4 layers without fillers (c0, c1, c2, ...; a deploy prototxt) get random stand-in weights"),
+        std::string::npos)
+        << r.output;
+    EXPECT_EQ(r.output.find("has no fillers"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, SavedWeightsReloadToTheSameOutputAndPassTheCheck) {
@@ -238,6 +328,72 @@ TEST_F(Cli, InfoJsonAndCompileOutputs) {
     EXPECT_NE(r.output.find("must be a C identifier"), std::string::npos) << r.output;
 }
 
+// Deliberate background load: two spinning shells while it lives, each also stopped by
+// `timeout` after a minute.
+class BusyCores {
+  public:
+    explicit BusyCores(const fs::path &dir) {
+        const std::string script = (dir / "busy.sh").string();
+        std::ofstream(script) << "for i in 1 2; do timeout 60 sh -c 'while :; do :; done' >/dev/null 2>&1 &\n"
+                                 "pids=\"$pids $!\"; done; echo $pids\n";
+        FILE *pipe = popen(("sh " + script).c_str(), "r");
+        char pids[256] = {0};
+        if (!fgets(pids, sizeof pids, pipe)) pids[0] = 0;
+        pclose(pipe);
+        pids[strcspn(pids, "\n")] = 0;
+        pids_ = pids;
+    }
+    ~BusyCores() {
+        if (!pids_.empty()) std::system(("kill " + pids_ + " 2>/dev/null").c_str());
+    }
+
+  private:
+    std::string pids_;
+};
+
+// Under deliberate background load, bench measures a case three times, then marks it unstable
+// in the table, the JSON and the summary.
+TEST_F(Cli, BenchMarksCasesMeasuredUnderLoad) {
+    const std::string csv = write("set.csv", "header\n1,8,12,12,8,3,3,1,1,1,1,12,12\n");
+    Result r;
+    {
+        const BusyCores load(dir_);
+        r = cortado("bench conv --set " + csv + " --iterations 30 --json " + path("b.json"));
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("| yes: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("Warning: 1 of 1 cases stayed unstable"), std::string::npos) << r.output;
+    const nlohmann::json report = nlohmann::json::parse(std::ifstream(path("b.json")));
+    EXPECT_NE(report.at("rows").at(0).value("unstable", ""), "") << report.dump();
+}
+
+// `run` reports throughput, mean, percentiles and a per-layer share; --json holds the record.
+// Under deliberate background load (two busy processes) the record says the timing is unstable.
+TEST_F(Cli, RunTimingRecordAndTheInstabilityWarning) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    Result r = cortado("run " + net + " --warmup 2 --iterations 7 --json " + path("quiet.json"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    for (const char *part : {"images/s", "mean", "p90", "p99", "share", "GFLOP/s", "2 warm-up and 7 timed runs"})
+        EXPECT_NE(r.output.find(part), std::string::npos) << part << "\n" << r.output;
+    nlohmann::json record = nlohmann::json::parse(std::ifstream(path("quiet.json")));
+    EXPECT_EQ(record.at("runs_ms").size(), 7u);
+    EXPECT_EQ(record.at("batch"), 1);
+    EXPECT_GT(record.at("images_per_s").get<double>(), 0);
+    EXPECT_LE(record.at("min_ms").get<double>(), record.at("median_ms").get<double>());
+    EXPECT_LE(record.at("median_ms").get<double>(), record.at("p90_ms").get<double>());
+    EXPECT_FALSE(record.at("layers").empty());
+
+    {
+        const BusyCores load(dir_);
+        r = cortado("run " + net + " --iterations 50000 --json " + path("busy.json"));  // a second or more
+    }
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("warning: unstable timing"), std::string::npos) << r.output;
+    record = nlohmann::json::parse(std::ifstream(path("busy.json")));
+    EXPECT_NE(record.at("unstable").get<std::string>(), "") << record.dump();
+    EXPECT_GT(record.at("other_busy_cores").get<double>(), 0.25) << record.dump();
+}
+
 // Every float in `info --json` reads back as the float cortado computes with.
 TEST_F(Cli, InfoJsonFloatsRoundTripExactly) {
     const std::string net = write(
@@ -294,7 +450,7 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     EXPECT_NE(r.output.find("schedule family cpu"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("cpu_register_tile    channel_block="), std::string::npos) << r.output;
     r = cortado("info " + net + " --target cuda-h100");
-    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("--target, --db and --untuned go with --plan"), std::string::npos) << r.output;
 }
 

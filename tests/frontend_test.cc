@@ -114,6 +114,20 @@ TEST(Errors, UnknownLayerTypesAreListedAllAtOnce) {
     EXPECT_NE(e.find("net.prototxt:7: layer 'b' has type 'Twirl'"), std::string::npos) << e;
 }
 
+// Unsupported types come before any check of how layers connect: the layer after a Deconvolution
+// is not blamed for its missing bottom; a misspelt type gets a suggestion, a real Caffe type none.
+TEST(Errors, UnsupportedTypesComeBeforeConnectionChecks) {
+    const std::string e = error_of(
+        std::string(kInput) +
+        "layer { name: \"up\" type: \"Deconvolution\" bottom: \"data\" top: \"up\" convolution_param { num_output: 2 kernel_size: 2 } }\n"
+        "layer { name: \"p\" type: \"Pooling\" bottom: \"up\" top: \"p\" pooling_param { kernel_size: 2 } }\n"
+        "layer { name: \"c\" type: \"Convolutoin\" bottom: \"p\" top: \"c\" }\n");
+    EXPECT_NE(e.find("net.prototxt:6: layer 'up' has type 'Deconvolution'\n"), std::string::npos) << e;
+    EXPECT_NE(e.find("net.prototxt:8: layer 'c' has type 'Convolutoin' (did you mean Convolution?)"), std::string::npos)
+        << e;
+    EXPECT_EQ(e.find("produced by no earlier layer"), std::string::npos) << e;
+}
+
 TEST(Errors, MisspeltFieldInACompiledLayerIsAnError) {
     const std::string e = error_of(std::string(kInput) +
                                    "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\"\n"

@@ -233,6 +233,7 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
 TEST_F(Tune, BadInputGetsAClearError) {
     const struct {
         std::string args, message;
+        int exit_code = 1;
     } cases[] = {
         {"tune " + net_ + " --budget 0", "--budget takes a number of minutes above 0 (at most a week), not '0'"},
         {"tune " + net_ + " --budget soon", "--budget takes a number of minutes above 0 (at most a week), not 'soon'"},
@@ -244,14 +245,15 @@ TEST_F(Tune, BadInputGetsAClearError) {
         {"tune " + net_ + " --batch 1,x", "--batch takes whole numbers above 0 separated by commas, not '1,x'"},
         {"tune " + net_ + " --db " + (dir_ / "no" / "such" / "dir" / "db.jsonl").string(),
          "cannot write the tuning database"},
-        {"tune " + net_ + " --jobs 0", "--jobs and --max-candidates must be at least 1"},
+        {"tune " + net_ + " --jobs 0", "--jobs takes a whole number of at least 1, not 0", 2},
+        {"tune " + net_ + " --max-candidates -1", "--max-candidates takes a whole number of at least 1, not -1", 2},
         {"tune --import " + (dir_ / "missing.jsonl").string(), "cannot read the tuning database"},
         {"tune " + net_ + " --import x.jsonl", "--import takes only --db"},
         {"tune " + net_ + " --db " + db_ + " --target arm-64-linux", "for another machine: --prepare DIR"},
     };
     for (const auto &c : cases) {
         const Result r = cortado(c.args);
-        EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
+        EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.output;
         EXPECT_NE(r.output.find(c.message), std::string::npos) << c.args << "\n" << r.output;
     }
 }

@@ -105,8 +105,8 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
     md << "| " << suite
        << " | GFLOP | flop/B | cortado ms (min-max) | GFLOP/s | % of roofline | peer | peer ms (min-max) | peer GFLOP/s"
           " | speed-up over peer | rel. error vs peer |"
-       << (tuned ? " untuned ms (min-max) | tuned speed-up |" : "") << "\n"
-       << "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|" << (tuned ? "---:|---:|" : "") << "\n";
+       << (tuned ? " untuned ms (min-max) | tuned speed-up |" : "") << " unstable |\n"
+       << "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|" << (tuned ? "---:|---:|" : "") << "---|\n";
     char line[1024];
     for (const BenchRow &r : rows) {
         const double roof = roofline_gflops(r, target), achieved = r.gflop / r.ours.median_ms * 1e3;
@@ -127,6 +127,7 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
                               r.untuned.max_ms, r.untuned.median_ms / r.ours.median_ms);
             text.insert(text.size() - 1, extra);
         }
+        text.insert(text.size() - 1, " " + (r.unstable.empty() ? std::string("") : "yes: " + r.unstable) + " |");
         md << text;
     }
     std::snprintf(line, sizeof line,
@@ -136,6 +137,12 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
                   ratios.empty() ? 0 : ratios[ratios.size() / 2], ratios.empty() ? 0 : ratios.front(),
                   ratios.empty() ? 0 : ratios.back());
     md << line;
+    const size_t unstable =
+        std::count_if(rows.begin(), rows.end(), [](const BenchRow &r) { return !r.unstable.empty(); });
+    if (unstable > 0)
+        md << "Warning: " << unstable << " of " << rows.size()
+           << " cases stayed unstable over three measurements (the \"unstable\" column says why); the totals include "
+              "them.\n";
     const HostCpu cpu = host_cpu();
     md << "Host: " << cpu.model << ", " << cpu.cores << " logical CPUs; ISA: " << cpu.isa << ".\n";
     if (target.peak_gflops > 0)
@@ -159,6 +166,7 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
                                    {"roofline_gflops", roofline_gflops(r, target)},
                                    {"relative_error", r.error}};
         if (r.has_untuned) row["untuned"] = json_timing(r.untuned);
+        if (!r.unstable.empty()) row["unstable"] = r.unstable;
         json["rows"].push_back(row);
     }
     std::ofstream(json_path) << json.dump(1) << "\n";

@@ -63,6 +63,8 @@ struct BenchRow {
     // Where tuning records changed some kernel: cortado without them, timed alternately with `ours`.
     bool has_untuned = false;
     Timing untuned;
+    // Why the timing cannot be trusted after the reruns (tools/machine_load.h); "" when steady.
+    std::string unstable = "";
 };
 
 // Whether some kernel of `plan` took its variant or a knob from a tuning record.

@@ -1,8 +1,9 @@
 #include "tools/cli_args.h"
 
+#include <algorithm>
 #include <sstream>
 
-#include "frontend/compile_error.h"
+#include "frontend/nearest_word.h"
 
 namespace cortado {
 namespace {
@@ -15,7 +16,7 @@ int64_t parse_integer(const std::string &text, const std::string &what) {
     } catch (const std::exception &) {
         used = 0;
     }
-    if (used != text.size() || text.empty()) throw CompileError(what + ": '" + text + "' is not an integer");
+    if (used != text.size() || text.empty()) throw UsageError(what + ": '" + text + "' is not an integer");
     return value;
 }
 
@@ -30,40 +31,59 @@ int64_t CliArgs::get_int(const std::string &key, int64_t fallback) const {
     return has(key) ? parse_integer(get(key), "--" + key) : fallback;
 }
 
+int64_t CliArgs::get_count(const std::string &key, int64_t fallback) const {
+    if (!has(key)) return fallback;
+    const int64_t value = parse_integer(get(key), "--" + key);
+    if (value < 1) throw UsageError("--" + key + " takes a whole number of at least 1, not " + get(key));
+    return value;
+}
+
 CliArgs parse_cli_args(const std::vector<std::string> &args, const std::set<std::string> &options,
                        const std::set<std::string> &flags, bool positional_required) {
     CliArgs parsed;
     for (size_t i = 0; i < args.size(); i++) {
         const std::string &a = args[i];
         if (a.rfind("--", 0) == 0 || a == "-o") {
-            const std::string key = a == "-o" ? "output-dir" : a.substr(2);
+            const size_t equals = a.find('=');
+            const std::string key =
+                a == "-o" ? "output-dir" : a.substr(2, equals == std::string::npos ? equals : equals - 2);
             if (flags.count(key)) {
+                if (equals != std::string::npos) throw UsageError("--" + key + " takes no value");
                 parsed.flags.insert(key);
             } else if (options.count(key)) {
-                if (i + 1 >= args.size()) throw CompileError(a + " needs a value");
-                parsed.options[key] = args[++i];
+                if (equals != std::string::npos) {
+                    parsed.options[key] = a.substr(equals + 1);
+                } else {
+                    if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
+                    parsed.options[key] = args[++i];
+                }
             } else {
-                throw CompileError("unknown option " + a);
+                std::vector<std::string> known(options.begin(), options.end());
+                known.insert(known.end(), flags.begin(), flags.end());
+                const std::string near = nearest_word(key, known);
+                throw UsageError("unknown option --" + key + (near.empty() ? "" : "; did you mean --" + near + "?"));
             }
         } else if (parsed.positional.empty()) {
             parsed.positional = a;
         } else {
-            throw CompileError("unexpected argument '" + a + "'");
+            throw UsageError("unexpected argument '" + a + "'");
         }
     }
-    if (parsed.positional.empty() && positional_required) throw CompileError("missing NET.prototxt");
+    if (parsed.positional.empty() && positional_required) throw UsageError("missing NET.prototxt");
     return parsed;
 }
 
 Shape parse_shape(const std::string &text) {
     Shape shape;
-    std::stringstream list(text);
-    for (std::string item; std::getline(list, item, ',');) {
+    std::string list = text;
+    std::replace(list.begin(), list.end(), 'x', ',');
+    std::stringstream items(list);
+    for (std::string item; std::getline(items, item, ',');) {
         const int64_t d = parse_integer(item, "shape '" + text + "'");
-        if (d <= 0) throw CompileError("shape '" + text + "' has a dimension <= 0");
+        if (d <= 0) throw UsageError("shape '" + text + "' has a dimension <= 0");
         shape.push_back(d);
     }
-    if (shape.empty()) throw CompileError("empty shape");
+    if (shape.empty()) throw UsageError("empty shape");
     return shape;
 }
 

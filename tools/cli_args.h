@@ -8,9 +8,17 @@
 #include <string>
 #include <vector>
 
+#include "frontend/compile_error.h"
 #include "frontend/graph.h"
 
 namespace cortado {
+
+// A command line cortado cannot read (unknown option, missing value, stray argument): exit
+// code 2, where bad input files and values give 1.
+class UsageError : public CompileError {
+  public:
+    explicit UsageError(const std::string &message) : CompileError(message) {}
+};
 
 struct CliArgs {
     std::string positional;
@@ -20,14 +28,17 @@ struct CliArgs {
     bool has(const std::string &key) const { return options.count(key) > 0; }
     std::string get(const std::string &key, const std::string &fallback = "") const;
     int64_t get_int(const std::string &key, int64_t fallback) const;
+    // A count: a whole number of at least 1 (a batch, iterations, jobs), else UsageError.
+    int64_t get_count(const std::string &key, int64_t fallback) const;
 };
 
-// Throws CompileError on unknown options, missing values or a missing positional argument
-// (when `positional_required`).
+// `--key value` and `--key=value`. Throws UsageError on unknown options (naming the nearest
+// known one), missing values or a missing positional argument (when `positional_required`).
 CliArgs parse_cli_args(const std::vector<std::string> &args, const std::set<std::string> &options,
                        const std::set<std::string> &flags, bool positional_required = true);
 
-// "1,3,224,224" -> {1, 3, 224, 224}; throws CompileError on anything else.
+// "1,3,224,224" or "1x3x224x224" (as cortado prints shapes) -> {1, 3, 224, 224}; throws
+// UsageError on anything else.
 Shape parse_shape(const std::string &text);
 
 }  // namespace cortado

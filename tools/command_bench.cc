@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -31,6 +32,7 @@
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/machine_load.h"
 #include "tools/peers.h"
 #include "tools/temporary_directory.h"
 
@@ -153,7 +155,7 @@ int command_bench(const std::vector<std::string> &args) {
         args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net"},
         {"quick", "untuned"});
     const std::string suite = cli.positional;
-    const int iterations = int(cli.get_int("iterations", 10));
+    const int iterations = int(cli.get_count("iterations", 10));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     // Only the suite that runs needs its files.
     const std::string csv = suite != "conv"  ? ""
@@ -165,7 +167,7 @@ int command_bench(const std::vector<std::string> &args) {
     const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
     for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     if (cli.has("prepare")) {
-        prepare_gpu_bench(suite, csv, models, cli.get_int("batch", 0), cli.flags.count("quick"), !cli.has("set"),
+        prepare_gpu_bench(suite, csv, models, cli.get_count("batch", 0), cli.flags.count("quick"), !cli.has("set"),
                           target, cli.get("prepare"), tuning.records);
         return 0;
     }
@@ -187,37 +189,56 @@ int command_bench(const std::vector<std::string> &args) {
         std::cerr << "\r" << rows.size() + 1 << " " << row.name << "            " << std::flush;
         rows.push_back(row);
     };
+    // A case whose runs spread too far, or that ran while other processes kept the cores busy, is
+    // measured again, up to three times in all; if it stays unstable, its row says why.
+    auto steady = [&](const std::function<BenchRow()> &measure) {
+        BenchRow row;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            const CpuTimes before = sample_cpu_times();
+            row = measure();
+            const double others = other_busy_cores(before, sample_cpu_times());
+            const std::string ours = instability({row.ours.min_ms, row.ours.median_ms, row.ours.max_ms}, others);
+            const std::string peer = instability({row.theirs.min_ms, row.theirs.median_ms, row.theirs.max_ms}, 0);
+            row.unstable = ours.empty() && peer.empty() ? "" : !ours.empty() ? ours : "peer: " + peer;
+            if (row.unstable.empty()) break;
+        }
+        return row;
+    };
     if (suite == "conv") {
-        for (const ConvShape &s : conv_set(csv, cli.get_int("batch", 0), cli.flags.count("quick"), !cli.has("set"))) {
-            SingleLayer ours = run_single_layer(conv_prototxt(s), target, iterations, scratch, tuning.records);
-            std::vector<float> theirs;
-            const PeerTiming peer = onednn_convolution(s, ours.input, ours.weights[0].blobs[0],
-                                                       ours.weights[0].blobs[1], &theirs, iterations);
-            BenchRow row{conv_name(s),
-                         conv_gflop(s),
-                         conv_megabytes(s),
-                         ours.timing,
-                         peer.implementation,
-                         {peer.median_ms, peer.min_ms, peer.max_ms},
-                         relative_l2_error(ours.output, theirs),
-                         ours.has_untuned,
-                         ours.untuned};
-            check(row);
+        for (const ConvShape &s : conv_set(csv, cli.get_count("batch", 0), cli.flags.count("quick"), !cli.has("set"))) {
+            check(steady([&] {
+                SingleLayer ours = run_single_layer(conv_prototxt(s), target, iterations, scratch, tuning.records);
+                std::vector<float> theirs;
+                const PeerTiming peer = onednn_convolution(s, ours.input, ours.weights[0].blobs[0],
+                                                           ours.weights[0].blobs[1], &theirs, iterations);
+                BenchRow row{conv_name(s),
+                             conv_gflop(s),
+                             conv_megabytes(s),
+                             ours.timing,
+                             peer.implementation,
+                             {peer.median_ms, peer.min_ms, peer.max_ms},
+                             relative_l2_error(ours.output, theirs),
+                             ours.has_untuned,
+                             ours.untuned};
+                return row;
+            }));
         }
     } else if (suite == "sgemm") {
         for (int n : sgemm_sizes(cli.flags.count("quick"))) {
-            const GemmRun ours = run_gemm(n, target, iterations, scratch);
-            std::vector<float> theirs;
-            const PeerTiming peer = openblas_sgemm(n, n, n, ours.a, ours.b, &theirs, iterations);
-            check({"sgemm " + std::to_string(n),
-                   sgemm_gflop(n),
-                   sgemm_megabytes(n),
-                   ours.timing,
-                   peer.implementation,
-                   {peer.median_ms, peer.min_ms, peer.max_ms},
-                   relative_l2_error(ours.c, theirs),
-                   false,
-                   {}});
+            check(steady([&] {
+                const GemmRun ours = run_gemm(n, target, iterations, scratch);
+                std::vector<float> theirs;
+                const PeerTiming peer = openblas_sgemm(n, n, n, ours.a, ours.b, &theirs, iterations);
+                return BenchRow{"sgemm " + std::to_string(n),
+                                sgemm_gflop(n),
+                                sgemm_megabytes(n),
+                                ours.timing,
+                                peer.implementation,
+                                {peer.median_ms, peer.min_ms, peer.max_ms},
+                                relative_l2_error(ours.c, theirs),
+                                false,
+                                {}};
+            }));
         }
     } else if (suite == "nets") {
         std::vector<int64_t> batches;
@@ -227,7 +248,7 @@ int command_bench(const std::vector<std::string> &args) {
         std::stringstream list(cli.get("net"));
         for (std::string name; std::getline(list, name, ',');) names.push_back(name);
         for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick"), batches, names))
-            check(bench_network(c, target, iterations, scratch, tuning.records));
+            check(steady([&] { return bench_network(c, target, iterations, scratch, tuning.records); }));
     } else {
         throw CompileError("unknown bench suite '" + suite + "': give conv, sgemm or nets");
     }

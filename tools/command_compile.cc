@@ -1,4 +1,5 @@
 #include <cctype>
+#include <filesystem>
 #include <iostream>
 
 #include "compiler/network_builder.h"
@@ -20,9 +21,11 @@ std::string default_network_name(const std::string &graph_name) {
 int command_compile(const std::vector<std::string> &args) {
     const CliArgs cli =
         parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db"}, {"shared", "untuned"});
-    if (!cli.has("output-dir")) throw CompileError("compile needs -o DIR");
+    if (!cli.has("output-dir")) throw UsageError("compile needs -o DIR");
+    if (std::filesystem::exists(cli.get("output-dir")) && !std::filesystem::is_directory(cli.get("output-dir")))
+        throw CompileError("-o " + cli.get("output-dir") + ": is a file; -o names the folder to write into");
     ImportOptions options;
-    options.batch = cli.get_int("batch", 0);
+    options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
     const Graph graph = load_network(cli.positional, options, true);
     const TargetDescription target = resolve_target(cli.get("target", "host"));

@@ -17,7 +17,7 @@ namespace cortado {
 int command_info(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned"});
     ImportOptions options;
-    options.batch = cli.get_int("batch", 0);
+    options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
     if (cli.flags.count("plan")) {
         if (cli.flags.count("json")) throw CompileError("info: --plan prints text; leave out --json");
@@ -31,7 +31,7 @@ int command_info(const std::vector<std::string> &args) {
         return 0;
     }
     if (cli.has("target") || cli.has("db") || cli.flags.count("untuned"))
-        throw CompileError("info: --target, --db and --untuned go with --plan");
+        throw UsageError("info: --target, --db and --untuned go with --plan");
     const Graph graph = load_network(cli.positional, options, false);
 
     LayerCost total;

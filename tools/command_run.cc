@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <random>
 
 #include "compiler/loaded_network.h"
@@ -15,11 +18,14 @@
 #include "compiler/tuning_db.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
+#include "frontend/layer_cost.h"
 #include "frontend/load_network.h"
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
+#include "tools/machine_load.h"
 #include "tools/npy.h"
+#include "tools/run_statistics.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado {
@@ -81,20 +87,21 @@ void dump_blob(void *user, const char *blob, int rank, const int64_t *shape, con
 int command_run(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(args,
                                        {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape",
-                                        "batch", "target", "iterations", "db"},
+                                        "batch", "target", "iterations", "warmup", "json", "db"},
                                        {"check", "check-finite", "untuned"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
-    options.batch = cli.get_int("batch", 0);
+    options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
-    const int64_t iterations = cli.get_int("iterations", 1);
-    if (iterations < 1) throw CompileError("--iterations must be at least 1");
+    const int64_t iterations = cli.get_count("iterations", 10);
+    const int64_t warmup = cli.has("warmup") ? cli.get_int("warmup", 1) : 1;
+    if (warmup < 0) throw UsageError("--warmup takes a whole number of at least 0, not " + cli.get("warmup"));
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
 
     Graph graph = load_network(cli.positional, options, true);
     if (!cli.has("weights"))
-        for (const std::string &layer : fill_untrained_weights(graph))
-            std::cerr << "cortado: note: " << layer << " has no fillers (a deploy prototxt); random weights stand in\n";
+        if (const std::string note = stand_in_weights_note(fill_untrained_weights(graph)); !note.empty())
+            std::cerr << "cortado: note: " << note << "\n";
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     require_runs_here(target.halide_target, "run");
     if (target.halide_target.rfind(resolve_target("host").halide_target, 0) != 0 && cli.get("target", "host") != "host")
@@ -110,7 +117,7 @@ int command_run(const std::vector<std::string> &args) {
     std::string weights_path = cli.get("weights");
     if (weights_path.empty()) {
         weights = seeded_weights(built.plan, seed);
-        std::cout << "weights: from the prototxt fillers, seed " << seed << "\n";
+        std::cout << "weights: from the prototxt's fillers (random stand-ins where it has none), seed " << seed << "\n";
         if (cli.has("save-weights")) {
             write_caffemodel(cli.get("save-weights"), graph.name, weights);
             std::cout << "weights saved to " << cli.get("save-weights") << "\n";
@@ -164,23 +171,62 @@ int command_run(const std::vector<std::string> &args) {
         if (!finite.first_bad.empty()) exit_code = 5;
     }
 
+    for (int64_t i = 1; i < warmup; i++) net.forward(input.data(), output.data());  // the first ran above
     net.set_profiling(true);
-    std::vector<double> totals, layer_ms(net.layer_count(), 0.0);
+    std::vector<double> runs, layer_ms(net.layer_count(), 0.0);
+    const CpuTimes before = sample_cpu_times();
     for (int64_t i = 0; i < iterations; i++) {
         const auto start = std::chrono::steady_clock::now();
         net.forward(input.data(), output.data());
-        totals.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        runs.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
         for (int l = 0; l < net.layer_count(); l++) layer_ms[l] += net.layer_time_ms(l) / iterations;
     }
-    std::printf("%-40s %10s\n", "layer", "ms");
-    for (int l = 0; l < net.layer_count(); l++)
-        if (layer_ms[l] > 0) std::printf("%-40s %10.3f\n", net.layer_name(l).c_str(), layer_ms[l]);
-    std::vector<double> sorted = totals;
-    std::sort(sorted.begin(), sorted.end());
-    std::printf(
-        "time per iteration: median %.3f ms, min %.3f ms, max %.3f ms over %lld iterations (batch %lld, target %s)\n",
-        sorted[sorted.size() / 2], sorted.front(), sorted.back(), static_cast<long long>(iterations),
-        static_cast<long long>(in_shape[0]), target.halide_target.c_str());
+    const double others = other_busy_cores(before, sample_cpu_times());
+    const RunStatistics stats = run_statistics(runs, in_shape[0]);
+    const std::string unstable = instability(runs, others);
+    std::map<std::string, int64_t> flops;  // by the step's first layer
+    for (const Layer &layer : graph.layers) flops[layer.name] = layer_cost(graph, layer).flops;
+    double layer_total = 0;
+    for (double ms : layer_ms) layer_total += ms;
+    std::printf("%-32s %10s %7s %10s\n", "layer", "ms", "share", "GFLOP/s");
+    nlohmann::ordered_json layers_json = nlohmann::ordered_json::array();
+    for (int l = 0; l < net.layer_count(); l++) {
+        if (layer_ms[l] <= 0) continue;
+        const std::string name = net.layer_name(l);
+        const auto found = flops.find(name.substr(0, name.find('+')));
+        const double gflops = found != flops.end() ? found->second / (layer_ms[l] * 1e6) : 0;
+        const std::string shown = name.size() > 32 ? name.substr(0, 29) + "..." : name;
+        std::printf("%-32s %10.3f %6.1f%% %10.1f\n", shown.c_str(), layer_ms[l], 100 * layer_ms[l] / layer_total,
+                    gflops);
+        layers_json.push_back({{"layer", name}, {"ms", layer_ms[l]}, {"gflops", gflops}});
+    }
+    std::printf("target %s, batch %lld, %lld warm-up and %lld timed runs\n", target.halide_target.c_str(),
+                static_cast<long long>(in_shape[0]), static_cast<long long>(warmup),
+                static_cast<long long>(iterations));
+    std::printf("time per run: median %.3f ms, mean %.3f, p90 %.3f, p99 %.3f, min %.3f, max %.3f; %.1f images/s\n",
+                stats.median_ms, stats.mean_ms, stats.p90_ms, stats.p99_ms, stats.min_ms, stats.max_ms,
+                stats.images_per_s);
+    if (!unstable.empty()) std::printf("warning: unstable timing: %s\n", unstable.c_str());
+    if (cli.has("json")) {
+        const nlohmann::ordered_json record{{"network", graph.name},
+                                            {"target", target.halide_target},
+                                            {"batch", in_shape[0]},
+                                            {"warmup", warmup},
+                                            {"runs_ms", runs},
+                                            {"median_ms", stats.median_ms},
+                                            {"mean_ms", stats.mean_ms},
+                                            {"p90_ms", stats.p90_ms},
+                                            {"p99_ms", stats.p99_ms},
+                                            {"min_ms", stats.min_ms},
+                                            {"max_ms", stats.max_ms},
+                                            {"images_per_s", stats.images_per_s},
+                                            {"other_busy_cores", others},
+                                            {"unstable", unstable},
+                                            {"layers", layers_json}};
+        std::ofstream file(cli.get("json"));
+        file << record.dump(1) << "\n";
+        if (!file.flush()) throw CompileError(cli.get("json") + ": cannot write");
+    }
 
     // Top-5 of the first image, for classifier-shaped outputs.
     const int64_t classes = out_count / out_shape[0];

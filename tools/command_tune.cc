@@ -85,9 +85,8 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             options.batch = batch;
             if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
             Graph graph = load_network(cli.positional, options, true);
-            for (const std::string &layer : fill_untrained_weights(graph))
-                std::cerr << "cortado: note: " << layer
-                          << " has no fillers (a deploy prototxt); random weights stand in\n";
+            if (const std::string note = stand_in_weights_note(fill_untrained_weights(graph)); !note.empty())
+                std::cerr << "cortado: note: " << note << "\n";
             const std::string name =
                 batches.size() > 1 ? "b" + std::to_string(graph.values[graph.inputs[0]].shape[0]) + " " : "";
             graphs.push_back({name, std::move(graph)});
@@ -454,8 +453,8 @@ int command_tune(const std::vector<std::string> &args) {
     const double minutes = parse_minutes(cli.get("budget", "10"));
     const std::string db = cli.get("db", user_tuning_db());
     if (!cli.has("db")) std::filesystem::create_directories(std::filesystem::path(db).parent_path());
-    const int jobs = int(cli.get_int("jobs", std::max(1u, std::thread::hardware_concurrency())));
-    const int max_candidates = int(cli.get_int("max-candidates", 1 << 30));
+    const int jobs = int(cli.get_count("jobs", std::max(1u, std::thread::hardware_concurrency())));
+    const int max_candidates = int(cli.get_count("max-candidates", 1 << 30));
     if (jobs < 1 || max_candidates < 1) throw CompileError("--jobs and --max-candidates must be at least 1");
     double max_tolerance = 1.0;
     if (cli.has("max-tolerance")) {
@@ -491,7 +490,7 @@ int command_tune(const std::vector<std::string> &args) {
         PrepareOptions options;
         options.dir = cli.get("prepare");
         options.db = db;
-        options.candidates = int(cli.get_int("max-candidates", 8));
+        options.candidates = int(cli.get_count("max-candidates", 8));
         options.jobs = jobs;
         options.seed = uint64_t(cli.get_int("seed", 1));
         options.max_tolerance = max_tolerance;

@@ -5,12 +5,16 @@
 
 #include "Halide.h"
 #include "frontend/compile_error.h"
+#include "tools/cli_args.h"
 
 namespace cortado {
 
 int run_reporting_errors(const std::function<int()> &command) {
     try {
         return command();
+    } catch (const UsageError &e) {
+        std::cerr << "cortado: error: " << e.what() << " (cortado help for usage)\n";
+        return 2;
     } catch (const CompileError &e) {
         std::cerr << "cortado: error: " << e.what() << "\n";
         return 1;

@@ -1,0 +1,64 @@
+#include "tools/machine_load.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace cortado {
+
+CpuTimes sample_cpu_times() {
+    CpuTimes t;
+    const double tick = double(sysconf(_SC_CLK_TCK));
+    std::ifstream stat("/proc/stat");
+    std::string cpu;
+    long long user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0;
+    if (stat >> cpu >> user >> nice >> system >> idle >> iowait >> irq >> softirq >> steal)
+        t.all_busy_s = double(user + nice + system + irq + softirq) / tick;
+    std::ifstream self("/proc/self/stat");
+    std::string line;
+    std::getline(self, line);
+    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
+    const size_t close = line.rfind(')');
+    if (close != std::string::npos) {
+        std::istringstream fields(line.substr(close + 2));
+        std::string field;
+        long long utime = 0, stime = 0;
+        for (int index = 3; fields >> field && index <= 15; index++) {
+            if (index == 14) utime = std::atoll(field.c_str());
+            if (index == 15) stime = std::atoll(field.c_str());
+        }
+        t.own_s = double(utime + stime) / tick;
+    }
+    t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    return t;
+}
+
+double other_busy_cores(const CpuTimes &before, const CpuTimes &after) {
+    const double wall = after.wall_s - before.wall_s;
+    if (wall <= 0) return 0;
+    const double others = (after.all_busy_s - before.all_busy_s) - (after.own_s - before.own_s);
+    return std::max(0.0, others / wall);
+}
+
+std::string instability(const std::vector<double> &runs_ms, double other_cores) {
+    std::string why;
+    char text[160];
+    if (runs_ms.size() >= 3) {
+        const auto [low, high] = std::minmax_element(runs_ms.begin(), runs_ms.end());
+        if (*low > 0 && *high / *low > 1.5) {
+            std::snprintf(text, sizeof text, "the slowest run took %.1fx the fastest", *high / *low);
+            why = text;
+        }
+    }
+    if (other_cores > 0.25) {
+        std::snprintf(text, sizeof text, "other processes kept %.1f cores busy", other_cores);
+        why += (why.empty() ? "" : "; ") + std::string(text);
+    }
+    return why;
+}
+
+}  // namespace cortado

@@ -1,0 +1,136 @@
+#include "tools/usage.h"
+
+#include <map>
+
+#include "Halide.h"
+
+namespace cortado {
+namespace {
+
+const char *kTarget =
+    "  --target T           host (default), a name from `cortado targets`, a path to a .target\n"
+    "                       file, or a Halide target string\n";
+const char *kShape =
+    "  --batch N            the input's first dimension (overrides the prototxt's)\n"
+    "  --input-shape S      the whole input shape: N,C,H,W or NxCxHxW\n";
+const char *kTuning =
+    "  --db FILE            tuning records to use first (also $CORTADO_CACHE/tuning.jsonl and\n"
+    "                       the shipped targets/tuning/*.jsonl)\n"
+    "  --untuned            ignore every tuning record: the default rules only\n";
+
+const std::map<std::string, std::string> &usages() {
+    static const std::map<std::string, std::string> texts = {
+        {"info", std::string("cortado info NET.prototxt [options]\n"
+                             "  Per layer: type, top shape, FLOPs, parameters, arithmetic intensity.\n"
+                             "Output:\n"
+                             "  --json               the whole graph as JSON (floats exact)\n"
+                             "  --plan               per step: op, kernel, variant and knobs, and their sources\n"
+                             "Network:\n") +
+                     kShape + "Plan (with --plan):\n" + kTarget + kTuning},
+        {"compile", std::string("cortado compile NET.prototxt -o DIR [options]\n"
+                                "  Writes DIR/NAME.h and DIR/libNAME.a with NAME_create/NAME_forward.\n"
+                                "Output:\n"
+                                "  -o, --output-dir DIR where the header and library go (a folder)\n"
+                                "  --name NAME          the C prefix (default: the net's name, else the file's)\n"
+                                "  --shared             also link DIR/libNAME.so\n"
+                                "Network:\n") +
+                        kShape + "Target:\n" + kTarget + kTuning},
+        {"run", std::string("cortado run NET.prototxt [options]\n"
+                            "  Compiles for this machine, runs and times the network.\n"
+                            "Weights and data:\n"
+                            "  --weights W          a binary .caffemodel\n"
+                            "  --seed S             weights from the prototxt's fillers, and the input (default 1)\n"
+                            "  --save-weights OUT   write the seeded weights as a .caffemodel\n"
+                            "  --input X.npy        the input (float32, the network's input shape)\n"
+                            "  --output Y.npy       write the output\n"
+                            "  --dump-dir D         write every blob as D/<blob>.npy\n"
+                            "Timing:\n"
+                            "  --warmup N           untimed runs first (default 1)\n"
+                            "  --iterations K       timed runs (default 10)\n"
+                            "  --json F             the timing record (per run and per layer) as JSON\n"
+                            "Checks:\n"
+                            "  --check              compare the output with the double-precision reference (exit 4)\n"
+                            "  --check-finite       name the first blob holding a NaN or an infinity (exit 5)\n"
+                            "Network:\n") +
+                    kShape + "Target:\n" + kTarget + kTuning},
+        {"tune",
+         std::string("cortado tune NET.prototxt [options]\n"
+                     "cortado tune --suite conv|sgemm|nets [--quick] [--set CSV] [--models DIR] [options]\n"
+                     "  Searches variants and knobs per op signature, measured here; records go to the\n"
+                     "  tuning database that compile, run, info and bench read.\n"
+                     "Search:\n"
+                     "  --budget MINUTES     the time to spend (default 10)\n"
+                     "  --jobs J             parallel compiles (default: the cores)\n"
+                     "  --max-candidates K   candidates per op signature\n"
+                     "  --max-tolerance E    leave out variants less exact than E\n"
+                     "  --seed S             the search's random seed (default 1)\n"
+                     "  --db FILE            where records go (default $CORTADO_CACHE/tuning.jsonl)\n"
+                     "Another machine's GPU:\n"
+                     "  --prepare DIR        compile the next candidates into bundles for tools/tune_runner.py\n"
+                     "  --import FILE        add the records measured there\n"
+                     "Network:\n"
+                     "  --batch N[,N...]     one or more batch sizes\n"
+                     "  --input-shape S      N,C,H,W or NxCxHxW\n"
+                     "Target:\n") +
+             kTarget},
+        {"bench", std::string("cortado bench conv|sgemm|nets [options]\n"
+                              "  cortado against oneDNN / OpenBLAS on the same data, outputs checked first.\n"
+                              "Cases:\n"
+                              "  --quick              a subset\n"
+                              "  --batch N            conv: one batch; nets: a list (default 1,5,20)\n"
+                              "  --net NAME[,NAME]    nets: only these networks\n"
+                              "  --set CSV            conv: the cases (default: Boda's 204 + Overfeat)\n"
+                              "  --models DIR         nets: the prototxt folder\n"
+                              "Timing and reports:\n"
+                              "  --iterations K       timed runs per case (default 10)\n"
+                              "  --json F, --markdown F  write the report\n"
+                              "  --prepare DIR        compile for a GPU this machine lacks (tools/gpu_bench.py)\n"
+                              "Target:\n") +
+                      kTarget + kTuning},
+        {"targets", "cortado targets\n  Lists the target descriptions: name, Halide target, schedule family.\n"},
+        {"help", "cortado help [COMMAND]\n  The overview, or one command's options.\n"},
+    };
+    return texts;
+}
+
+}  // namespace
+
+std::vector<std::string> command_names() { return {"info", "compile", "run", "tune", "bench", "targets", "help"}; }
+
+std::string general_usage() {
+    return "usage: cortado COMMAND [arguments] [options]   (options as --key value or --key=value)\n"
+           "commands:\n"
+           "  info      per-layer shapes and costs of a network; --plan: how each step is computed\n"
+           "  compile   emit DIR/NAME.h and DIR/libNAME.a\n"
+           "  run       compile, run and time the network here; check it against the reference\n"
+           "  tune      search variants and knobs per layer, measured; record them\n"
+           "  bench     cortado against oneDNN / OpenBLAS (conv, sgemm, nets suites)\n"
+           "  targets   list the target descriptions\n"
+           "  help      cortado help COMMAND (or cortado COMMAND --help) for its options\n"
+           "  --version cortado's and Halide's versions and the host target\n"
+           "environment:\n"
+           "  CORTADO_CACHE        kernel cache and the user's tuning database (default ~/.cache/cortado)\n"
+           "  CORTADO_KNOBS        knob overrides for every op, e.g. conv2d.rows=4,gemm.cols=32\n"
+           "  CORTADO_HOME         the install prefix to take targets and the runtime from\n"
+           "                       (default: the folder above cortado's own)\n"
+           "  CORTADO_CROSS_PREFIX the cross compiler prefix for other architectures (aarch64-linux-gnu-)\n"
+           "exit codes:\n"
+           "  0 success   1 bad input (the message names the file:line or the layer)   2 usage\n"
+           "  3 internal error   4 reference check failed (run --check)   5 a blob is not finite\n";
+}
+
+std::string command_usage(const std::string &command) {
+    const auto found = usages().find(command);
+    return found == usages().end() ? "" : found->second;
+}
+
+std::string version_text() {
+    std::string text = "cortado " CORTADO_VERSION;
+#ifdef CORTADO_GIT_DESCRIBE
+    text += " (" CORTADO_GIT_DESCRIBE ")";
+#endif
+    return text + "\nHalide " + std::to_string(HALIDE_VERSION_MAJOR) + "." + std::to_string(HALIDE_VERSION_MINOR) +
+           "." + std::to_string(HALIDE_VERSION_PATCH) + "\nhost target " + Halide::get_host_target().to_string() + "\n";
+}
+
+}  // namespace cortado
