@@ -112,6 +112,15 @@ TEST_F(Cli, HelpVersionTargetsAndUsageErrors) {
         EXPECT_NE(r.output.find(std::string("\n") + name + " "), std::string::npos) << name << "\n" << r.output;
 }
 
+// info says why compile counts fewer steps than it lists layers.
+TEST_F(Cli, InfoNamesWhatFusionFolds) {
+    const Result r = cortado("info " + write("small.prototxt", kSmallNet));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("compile runs 4 steps: 1 layer is folded into the layer before (relu1 into conv1)"),
+              std::string::npos)
+        << r.output;
+}
+
 // --opt=value and NxCxHxW shapes, as cortado prints them, are accepted.
 TEST_F(Cli, EqualsOptionsAndShapesWrittenWithX) {
     const std::string net = write("small.prototxt", kSmallNet);

@@ -57,6 +57,21 @@ int command_info(const std::vector<std::string> &args) {
     }
     std::printf("total: %.3f GFLOP, %lld parameters (%.1f MB)\n", total.flops / 1e9,
                 static_cast<long long>(total.parameters), total.parameters * 4 / 1e6);
+    // Why compile counts fewer steps than this table has layers.
+    const Graph fused = load_network(cli.positional, options, true);
+    const NetworkPlan plan = plan_network(fused, fused.name, resolve_target("host").plan_target());
+    std::string folded, views;
+    size_t folded_count = 0, view_count = 0;
+    for (const Layer &layer : fused.layers)
+        for (const std::string &name : layer.fused_layers)
+            folded += (folded_count++ ? ", " : "") + name + " into " + layer.name;
+    for (const PlannedStep &step : plan.steps)
+        if (step.kernel < 0) views += (view_count++ ? ", " : "") + step.layer;
+    std::printf(
+        "compile runs %zu steps: %zu %s folded into the layer before (%s); %zu %s of their input, no kernel%s%s%s\n",
+        plan.steps.size(), folded_count, folded_count == 1 ? "layer is" : "layers are",
+        folded_count ? folded.c_str() : "none", view_count, view_count == 1 ? "step is a view" : "steps are views",
+        view_count ? " (" : "", views.c_str(), view_count ? ")" : "");
     for (int v : graph.outputs)
         std::printf("output '%s': %s\n", graph.values[v].blob_name.c_str(),
                     shape_to_string(graph.values[v].shape).c_str());
