@@ -5,7 +5,8 @@
 
 writes OUT_PREFIX-roofline.png (each case as a point at its arithmetic intensity, cortado and
 the peer, under the target's roofline) and OUT_PREFIX-speedup.png (per-case speed-up of
-cortado over the peer, sorted). Uses the .venv's matplotlib (installed by tools/bootstrap.sh).
+cortado over the peer, sorted, the slowest and fastest cases named, one shade per batch size).
+Uses the .venv's matplotlib (installed by tools/bootstrap.sh).
 """
 import json
 import sys
@@ -14,6 +15,13 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
+
+
+def batch_of(name):
+    """The batch size a case name starts with ("b20 1024>1000 ..."), else None."""
+    first = name.split(" ")[0]
+    return int(first[1:]) if first[:1] == "b" and first[1:].isdigit() else None
 
 
 def main(results_path, prefix):
@@ -51,16 +59,34 @@ def main(results_path, prefix):
         fig.savefig(f"{prefix}-roofline.png", dpi=110)
         plt.close(fig)
 
-    speedups = sorted(r["peer_timing"]["median_ms"] / r["cortado"]["median_ms"] for r in rows)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    ax.bar(range(len(speedups)), speedups, width=1.0, color=["tab:red" if s >= 1 else "tab:blue" for s in speedups])
+    # Sorted speed-ups; each batch size in its own shade when the cases carry one ("b20 ...").
+    cases = sorted(((r["peer_timing"]["median_ms"] / r["cortado"]["median_ms"], r["name"]) for r in rows))
+    speedups = [s for s, _ in cases]
+    batches = sorted({batch_of(name) for _, name in cases} - {None})
+    fig, ax = plt.subplots(figsize=(9, 4.8))
+    for faster in (True, False):
+        for shade, batch in enumerate(batches or [None]):
+            picked = [i for i, (s, name) in enumerate(cases) if (s >= 1) == faster and batch_of(name) == batch]
+            if not picked:
+                continue
+            colour = plt.get_cmap("Reds" if faster else "Blues")(0.9 - 0.5 * shade / max(1, len(batches) - 1))
+            label = ("cortado faster" if faster else "peer faster") + (f", batch {batch}" if batch else "")
+            ax.bar(picked, [speedups[i] for i in picked], width=1.0, color=colour, label=label)
     ax.axhline(1.0, color="k", lw=1)
     ax.set_yscale("log")
+    ticks = [t for t in (0.125, 0.25, 0.5, 1, 2, 4, 8, 16) if speedups[0] / 1.5 <= t <= speedups[-1] * 1.5]
+    ax.yaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda t, _: f"{t:g}x"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+    for index in (0, len(cases) - 1):  # name the slowest and the fastest case
+        ax.annotate(cases[index][1], (index, speedups[index]), textcoords="offset points",
+                    xytext=(6 if index == 0 else -6, 8), ha="left" if index == 0 else "right", fontsize=8)
     ax.set_xlabel(f"case (sorted), {len(speedups)} in all")
     ax.set_ylabel("speed-up of cortado over " + "/".join(peer_names))
-    ax.set_title(f"{title}: median {speedups[len(speedups) // 2]:.2f}, "
-                 f"min {speedups[0]:.2f}, max {speedups[-1]:.2f}")
+    ax.set_title(f"{title}: median {speedups[len(speedups) // 2]:.2f}x, "
+                 f"min {speedups[0]:.2f}x, max {speedups[-1]:.2f}x")
     ax.grid(True, axis="y", which="both", alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8)
     fig.tight_layout()
     fig.savefig(f"{prefix}-speedup.png", dpi=110)
     plt.close(fig)
