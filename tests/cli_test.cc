@@ -142,9 +142,26 @@ TEST_F(Cli, WrongKindsOfFilesAreNamed) {
     r = cortado("compile " + net + " -o " + net);
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("is a file; -o names the folder"), std::string::npos) << r.output;
+    r = cortado("run " + net + " --seed 2 --iterations 1 --save-weights " + path("w.caffemodel"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = cortado("info " + path("w.caffemodel"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("is not a text prototxt (it holds binary data; a .caffemodel goes to --weights)"),
+              std::string::npos)
+        << r.output;
     r = cortado("info " + path("missing.prototxt"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("missing.prototxt: no such file"), std::string::npos) << r.output;
+}
+
+// A reference check that fails exits 4: a deliberately wrong test-only variant (its bias left
+// out) forced on the convolution.
+TEST_F(Cli, FailedReferenceCheckExits4) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    const Result r = cortado("run " + net + " --check --iterations 1",
+                             "CORTADO_TEST_VARIANTS=wrong CORTADO_KNOBS=conv2d.variant=test_wrong_without_bias");
+    EXPECT_EQ(r.exit_code, 4) << r.output;
+    EXPECT_NE(r.output.find("FAIL"), std::string::npos) << r.output;
 }
 
 // A prototxt without `name:` is named after its file; layers without fillers make one note.
