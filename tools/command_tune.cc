@@ -506,15 +506,22 @@ int command_tune(const std::vector<std::string> &args) {
     action.sa_handler = on_interrupt;
     action.sa_flags = SA_RESTART;  // the waits that must notice it check the flag themselves
     sigemptyset(&action.sa_mask);
-    struct sigaction previous {};
-    ::sigaction(SIGINT, &action, &previous);
+    // Ctrl-C, a kill and a closed terminal all stop the tuner the same way: the running
+    // candidates finish (or die with the same signal), nothing is recorded for them, and the
+    // children are reaped before it exits.
+    const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction previous[3]{};
+    for (int i = 0; i < 3; i++) ::sigaction(stops[i], &action, &previous[i]);
+    const auto restore = [&] {
+        for (int i = 0; i < 3; i++) ::sigaction(stops[i], &previous[i], nullptr);
+    };
     try {
         tuner.run();
     } catch (...) {
-        ::sigaction(SIGINT, &previous, nullptr);
+        restore();
         throw;
     }
-    ::sigaction(SIGINT, &previous, nullptr);
+    restore();
     if (tuner.resumed())
         std::cout << "resumed: " << tuner.resumed() << " candidates measured by earlier runs were not run again\n";
     std::cout << tune_summary_table(tuner.summary());

@@ -65,7 +65,16 @@ std::string read_text(const fs::path &path) {
 // Far more than the 11 timed runs of any layer that is worth running need.
 constexpr unsigned kMeasureSeconds = 300;
 
-bool interrupted_by_user(int status) { return WIFSIGNALED(status) && WTERMSIG(status) == SIGINT; }
+// Stopped by the user (Ctrl-C, kill, a closed terminal), not by anything the candidate did.
+bool interrupted_by_user(int status) {
+    return WIFSIGNALED(status) &&
+           (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGHUP);
+}
+
+// A child takes the default action for the signals the tuner only notes.
+void default_stop_signals() {
+    for (int signal : {SIGINT, SIGTERM, SIGHUP}) ::signal(signal, SIG_DFL);
+}
 
 }  // namespace
 
@@ -172,7 +181,7 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
             const pid_t pid = ::fork();
             if (pid < 0) throw CompileError("cannot start a compiler process: " + std::string(std::strerror(errno)));
             if (pid == 0) {
-                ::signal(SIGINT, SIG_DFL);  // the tuner's handler only sets a flag
+                default_stop_signals();  // the tuner's handler only sets a flag
                 int code = 0;
                 try {
                     const BuiltNetwork built = build_network(layer_.graph, "net", target_, dirs[i], false, records);
@@ -204,7 +213,7 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
         throw CompileError("cannot start a measuring process: " + std::string(std::strerror(errno)));
     }
     if (pid == 0) {
-        ::signal(SIGINT, SIG_DFL);
+        default_stop_signals();
         ::alarm(kMeasureSeconds);  // a hung candidate is killed, and rejected
         ::close(pipe_fds[0]);
         std::ostringstream result;
