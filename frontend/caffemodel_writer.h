@@ -9,12 +9,6 @@
 
 namespace cortado {
 
-struct LayerWeights {
-    std::string layer;
-    std::vector<Shape> shapes;
-    std::vector<std::vector<float>> blobs;
-};
-
 // Throws CompileError when the file cannot be written.
 void write_caffemodel(const std::string &path, const std::string &net_name, const std::vector<LayerWeights> &layers);
 

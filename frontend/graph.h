@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,12 +42,22 @@ struct Layer {
     std::vector<std::string> fused_layers;  // names of layers folded into this one by fusion
 };
 
+// One layer's learned blobs, in Caffe's blob order.
+struct LayerWeights {
+    std::string layer;
+    std::vector<Shape> shapes;
+    std::vector<std::vector<float>> blobs;
+};
+
 struct Graph {
     std::string name;
     std::vector<Value> values;
     std::vector<Layer> layers;  // in execution order
     std::vector<int> inputs;    // Value ids fed by the caller
     std::vector<int> outputs;   // Value ids nobody consumes
+    // Weights that came with the model (ONNX initializers); null for a prototxt, whose weights
+    // come from a caffemodel or the fillers. Shared: graphs are copied, weights are large.
+    std::shared_ptr<const std::vector<LayerWeights>> weights;
 
     int add_value(const std::string &blob_name, Shape shape = {});
     // Value ids consumed by at least one layer.

@@ -1,10 +1,11 @@
-// The frontend in one call: prototxt -> graph with shapes (and, when asked, fused).
+// The frontend in one call: a Caffe prototxt or an ONNX model (told apart by content) -> graph
+// with shapes (and, when asked, fused).
 #pragma once
 
 #include "frontend/import_caffe.h"
 
 namespace cortado {
 
-Graph load_network(const std::string &prototxt_path, const ImportOptions &options, bool fuse);
+Graph load_network(const std::string &path, const ImportOptions &options, bool fuse);
 
 }  // namespace cortado

@@ -6,7 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
 debian_packages=(libprotobuf-dev:amd64 protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
-                 libdnnl-dev libopenblas-dev clang-15 nlohmann-json3-dev
+                 libdnnl-dev libopenblas-dev clang-15 nlohmann-json3-dev libonnx-dev
                  g++-aarch64-linux-gnu qemu-user libprotobuf-dev:arm64)
 sudo_cmd=""
 [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
@@ -28,9 +28,9 @@ if [ ! -x .venv/bin/python ]; then
   echo "cortado: creating .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import halide, cmake, ninja, matplotlib" 2>/dev/null; then
-  echo "cortado: installing halide==21.0.0, cmake, ninja, matplotlib (bench plots) into .venv"
-  .venv/bin/pip install -q --disable-pip-version-check halide==21.0.0 "cmake>=3.28" ninja matplotlib
+if ! .venv/bin/python -c "import halide, cmake, ninja, matplotlib, onnx, onnxruntime" 2>/dev/null; then
+  echo "cortado: installing halide==21.0.0, cmake, ninja, matplotlib (bench plots), onnx and onnxruntime (the ONNX tests' models and peer) into .venv"
+  .venv/bin/pip install -q --disable-pip-version-check halide==21.0.0 "cmake>=3.28" ninja matplotlib onnx onnxruntime
 fi
 
 export PATH="$root/.venv/bin:$PATH"

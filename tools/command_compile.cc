@@ -4,6 +4,7 @@
 
 #include "compiler/network_builder.h"
 #include "compiler/tuning_db.h"
+#include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
@@ -34,10 +35,17 @@ int command_compile(const std::vector<std::string> &args) {
     const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true, tuning.records);
     report_tuning_notes(tuning, built.plan);
     if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
+    std::string weights;
+    if (graph.weights) {
+        // An ONNX model's initializers, for NAME_create(): the runtime reads caffemodels.
+        weights = (std::filesystem::path(cli.get("output-dir")) / (name + ".caffemodel")).string();
+        write_caffemodel(weights, graph.name, *graph.weights);
+    }
     std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()
               << " distinct kernels, " << built.plan.arena_floats * 4 / 1024 << " KiB of activations, target "
               << target.halide_target << "\n"
               << "  " << built.header << "\n  " << built.library << "\n";
+    if (!weights.empty()) std::cout << "  " << weights << "  (the model's weights: pass it to " << name << "_create)\n";
     return 0;
 }
 

@@ -99,7 +99,7 @@ int command_run(const std::vector<std::string> &args) {
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
 
     Graph graph = load_network(cli.positional, options, true);
-    if (!cli.has("weights"))
+    if (!cli.has("weights") && !graph.weights)
         if (const std::string note = stand_in_weights_note(fill_untrained_weights(graph)); !note.empty())
             std::cerr << "cortado: note: " << note << "\n";
     const TargetDescription target = resolve_target(cli.get("target", "host"));
@@ -115,7 +115,16 @@ int command_run(const std::vector<std::string> &args) {
 
     std::vector<LayerWeights> weights;
     std::string weights_path = cli.get("weights");
-    if (weights_path.empty()) {
+    if (weights_path.empty() && graph.weights) {
+        // An ONNX model's initializers, handed to the library as the caffemodel compile writes.
+        weights_path = build_dir.path() + "/model.caffemodel";
+        write_caffemodel(weights_path, graph.name, *graph.weights);
+        std::cout << "weights: the model's initializers\n";
+        if (cli.has("save-weights")) {
+            write_caffemodel(cli.get("save-weights"), graph.name, *graph.weights);
+            std::cout << "weights saved to " << cli.get("save-weights") << "\n";
+        }
+    } else if (weights_path.empty()) {
         weights = seeded_weights(built.plan, seed);
         std::cout << "weights: from the prototxt's fillers (random stand-ins where it has none), seed " << seed << "\n";
         if (cli.has("save-weights")) {
@@ -123,7 +132,7 @@ int command_run(const std::vector<std::string> &args) {
             std::cout << "weights saved to " << cli.get("save-weights") << "\n";
         }
     } else {
-        if (cli.has("save-weights")) throw CompileError("--save-weights needs --seed weights, not --weights");
+        if (cli.has("save-weights")) throw UsageError("--save-weights needs --seed weights, not --weights");
         std::cout << "weights: " << weights_path << "\n";
     }
     net.create(weights_path.empty() ? nullptr : weights_path.c_str(), seed);

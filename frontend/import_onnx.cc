@@ -1,0 +1,429 @@
+#include "frontend/import_onnx.h"
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "frontend/compile_error.h"
+#include "onnx/onnx.pb.h"
+#include "runtime/file_bytes.h"
+
+namespace cortado {
+namespace {
+
+constexpr int64_t kFirstOpset = 7, kLastOpset = 17;
+
+// A constant tensor: an initializer or a Constant node's value, as floats or integers.
+struct Tensor {
+    Shape dims;
+    std::vector<float> floats;
+    std::vector<int64_t> integers;
+};
+
+class OnnxImporter {
+  public:
+    OnnxImporter(std::string path, const ImportOptions &options) : path_(std::move(path)), options_(options) {}
+
+    Graph run(const std::string &bytes) {
+        onnx::ModelProto model;
+        if (!model.ParseFromString(bytes) || !model.has_graph())
+            throw CompileError(path_ + ": not a valid ONNX model (truncated, or another kind of file)");
+        for (const onnx::OperatorSetIdProto &set : model.opset_import())
+            if (set.domain().empty() || set.domain() == "ai.onnx") opset_ = set.version();
+        if (opset_ == 0) throw CompileError(path_ + ": the model imports no opset of the default ONNX domain");
+        const onnx::GraphProto &g = model.graph();
+        graph_.name = !g.name().empty() ? g.name() : std::filesystem::path(path_).stem().string();
+        for (const onnx::TensorProto &t : g.initializer()) constants_[t.name()] = tensor(t, "initializer");
+        add_input(g);
+        for (int i = 0; i < g.node_size(); i++) add_node(g.node(i), i);
+        if (g.output_size() != 1)
+            throw CompileError(path_ + ": the graph has " + std::to_string(g.output_size()) +
+                               " outputs; cortado compiles graphs with one");
+        graph_.outputs = {value_of(g.output(0).name(), "the graph output")};
+        graph_.weights = std::make_shared<const std::vector<LayerWeights>>(std::move(weights_));
+        return std::move(graph_);
+    }
+
+  private:
+    [[noreturn]] void fail(const onnx::NodeProto &node, const std::string &message) const {
+        throw CompileError(path_ + ": node '" + node_name(node) + "' (" + node.op_type() + ", opset " +
+                           std::to_string(opset_) + "): " + message);
+    }
+
+    std::string node_name(const onnx::NodeProto &node) const {
+        return !node.name().empty() ? node.name() : node.output_size() ? node.output(0) : node.op_type();
+    }
+
+    Tensor tensor(const onnx::TensorProto &t, const std::string &what) const {
+        Tensor out;
+        for (int64_t d : t.dims()) out.dims.push_back(d);
+        int64_t count = 1;
+        for (int64_t d : out.dims) {
+            if (d < 0 || d > (int64_t(1) << 32))
+                throw CompileError(path_ + ": " + what + " '" + t.name() + "' has a bad shape");
+            count *= d;
+        }
+        std::string raw = t.raw_data();
+        if (t.data_location() == onnx::TensorProto::EXTERNAL) raw = external_data(t, what);
+        const auto take = [&](size_t size, auto *destination, const auto &typed) {
+            if (!raw.empty() || t.data_location() == onnx::TensorProto::EXTERNAL) {
+                if (raw.size() != size_t(count) * size)
+                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " + std::to_string(raw.size()) +
+                                       " bytes for " + std::to_string(count) + " elements");
+                destination->resize(size_t(count));
+                std::memcpy(destination->data(), raw.data(), raw.size());  // little-endian, as ONNX stores it
+            } else {
+                if (typed.size() != count)
+                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " +
+                                       std::to_string(typed.size()) + " values for " + std::to_string(count) +
+                                       " elements");
+                destination->assign(typed.begin(), typed.end());
+            }
+        };
+        switch (t.data_type()) {
+        case onnx::TensorProto::FLOAT: take(sizeof(float), &out.floats, t.float_data()); break;
+        case onnx::TensorProto::INT64: take(sizeof(int64_t), &out.integers, t.int64_data()); break;
+        default:
+            throw CompileError(path_ + ": " + what + " '" + t.name() + "' has element type " +
+                               std::to_string(t.data_type()) + "; cortado reads float32 weights and int64 shapes");
+        }
+        return out;
+    }
+
+    std::string external_data(const onnx::TensorProto &t, const std::string &what) const {
+        std::string location;
+        int64_t offset = 0, length = -1;
+        for (const onnx::StringStringEntryProto &entry : t.external_data()) {
+            if (entry.key() == "location") location = entry.value();
+            if (entry.key() == "offset") offset = std::stoll(entry.value());
+            if (entry.key() == "length") length = std::stoll(entry.value());
+        }
+        const std::filesystem::path file = std::filesystem::path(path_).parent_path() / location;
+        if (location.empty() || location.find("..") != std::string::npos)
+            throw CompileError(path_ + ": " + what + " '" + t.name() + "' names no usable external file");
+        std::string bytes, error;
+        if (!read_file_bytes(file.string(), &bytes, &error))
+            throw CompileError(path_ + ": " + what + " '" + t.name() + "': " + error);
+        if (offset < 0 || size_t(offset) > bytes.size() || (length >= 0 && size_t(offset + length) > bytes.size()))
+            throw CompileError(path_ + ": " + what + " '" + t.name() + "' lies beyond the end of " + file.string());
+        return bytes.substr(size_t(offset), length < 0 ? std::string::npos : size_t(length));
+    }
+
+    void add_input(const onnx::GraphProto &g) {
+        std::vector<const onnx::ValueInfoProto *> inputs;
+        for (const onnx::ValueInfoProto &v : g.input())
+            if (!constants_.count(v.name())) inputs.push_back(&v);
+        if (inputs.size() != 1)
+            throw CompileError(path_ + ": the graph has " + std::to_string(inputs.size()) +
+                               " inputs besides its initializers; cortado compiles graphs with one");
+        const onnx::ValueInfoProto &input = *inputs[0];
+        if (input.type().tensor_type().elem_type() != onnx::TensorProto::FLOAT)
+            throw CompileError(path_ + ": input '" + input.name() + "' is not float32");
+        Shape shape;
+        bool dynamic = false;
+        for (const onnx::TensorShapeProto::Dimension &d : input.type().tensor_type().shape().dim()) {
+            const bool known = d.has_dim_value() && d.dim_value() > 0;
+            // A symbolic batch takes --batch; any other symbolic dimension needs --input-shape.
+            dynamic |= !known && !(shape.empty() && options_.batch > 0);
+            shape.push_back(known ? d.dim_value() : options_.batch);
+        }
+        if (!options_.input_shape.empty()) shape = options_.input_shape;
+        else if (dynamic || shape.empty())
+            throw CompileError(path_ + ": input '" + input.name() +
+                               "' has dimensions the model leaves open; give --input-shape N,C,H,W");
+        if (options_.batch > 0) shape[0] = options_.batch;
+        const int id = graph_.add_value(input.name(), shape);
+        graph_.inputs.push_back(id);
+        values_[input.name()] = id;
+    }
+
+    int value_of(const std::string &name, const std::string &what) const {
+        const auto found = values_.find(name);
+        if (found == values_.end())
+            throw CompileError(path_ + ": " + what + " '" + name + "' is produced by no earlier node" +
+                               (constants_.count(name) ? " (it is a constant; cortado needs it as a weight)" : ""));
+        return found->second;
+    }
+
+    const Tensor *constant(const onnx::NodeProto &node, int input) const {
+        if (node.input_size() <= input || node.input(input).empty()) return nullptr;
+        const auto found = constants_.find(node.input(input));
+        return found == constants_.end() ? nullptr : &found->second;
+    }
+
+    const Tensor &required_constant(const onnx::NodeProto &node, int input, const char *what) const {
+        const Tensor *t = constant(node, input);
+        if (!t)
+            fail(node, std::string(what) + " must be an initializer or a Constant (a computed one is not supported)");
+        return *t;
+    }
+
+    const onnx::AttributeProto *attribute(const onnx::NodeProto &node, const std::string &name) const {
+        for (const onnx::AttributeProto &a : node.attribute())
+            if (a.name() == name) return &a;
+        return nullptr;
+    }
+    int64_t int_attribute(const onnx::NodeProto &node, const std::string &name, int64_t fallback) const {
+        const auto *a = attribute(node, name);
+        return a ? a->i() : fallback;
+    }
+    float float_attribute(const onnx::NodeProto &node, const std::string &name, float fallback) const {
+        const auto *a = attribute(node, name);
+        return a ? a->f() : fallback;
+    }
+    std::vector<int64_t> ints_attribute(const onnx::NodeProto &node, const std::string &name) const {
+        const auto *a = attribute(node, name);
+        return a ? std::vector<int64_t>(a->ints().begin(), a->ints().end()) : std::vector<int64_t>{};
+    }
+    std::string string_attribute(const onnx::NodeProto &node, const std::string &name,
+                                 const std::string &fallback) const {
+        const auto *a = attribute(node, name);
+        return a ? a->s() : fallback;
+    }
+
+    // Adds a layer reading `inputs` (value ids) and writing the node's output `output`.
+    Layer &add_layer(const onnx::NodeProto &node, const std::string &type, std::vector<int> inputs, LayerParams params,
+                     const std::string &output, const std::string &suffix = "") {
+        Layer layer;
+        layer.name = node_name(node) + suffix;
+        if (!layer_names_.insert(layer.name).second) fail(node, "a second node of this name");
+        layer.type = type;
+        layer.inputs = std::move(inputs);
+        layer.params = std::move(params);
+        layer.location = SourceLocation{path_, 0};
+        const int id = graph_.add_value(output);
+        layer.outputs = {id};
+        values_[output] = id;
+        graph_.layers.push_back(std::move(layer));
+        return graph_.layers.back();
+    }
+
+    void add_weights(const std::string &layer, std::vector<std::pair<Shape, std::vector<float>>> blobs) {
+        LayerWeights w{layer, {}, {}};
+        for (auto &[shape, data] : blobs) {
+            w.shapes.push_back(shape);
+            w.blobs.push_back(std::move(data));
+        }
+        weights_.push_back(std::move(w));
+    }
+
+    // Spatial pads as [top, left, bottom, right] -> Caffe's symmetric pad_h, pad_w, from `pads` or
+    // `auto_pad` (SAME_* needs the input size, which the importer does not know yet: refused).
+    std::pair<int, int> symmetric_pads(const onnx::NodeProto &node) const {
+        const std::string auto_pad = string_attribute(node, "auto_pad", "NOTSET");
+        if (auto_pad == "VALID") return {0, 0};
+        if (auto_pad != "NOTSET")
+            fail(node, "auto_pad " + auto_pad + " is not supported yet; export with explicit pads");
+        const std::vector<int64_t> pads = ints_attribute(node, "pads");
+        if (pads.empty()) return {0, 0};
+        if (pads.size() != 4) fail(node, "only 2-D pads are supported");
+        if (pads[0] != pads[2] || pads[1] != pads[3])
+            fail(node, "asymmetric pads (" + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
+                           std::to_string(pads[2]) + "," + std::to_string(pads[3]) + ") are not supported yet");
+        return {int(pads[0]), int(pads[1])};
+    }
+
+    std::pair<int, int> pair_attribute(const onnx::NodeProto &node, const std::string &name, int fallback) const {
+        const std::vector<int64_t> v = ints_attribute(node, name);
+        if (v.empty()) return {fallback, fallback};
+        if (v.size() != 2) fail(node, name + " must have 2 values (2-D only)");
+        return {int(v[0]), int(v[1])};
+    }
+
+    int data_input(const onnx::NodeProto &node, int input) const {
+        if (node.input_size() <= input) fail(node, "input " + std::to_string(input) + " is missing");
+        if (constants_.count(node.input(input)))
+            fail(node, "input '" + node.input(input) + "' is a constant; cortado computes on the network's data only");
+        return value_of(node.input(input), "input");
+    }
+
+    void add_node(const onnx::NodeProto &node, int index) {
+        (void)index;
+        const std::string &op = node.op_type();
+        if (!node.domain().empty() && node.domain() != "ai.onnx")
+            fail(node, "domain '" + node.domain() + "' is not supported");
+        if (opset_ < kFirstOpset || opset_ > kLastOpset)
+            fail(node, "cortado reads opsets " + std::to_string(kFirstOpset) + " to " + std::to_string(kLastOpset));
+        if (node.output_size() < 1) fail(node, "no output");
+        const std::string &out = node.output(0);
+        if (op == "Constant") {
+            const auto *value = attribute(node, "value");
+            if (!value || !value->has_t()) fail(node, "only a tensor `value` is supported");
+            constants_[out] = tensor(value->t(), "Constant");
+        } else if (op == "Conv") {
+            ConvolutionParams p;
+            const Tensor &w = required_constant(node, 1, "the weights");
+            if (w.dims.size() != 4) fail(node, "only 2-D convolutions are supported");
+            p.num_output = int(w.dims[0]);
+            p.group = int(int_attribute(node, "group", 1));
+            std::tie(p.kernel_h, p.kernel_w) = std::pair<int, int>{int(w.dims[2]), int(w.dims[3])};
+            std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
+            std::tie(p.dilation_h, p.dilation_w) = pair_attribute(node, "dilations", 1);
+            std::tie(p.pad_h, p.pad_w) = symmetric_pads(node);
+            const Tensor *b = constant(node, 2);
+            p.bias_term = b != nullptr;
+            if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
+            add_layer(node, "Convolution", {data_input(node, 0)}, p, out);
+            std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, w.floats}};
+            if (b) blobs.push_back({b->dims, b->floats});
+            add_weights(graph_.layers.back().name, std::move(blobs));
+        } else if (op == "Relu" || op == "LeakyRelu") {
+            ReLUParams p;
+            p.negative_slope = op == "LeakyRelu" ? float_attribute(node, "alpha", 0.01f) : 0.0f;
+            add_layer(node, "ReLU", {data_input(node, 0)}, p, out);
+        } else if (op == "MaxPool" || op == "AveragePool") {
+            PoolingParams p;
+            p.method = op == "MaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
+            std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 0);
+            if (p.kernel_h <= 0) fail(node, "kernel_shape must have 2 positive values");
+            std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
+            std::tie(p.pad_h, p.pad_w) = symmetric_pads(node);
+            if (pair_attribute(node, "dilations", 1) != std::pair<int, int>{1, 1})
+                fail(node, "dilated pooling is not supported");
+            if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the Indices output is not supported");
+            p.round_up = int_attribute(node, "ceil_mode", 0) != 0;
+            // Caffe's average divides by the window clipped to the padded input: ONNX's
+            // count_include_pad=1. Without padding the two rules agree.
+            if (op == "AveragePool" && (p.pad_h || p.pad_w) && int_attribute(node, "count_include_pad", 0) == 0)
+                fail(node, "count_include_pad=0 with padding is not supported yet");
+            add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
+        } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
+            PoolingParams p;
+            p.method = op == "GlobalMaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
+            p.global_pooling = true;
+            add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
+        } else if (op == "Gemm" || op == "MatMul") {
+            add_gemm(node, out);
+        } else if (op == "Flatten") {
+            FlattenParams p;
+            p.axis = int(int_attribute(node, "axis", 1));
+            if (p.axis == 0) fail(node, "axis 0 (a 1 x N result) is not supported");
+            add_layer(node, "Flatten", {data_input(node, 0)}, p, out);
+        } else if (op == "Reshape") {
+            ReshapeParams p;
+            const Tensor &shape = required_constant(node, 1, "the shape");
+            if (int_attribute(node, "allowzero", 0) != 0) fail(node, "allowzero=1 is not supported");
+            p.shape = shape.integers;
+            add_layer(node, "Reshape", {data_input(node, 0)}, p, out);
+        } else if (op == "Softmax") {
+            SoftmaxParams p;
+            // Before opset 13 Softmax flattens from the axis onward (default 1); from 13 it runs
+            // along one axis (default -1). A Flatten first gives the older rule.
+            if (opset_ < 13) {
+                FlattenParams f;
+                f.axis = int(int_attribute(node, "axis", 1));
+                if (f.axis < 0) fail(node, "a negative axis before opset 13 is not supported");
+                add_layer(node, "Flatten", {data_input(node, 0)}, f, out + "/flattened", "/flatten");
+                p.axis = f.axis;
+                add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out);
+            } else {
+                p.axis = int(int_attribute(node, "axis", -1));
+                add_layer(node, "Softmax", {data_input(node, 0)}, p, out);
+            }
+        } else if (op == "Concat") {
+            ConcatParams p;
+            p.axis = int(int_attribute(node, "axis", 1));
+            std::vector<int> inputs;
+            for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
+            add_layer(node, "Concat", inputs, p, out);
+        } else if (op == "Add") {
+            EltwiseParams p;
+            p.operation = ops::EltwiseOperation::Sum;
+            add_layer(node, "Eltwise", {data_input(node, 0), data_input(node, 1)}, p, out);
+        } else if (op == "Dropout" || op == "Identity") {
+            if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the mask output is not supported");
+            add_layer(node, "Dropout", {data_input(node, 0)}, DropoutParams{}, out);
+        } else if (op == "BatchNormalization") {
+            add_batch_norm(node, out);
+        } else if (op == "LRN") {
+            LRNParams p;
+            p.local_size = int(int_attribute(node, "size", 0));
+            if (p.local_size <= 0 || p.local_size % 2 == 0) fail(node, "size must be odd and positive");
+            p.alpha = float_attribute(node, "alpha", 1e-4f);
+            p.beta = float_attribute(node, "beta", 0.75f);
+            p.k = float_attribute(node, "bias", 1.0f);
+            add_layer(node, "LRN", {data_input(node, 0)}, p, out);
+        } else {
+            fail(node, "this op is not supported yet");
+        }
+    }
+
+    // Gemm (Y = alpha A B' + beta C, B transposed when transB) and MatMul by a constant B as an
+    // InnerProduct: Caffe's weights are N x K, or K x N with `transpose`.
+    void add_gemm(const onnx::NodeProto &node, const std::string &out) {
+        const bool gemm = node.op_type() == "Gemm";
+        if (gemm && int_attribute(node, "transA", 0) != 0) fail(node, "transA=1 is not supported");
+        const bool trans_b = gemm && int_attribute(node, "transB", 0) != 0;
+        const float alpha = gemm ? float_attribute(node, "alpha", 1.0f) : 1.0f;
+        const float beta = gemm ? float_attribute(node, "beta", 1.0f) : 1.0f;
+        const Tensor &b = required_constant(node, 1, "B");
+        if (b.dims.size() != 2) fail(node, "B must be 2-D");
+        InnerProductParams p;
+        p.num_output = int(trans_b ? b.dims[0] : b.dims[1]);
+        p.transpose = !trans_b;
+        std::vector<float> weights = b.floats;
+        if (alpha != 1.0f)
+            for (float &v : weights) v *= alpha;
+        std::vector<std::pair<Shape, std::vector<float>>> blobs{{b.dims, std::move(weights)}};
+        const Tensor *c = gemm ? constant(node, 2) : nullptr;
+        if (gemm && node.input_size() > 2 && !node.input(2).empty() && !c) fail(node, "C must be a constant");
+        p.bias_term = c != nullptr && beta != 0.0f;
+        if (p.bias_term) {
+            // C broadcasts over the rows: a scalar, N values, or 1 x N.
+            const size_t n = size_t(p.num_output);
+            if (c->floats.size() != n && c->floats.size() != 1) fail(node, "C must hold 1 or N values (a bias)");
+            std::vector<float> bias(n, c->floats.size() == 1 ? c->floats[0] : 0.0f);
+            if (c->floats.size() == n) bias = c->floats;
+            for (float &v : bias) v *= beta;
+            blobs.push_back({Shape{int64_t(n)}, std::move(bias)});
+        }
+        add_layer(node, "InnerProduct", {data_input(node, 0)}, p, out);
+        add_weights(graph_.layers.back().name, std::move(blobs));
+    }
+
+    // BatchNormalization as Caffe's BatchNorm (mean, variance, scale factor 1) then Scale
+    // (gamma, beta).
+    void add_batch_norm(const onnx::NodeProto &node, const std::string &out) {
+        if (node.output_size() > 1) fail(node, "training outputs (running mean and variance) are not supported");
+        const Tensor &gamma = required_constant(node, 1, "scale");
+        const Tensor &beta = required_constant(node, 2, "B");
+        const Tensor &mean = required_constant(node, 3, "mean");
+        const Tensor &var = required_constant(node, 4, "var");
+        const int64_t channels = int64_t(gamma.floats.size());
+        for (const Tensor *t : {&beta, &mean, &var})
+            if (int64_t(t->floats.size()) != channels) fail(node, "scale, B, mean and var must have the same length");
+        BatchNormParams bn;
+        bn.eps = float_attribute(node, "epsilon", 1e-5f);
+        Layer &normalise = add_layer(node, "BatchNorm", {data_input(node, 0)}, bn, out + "/normalised", "/normalise");
+        add_weights(normalise.name,
+                    {{Shape{channels}, mean.floats}, {Shape{channels}, var.floats}, {Shape{1}, {1.0f}}});
+        ScaleParams scale;
+        scale.bias_term = true;
+        Layer &affine = add_layer(node, "Scale", {values_[out + "/normalised"]}, scale, out);
+        add_weights(affine.name, {{Shape{channels}, gamma.floats}, {Shape{channels}, beta.floats}});
+    }
+
+    std::string path_;
+    ImportOptions options_;
+    int64_t opset_ = 0;
+    Graph graph_;
+    std::map<std::string, Tensor> constants_;
+    std::map<std::string, int> values_;  // tensor name -> value id
+    std::set<std::string> layer_names_;
+    std::vector<LayerWeights> weights_;
+};
+
+}  // namespace
+
+bool looks_like_onnx(const std::string &bytes) {
+    // A ModelProto starts with field 1 (ir_version, a varint): the byte 0x08. No text prototxt
+    // starts with a control character.
+    return !bytes.empty() && bytes[0] == 0x08;
+}
+
+Graph import_onnx_model(const std::string &bytes, const std::string &path, const ImportOptions &options) {
+    return OnnxImporter(path, options).run(bytes);
+}
+
+}  // namespace cortado

@@ -1,0 +1,145 @@
+#!/usr/bin/env python3
+"""Builds the ONNX test models with onnx's helpers, from a seed, and their expected outputs from
+onnxruntime: for each model OUT/NAME.onnx, OUT/NAME.input.npy and OUT/NAME.expected.npy.
+
+    make_models.py OUT_DIR [SEED]
+
+Each model exercises ops and attributes of cortado's ONNX frontend (frontend/import_onnx.cc) at
+an opset the TorchScript exporter writes (7 to 17)."""
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime
+from onnx import TensorProto, helper, numpy_helper
+
+
+class Model:
+    def __init__(self, rng):
+        self.rng = rng
+        self.nodes, self.initializers = [], []
+
+    def weight(self, name, shape, scale=0.3):
+        self.initializers.append(numpy_helper.from_array(
+            (self.rng.standard_normal(shape) * scale).astype(np.float32), name))
+        return name
+
+    def node(self, op, inputs, output, **attributes):
+        self.nodes.append(helper.make_node(op, inputs, [output], name=output + "_node", **attributes))
+        return output
+
+    def build(self, input_shape, output, output_shape, opset):
+        graph = helper.make_graph(
+            self.nodes, "test", [helper.make_tensor_value_info("x", TensorProto.FLOAT, input_shape)],
+            [helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)], self.initializers)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        model.ir_version = 7
+        return model
+
+
+def classifier(rng):
+    """Opset 11: Conv with pads and stride, Relu, MaxPool, Flatten, Gemm (transB, alpha, beta, a
+    bias broadcast from 1 x N) and the pre-13 Softmax."""
+    m = Model(rng)
+    x = m.node("Conv", ["x", m.weight("w1", (8, 3, 3, 3)), m.weight("b1", (8,))], "c1", pads=[1, 1, 1, 1])
+    x = m.node("Relu", [x], "r1")
+    x = m.node("Conv", [x, m.weight("w2", (6, 8, 3, 3)), m.weight("b2", (6,))], "c2", strides=[2, 2], pads=[1, 1, 1, 1])
+    x = m.node("MaxPool", [x], "p1", kernel_shape=[2, 2], strides=[2, 2])
+    x = m.node("Flatten", [x], "f", axis=1)
+    x = m.node("Gemm", [x, m.weight("fc", (10, 6 * 4 * 4)), m.weight("fcb", (1, 10))], "g", transB=1, alpha=0.5,
+               beta=2.0)
+    x = m.node("Softmax", [x], "prob", axis=1)
+    return m.build([2, 3, 16, 16], x, [2, 10], 11), (2, 3, 16, 16)
+
+
+def normalised(rng):
+    """Opset 13: grouped and dilated Conv without bias, BatchNormalization, LeakyRelu,
+    AveragePool with count_include_pad, a ceil-mode MaxPool, GlobalAveragePool, MatMul, Softmax
+    along the last axis."""
+    m = Model(rng)
+    x = m.node("Conv", ["x", m.weight("w1", (8, 2, 3, 3))], "c1", group=2, dilations=[2, 2], pads=[2, 2, 2, 2])
+    m.initializers.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, 8).astype(np.float32), "var"))
+    x = m.node("BatchNormalization", [x, m.weight("gamma", (8,)), m.weight("beta", (8,)), m.weight("mean", (8,)),
+                                      "var"], "bn", epsilon=1e-3)
+    x = m.node("LeakyRelu", [x], "lr", alpha=0.2)
+    x = m.node("AveragePool", [x], "ap", kernel_shape=[3, 3], strides=[1, 1], pads=[1, 1, 1, 1], count_include_pad=1)
+    x = m.node("MaxPool", [x], "mp", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1)
+    x = m.node("Conv", [x, m.weight("w2", (16, 8, 1, 1)), m.weight("b2", (16,))], "c2")
+    x = m.node("GlobalAveragePool", [x], "gap")
+    x = m.node("Flatten", [x], "f")
+    x = m.node("MatMul", [x, m.weight("mm", (16, 5))], "mm_out")
+    x = m.node("Softmax", [x], "prob", axis=-1)
+    return m.build([1, 4, 13, 13], x, [1, 5], 13), (1, 4, 13, 13)
+
+
+def branches(rng):
+    """Opset 9: residual Add, Concat, LRN, Dropout, Identity, Reshape by a Constant shape (0 and
+    -1), GlobalMaxPool, Gemm with B not transposed and a scalar C; weights in an external file."""
+    m = Model(rng)
+    a = m.node("Conv", ["x", m.weight("w1", (6, 3, 3, 3)), m.weight("b1", (6,))], "c1", pads=[1, 1, 1, 1])
+    a = m.node("Relu", [a], "r1")
+    b = m.node("Conv", [a, m.weight("w2", (6, 6, 3, 3)), m.weight("b2", (6,))], "c2", pads=[1, 1, 1, 1])
+    s = m.node("Add", [a, b], "sum")
+    c = m.node("Concat", [s, a], "cat", axis=1)
+    c = m.node("LRN", [c], "lrn", size=3, alpha=1e-3, beta=0.75, bias=2.0)
+    c = m.node("Dropout", [c], "drop")
+    c = m.node("Identity", [c], "same")
+    g = m.node("GlobalMaxPool", [c], "gmp")
+    shape = m.node("Constant", [], "shape", value=numpy_helper.from_array(np.array([0, -1], dtype=np.int64)))
+    r = m.node("Reshape", [g, shape], "flat")
+    m.initializers.append(numpy_helper.from_array(np.array(0.25, dtype=np.float32), "scalar_c"))
+    y = m.node("Gemm", [r, m.weight("fc", (12, 7)), "scalar_c"], "y")
+    return m.build([2, 3, 9, 11], y, [2, 7], 9), (2, 3, 9, 11)
+
+
+def bad_models(out_dir, rng):
+    """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
+    17, two graph inputs, a dimension left open, an initializer of the wrong size."""
+    m = Model(rng)
+    m.node("Sin", ["x"], "y")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
+    m = Model(rng)
+    m.node("Relu", ["x"], "y")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 18), os.path.join(out_dir, "bad_opset.onnx"))
+    m = Model(rng)
+    m.node("Add", ["x", "x2"], "y")
+    model = m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13)
+    model.graph.input.append(helper.make_tensor_value_info("x2", TensorProto.FLOAT, [1, 2, 3, 3]))
+    onnx.save_model(model, os.path.join(out_dir, "bad_two_inputs.onnx"))
+    m = Model(rng)
+    m.node("Relu", ["x"], "y")
+    onnx.save_model(m.build([1, 2, "height", 3], "y", [1, 2, "height", 3], 13), os.path.join(out_dir, "bad_open.onnx"))
+    m = Model(rng)
+    m.node("Conv", ["x", m.weight("w", (4, 2, 3, 3))], "y")
+    model = m.build([1, 2, 5, 5], "y", [1, 4, 3, 3], 13)
+    model.graph.initializer[0].raw_data = model.graph.initializer[0].raw_data[:-8]
+    onnx.save_model(model, os.path.join(out_dir, "bad_weights.onnx"))
+
+
+def main(out_dir, seed):
+    os.makedirs(out_dir, exist_ok=True)
+    rng = np.random.default_rng(seed)
+    for make in (classifier, normalised, branches):
+        model, input_shape = make(rng)
+        onnx.checker.check_model(model)
+        name = make.__name__
+        path = os.path.join(out_dir, name + ".onnx")
+        if name == "branches":  # weights in a file beside the model, as large exports keep them
+            onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
+                            location=name + ".weights", size_threshold=0)
+        else:
+            onnx.save_model(model, path)
+        x = rng.uniform(-1, 1, input_shape).astype(np.float32)
+        session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+        (expected,) = session.run(None, {"x": x})
+        np.save(os.path.join(out_dir, name + ".input.npy"), x)
+        np.save(os.path.join(out_dir, name + ".expected.npy"), expected.astype(np.float32))
+        print(name, expected.shape)
+    bad_models(out_dir, rng)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    main(sys.argv[1], int(sys.argv[2]) if len(sys.argv) == 3 else 1)

@@ -1,0 +1,113 @@
+// ONNX models in: models built with onnx's helpers (tests/onnx/make_models.py, from the test seed)
+// compile and run through `cortado run` on the test target, and match onnxruntime's outputs and
+// the double-precision reference; compile writes the model's weights; bad models are refused
+// with a message naming the node.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "tests/cli_process.h"
+#include "tests/network_harness.h"
+#include "tools/npy.h"
+
+namespace cortado::testing {
+namespace {
+namespace fs = std::filesystem;
+
+class Onnx : public ::testing::Test {
+  protected:
+    static void SetUpTestSuite() {
+        dir_ = fs::temp_directory_path() / ("cortado-onnx-" + std::to_string(::getpid()));
+        const std::string command = std::string(CORTADO_PYTHON) + " " + CORTADO_SOURCE_DIR +
+                                    "/tests/onnx/make_models.py " + dir_.string() + " " + std::to_string(test_seed()) +
+                                    " > " + (dir_.string() + ".log") + " 2>&1";
+        made_ = std::system(command.c_str()) == 0;
+    }
+    static void TearDownTestSuite() {
+        fs::remove_all(dir_);
+        fs::remove(dir_.string() + ".log");
+    }
+    void SetUp() override {
+        ASSERT_TRUE(made_) << "tests/onnx/make_models.py failed (onnx and onnxruntime come from tools/bootstrap.sh); "
+                           << "see " << dir_.string() << ".log";
+    }
+    static std::string model(const std::string &name) { return (dir_ / (name + ".onnx")).string(); }
+    static std::string file(const std::string &name) { return (dir_ / name).string(); }
+
+    static inline fs::path dir_;
+    static inline bool made_ = false;
+};
+
+std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
+    std::vector<float> data;
+    std::string error;
+    EXPECT_TRUE(read_npy(path, shape, &data, &error)) << error;
+    return data;
+}
+
+TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
+    for (const std::string name : {"classifier", "normalised", "branches"}) {
+        SCOPED_TRACE(name + " on " + test_target());
+        const Result r =
+            cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
+                    " --output " + file(name + ".out.npy") + " --check --iterations 1");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find("weights: the model's initializers"), std::string::npos) << r.output;
+        EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+        std::vector<int64_t> ours_shape, theirs_shape;
+        const std::vector<float> ours = npy(file(name + ".out.npy"), &ours_shape);
+        const std::vector<float> theirs = npy(file(name + ".expected.npy"), &theirs_shape);
+        ASSERT_EQ(ours_shape, theirs_shape);
+        double difference = 0, norm = 0;
+        for (size_t i = 0; i < ours.size(); i++) {
+            difference += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
+            norm += double(theirs[i]) * theirs[i];
+        }
+        EXPECT_GT(norm, 0);
+        EXPECT_LE(std::sqrt(difference / norm), 1e-5) << "relative L2 error against onnxruntime";
+    }
+}
+
+TEST_F(Onnx, CompileWritesTheModelsWeightsBesideTheLibrary) {
+    const fs::path out = dir_ / "compiled";
+    const Result r = cortado("compile " + model("classifier") + " --name classifier -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(fs::exists(out / "libclassifier.a")) << r.output;
+    EXPECT_TRUE(fs::exists(out / "classifier.caffemodel")) << r.output;
+    EXPECT_NE(r.output.find("pass it to classifier_create"), std::string::npos) << r.output;
+    const Result info = cortado("info " + model("normalised"));
+    ASSERT_EQ(info.exit_code, 0) << info.output;
+    EXPECT_NE(info.output.find("BatchNorm"), std::string::npos) << info.output;
+}
+
+TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
+    const fs::path truncated = dir_ / "truncated.onnx";
+    {
+        std::ifstream in(model("classifier"), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() / 3);
+    }
+    const struct {
+        std::string file, message;
+    } cases[] = {
+        {model("bad_op"), "node 'y_node' (Sin, opset 13): this op is not supported yet"},
+        {model("bad_opset"), "node 'y_node' (Relu, opset 18): cortado reads opsets 7 to 17"},
+        {model("bad_two_inputs"), "the graph has 2 inputs besides its initializers"},
+        {model("bad_open"), "input 'x' has dimensions the model leaves open; give --input-shape"},
+        {model("bad_weights"), "initializer 'w' holds 280 bytes for 72 elements"},
+        {truncated.string(), "not a valid ONNX model"},
+    };
+    for (const auto &c : cases) {
+        const Result r = cortado("info " + c.file);
+        EXPECT_EQ(r.exit_code, 1) << c.file << "\n" << r.output;
+        EXPECT_NE(r.output.find(c.message), std::string::npos) << c.file << "\n" << r.output;
+    }
+    const Result open = cortado("info " + model("bad_open") + " --input-shape 1x2x7x3");
+    EXPECT_EQ(open.exit_code, 0) << open.output;
+}
+
+}  // namespace
+}  // namespace cortado::testing
