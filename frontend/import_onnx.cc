@@ -1,5 +1,6 @@
 #include "frontend/import_onnx.h"
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -13,6 +14,9 @@ namespace cortado {
 namespace {
 
 constexpr int64_t kFirstOpset = 7, kLastOpset = 17;
+// As for prototxts: enough for any real network, small enough that products cannot overflow.
+constexpr int64_t kMaxParameter = 1 << 20;
+constexpr int64_t kMaxElements = int64_t(1) << 31;
 
 // A constant tensor: an initializer or a Constant node's value, as floats or integers.
 struct Tensor {
@@ -60,8 +64,8 @@ class OnnxImporter {
         for (int64_t d : t.dims()) out.dims.push_back(d);
         int64_t count = 1;
         for (int64_t d : out.dims) {
-            if (d < 0 || d > (int64_t(1) << 32))
-                throw CompileError(path_ + ": " + what + " '" + t.name() + "' has a bad shape");
+            if (d < 0 || d > kMaxElements || count * std::max<int64_t>(d, 1) > kMaxElements)
+                throw CompileError(path_ + ": " + what + " '" + t.name() + "' has a bad or huge shape");
             count *= d;
         }
         std::string raw = t.raw_data();
@@ -95,9 +99,13 @@ class OnnxImporter {
         std::string location;
         int64_t offset = 0, length = -1;
         for (const onnx::StringStringEntryProto &entry : t.external_data()) {
-            if (entry.key() == "location") location = entry.value();
-            if (entry.key() == "offset") offset = std::stoll(entry.value());
-            if (entry.key() == "length") length = std::stoll(entry.value());
+            try {
+                if (entry.key() == "location") location = entry.value();
+                if (entry.key() == "offset") offset = std::stoll(entry.value());
+                if (entry.key() == "length") length = std::stoll(entry.value());
+            } catch (const std::exception &) {
+                throw CompileError(path_ + ": " + what + " '" + t.name() + "' has an unreadable " + entry.key());
+            }
         }
         const std::filesystem::path file = std::filesystem::path(path_).parent_path() / location;
         if (location.empty() || location.find("..") != std::string::npos)
@@ -105,7 +113,8 @@ class OnnxImporter {
         std::string bytes, error;
         if (!read_file_bytes(file.string(), &bytes, &error))
             throw CompileError(path_ + ": " + what + " '" + t.name() + "': " + error);
-        if (offset < 0 || size_t(offset) > bytes.size() || (length >= 0 && size_t(offset + length) > bytes.size()))
+        if (offset < 0 || size_t(offset) > bytes.size() ||
+            (length >= 0 && size_t(length) > bytes.size() - size_t(offset)))
             throw CompileError(path_ + ": " + what + " '" + t.name() + "' lies beyond the end of " + file.string());
         return bytes.substr(size_t(offset), length < 0 ? std::string::npos : size_t(length));
     }
@@ -164,6 +173,13 @@ class OnnxImporter {
             if (a.name() == name) return &a;
         return nullptr;
     }
+    // An integer attribute within [lowest, kMaxParameter].
+    int checked(const onnx::NodeProto &node, int64_t value, const std::string &what, int64_t lowest) const {
+        if (value < lowest || value > kMaxParameter)
+            fail(node, what + " is " + std::to_string(value) + ", expected " + std::to_string(lowest) + ".." +
+                           std::to_string(kMaxParameter));
+        return int(value);
+    }
     int64_t int_attribute(const onnx::NodeProto &node, const std::string &name, int64_t fallback) const {
         const auto *a = attribute(node, name);
         return a ? a->i() : fallback;
@@ -221,14 +237,14 @@ class OnnxImporter {
         if (pads[0] != pads[2] || pads[1] != pads[3])
             fail(node, "asymmetric pads (" + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
                            std::to_string(pads[2]) + "," + std::to_string(pads[3]) + ") are not supported yet");
-        return {int(pads[0]), int(pads[1])};
+        return {checked(node, pads[0], "pads", 0), checked(node, pads[1], "pads", 0)};
     }
 
     std::pair<int, int> pair_attribute(const onnx::NodeProto &node, const std::string &name, int fallback) const {
         const std::vector<int64_t> v = ints_attribute(node, name);
         if (v.empty()) return {fallback, fallback};
         if (v.size() != 2) fail(node, name + " must have 2 values (2-D only)");
-        return {int(v[0]), int(v[1])};
+        return {checked(node, v[0], name, 1), checked(node, v[1], name, 1)};
     }
 
     int data_input(const onnx::NodeProto &node, int input) const {
@@ -255,9 +271,10 @@ class OnnxImporter {
             ConvolutionParams p;
             const Tensor &w = required_constant(node, 1, "the weights");
             if (w.dims.size() != 4) fail(node, "only 2-D convolutions are supported");
-            p.num_output = int(w.dims[0]);
-            p.group = int(int_attribute(node, "group", 1));
-            std::tie(p.kernel_h, p.kernel_w) = std::pair<int, int>{int(w.dims[2]), int(w.dims[3])};
+            p.num_output = checked(node, w.dims[0], "the weights' output channels", 1);
+            p.group = checked(node, int_attribute(node, "group", 1), "group", 1);
+            p.kernel_h = checked(node, w.dims[2], "the kernel height", 1);
+            p.kernel_w = checked(node, w.dims[3], "the kernel width", 1);
             std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
             std::tie(p.dilation_h, p.dilation_w) = pair_attribute(node, "dilations", 1);
             std::tie(p.pad_h, p.pad_w) = symmetric_pads(node);
@@ -275,8 +292,8 @@ class OnnxImporter {
         } else if (op == "MaxPool" || op == "AveragePool") {
             PoolingParams p;
             p.method = op == "MaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
-            std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 0);
-            if (p.kernel_h <= 0) fail(node, "kernel_shape must have 2 positive values");
+            if (ints_attribute(node, "kernel_shape").empty()) fail(node, "kernel_shape is missing");
+            std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 1);
             std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
             std::tie(p.pad_h, p.pad_w) = symmetric_pads(node);
             if (pair_attribute(node, "dilations", 1) != std::pair<int, int>{1, 1})
@@ -297,8 +314,7 @@ class OnnxImporter {
             add_gemm(node, out);
         } else if (op == "Flatten") {
             FlattenParams p;
-            p.axis = int(int_attribute(node, "axis", 1));
-            if (p.axis == 0) fail(node, "axis 0 (a 1 x N result) is not supported");
+            p.axis = checked(node, int_attribute(node, "axis", 1), "axis", 1);
             add_layer(node, "Flatten", {data_input(node, 0)}, p, out);
         } else if (op == "Reshape") {
             ReshapeParams p;
@@ -312,18 +328,17 @@ class OnnxImporter {
             // along one axis (default -1). A Flatten first gives the older rule.
             if (opset_ < 13) {
                 FlattenParams f;
-                f.axis = int(int_attribute(node, "axis", 1));
-                if (f.axis < 0) fail(node, "a negative axis before opset 13 is not supported");
+                f.axis = checked(node, int_attribute(node, "axis", 1), "axis", 0);
                 add_layer(node, "Flatten", {data_input(node, 0)}, f, out + "/flattened", "/flatten");
                 p.axis = f.axis;
                 add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out);
             } else {
-                p.axis = int(int_attribute(node, "axis", -1));
+                p.axis = checked(node, int_attribute(node, "axis", -1), "axis", -8);
                 add_layer(node, "Softmax", {data_input(node, 0)}, p, out);
             }
         } else if (op == "Concat") {
             ConcatParams p;
-            p.axis = int(int_attribute(node, "axis", 1));
+            p.axis = checked(node, int_attribute(node, "axis", 1), "axis", -8);
             std::vector<int> inputs;
             for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
             add_layer(node, "Concat", inputs, p, out);
@@ -338,8 +353,8 @@ class OnnxImporter {
             add_batch_norm(node, out);
         } else if (op == "LRN") {
             LRNParams p;
-            p.local_size = int(int_attribute(node, "size", 0));
-            if (p.local_size <= 0 || p.local_size % 2 == 0) fail(node, "size must be odd and positive");
+            p.local_size = checked(node, int_attribute(node, "size", 0), "size", 1);
+            if (p.local_size % 2 == 0) fail(node, "size must be odd");
             p.alpha = float_attribute(node, "alpha", 1e-4f);
             p.beta = float_attribute(node, "beta", 0.75f);
             p.k = float_attribute(node, "bias", 1.0f);
@@ -360,7 +375,7 @@ class OnnxImporter {
         const Tensor &b = required_constant(node, 1, "B");
         if (b.dims.size() != 2) fail(node, "B must be 2-D");
         InnerProductParams p;
-        p.num_output = int(trans_b ? b.dims[0] : b.dims[1]);
+        p.num_output = checked(node, trans_b ? b.dims[0] : b.dims[1], "N", 1);
         p.transpose = !trans_b;
         std::vector<float> weights = b.floats;
         if (alpha != 1.0f)

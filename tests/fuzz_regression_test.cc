@@ -17,7 +17,10 @@ namespace fs = std::filesystem;
 
 TEST(FuzzRegressions, EveryCommittedInputIsHandledCleanly) {
     const std::map<std::string, std::function<void(const uint8_t *, size_t)>> targets = {
-        {"prototxt", prototxt_one_input}, {"caffemodel", caffemodel_one_input}, {"npy", npy_one_input}};
+        {"prototxt", prototxt_one_input},
+        {"onnx", onnx_one_input},
+        {"caffemodel", caffemodel_one_input},
+        {"npy", npy_one_input}};
     int replayed = 0;
     for (const auto &[name, one_input] : targets) {
         const fs::path dir = fs::path(CORTADO_SOURCE_DIR) / "tests/fuzz/regressions" / name;

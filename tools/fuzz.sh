@@ -16,7 +16,7 @@ cmake -S . -B build-fuzz -G Ninja -DCORTADO_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDe
 cmake --build build-fuzz
 
 corpus=build-fuzz/corpus
-mkdir -p "$corpus"/{prototxt,caffemodel,npy} build-fuzz/artifacts
+mkdir -p "$corpus"/{prototxt,onnx,caffemodel,npy} build-fuzz/artifacts
 shared="$root/../shared/models"
 if [ -d "$shared" ]; then cp "$shared"/*.prototxt "$corpus/prototxt/"; fi
 cp models/*.prototxt "$corpus/prototxt/"
@@ -27,8 +27,12 @@ for net in lenet cifar10_quick; do
   find build-fuzz/dump-$net -name '*.npy' -size -64k -exec cp {} "$corpus/npy/" \;
 done
 
+# ONNX seeds: the test models (tools/bootstrap.sh puts onnx and onnxruntime in .venv).
+.venv/bin/python tests/onnx/make_models.py build-fuzz/onnx-models >/dev/null
+cp build-fuzz/onnx-models/*.onnx "$corpus/onnx/"
+
 pids=()
-for target in prototxt caffemodel npy; do
+for target in prototxt onnx caffemodel npy; do
   build-fuzz/tests/fuzz/fuzz_$target "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=2048 -artifact_prefix=build-fuzz/artifacts/$target- -print_final_stats=1 \
     > build-fuzz/fuzz_$target.log 2>&1 &
@@ -36,7 +40,7 @@ for target in prototxt caffemodel npy; do
 done
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-for target in prototxt caffemodel npy; do
+for target in prototxt onnx caffemodel npy; do
   echo "== $target"; grep -E "^stat::|cov:|Done|ERROR|SUMMARY" build-fuzz/fuzz_$target.log | tail -8
 done
 exit $status

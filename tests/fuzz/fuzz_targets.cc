@@ -8,6 +8,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
+#include "frontend/import_onnx.h"
 #include "frontend/shape_inference.h"
 #include "runtime/caffemodel_reader.h"
 #include "tools/npy.h"
@@ -18,6 +19,20 @@ void prototxt_one_input(const uint8_t *data, size_t size) {
     const std::string text(reinterpret_cast<const char *>(data), size);
     try {
         Graph graph = import_caffe_prototxt_text(text, "fuzz.prototxt", ImportOptions{});
+        infer_shapes(graph);
+        fuse_activations(graph);
+        const NetworkPlan plan = plan_network(graph, "fuzz", "x86-64-linux-avx-avx2-fma");
+        emit_header(plan);
+        emit_glue(plan);
+    } catch (const CompileError &) {
+        // The documented outcome for bad input.
+    }
+}
+
+void onnx_one_input(const uint8_t *data, size_t size) {
+    const std::string bytes(reinterpret_cast<const char *>(data), size);
+    try {
+        Graph graph = import_onnx_model(bytes, "fuzz.onnx", ImportOptions{});
         infer_shapes(graph);
         fuse_activations(graph);
         const NetworkPlan plan = plan_network(graph, "fuzz", "x86-64-linux-avx-avx2-fma");

@@ -11,6 +11,8 @@ namespace cortado::fuzz {
 
 // Prototxt text -> import, shape inference, fusion, kernel and memory plan, C emission.
 void prototxt_one_input(const uint8_t *data, size_t size);
+// ONNX model bytes -> import, shape inference, fusion, kernel and memory plan, C emission.
+void onnx_one_input(const uint8_t *data, size_t size);
 // Binary .caffemodel -> the runtime's decoder.
 void caffemodel_one_input(const uint8_t *data, size_t size);
 // .npy bytes -> the CLI's reader.
