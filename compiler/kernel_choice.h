@@ -108,7 +108,10 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
             if (!s->knobs.empty()) resolved.notes.push_back(s->source + ": knobs for " + s->variant + " not used");
             continue;
         }
-        for (const auto &[name, value] : s->knobs) {
+        for (const auto &knob : s->knobs) {
+            // Named copies: lambdas cannot capture structured bindings before C++20 (clang 15).
+            const std::string &name = knob.first;
+            const auto &value = knob.second;
             if (sources.count(name)) continue;  // a stronger source set it
             const auto declared = std::find_if(spec->knobs.begin(), spec->knobs.end(),
                                                [&](const schedules::KnobSpec &k) { return k.name == name; });

@@ -40,6 +40,9 @@ class OnnxImporter {
         graph_.name = !g.name().empty() ? g.name() : std::filesystem::path(path_).stem().string();
         for (const onnx::TensorProto &t : g.initializer()) constants_[t.name()] = tensor(t, "initializer");
         add_input(g);
+        for (const onnx::NodeProto &node : g.node())
+            for (const std::string &input : node.input()) uses_[input]++;
+        for (const onnx::ValueInfoProto &output : g.output()) uses_[output.name()]++;
         for (int i = 0; i < g.node_size(); i++) add_node(g.node(i), i);
         if (g.output_size() != 1)
             throw CompileError(path_ + ": the graph has " + std::to_string(g.output_size()) +
@@ -288,7 +291,11 @@ class OnnxImporter {
         } else if (op == "Relu" || op == "LeakyRelu") {
             ReLUParams p;
             p.negative_slope = op == "LeakyRelu" ? float_attribute(node, "alpha", 0.01f) : 0.0f;
-            add_layer(node, "ReLU", {data_input(node, 0)}, p, out);
+            const int input = data_input(node, 0);
+            Layer &relu = add_layer(node, "ReLU", {input}, p, out);
+            // A ReLU that alone reads its input acts in place, as Caffe's would, so fusion can
+            // fold it into the Convolution or InnerProduct before it.
+            if (uses_[node.input(0)] == 1) graph_.values[relu.outputs[0]].blob_name = graph_.values[input].blob_name;
         } else if (op == "MaxPool" || op == "AveragePool") {
             PoolingParams p;
             p.method = op == "MaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
@@ -425,6 +432,7 @@ class OnnxImporter {
     Graph graph_;
     std::map<std::string, Tensor> constants_;
     std::map<std::string, int> values_;  // tensor name -> value id
+    std::map<std::string, int> uses_;    // tensor name -> how many nodes (or the graph output) read it
     std::set<std::string> layer_names_;
     std::vector<LayerWeights> weights_;
 };

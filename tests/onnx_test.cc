@@ -78,9 +78,12 @@ TEST_F(Onnx, CompileWritesTheModelsWeightsBesideTheLibrary) {
     EXPECT_TRUE(fs::exists(out / "libclassifier.a")) << r.output;
     EXPECT_TRUE(fs::exists(out / "classifier.caffemodel")) << r.output;
     EXPECT_NE(r.output.find("pass it to classifier_create"), std::string::npos) << r.output;
-    const Result info = cortado("info " + model("normalised"));
+    Result info = cortado("info " + model("normalised"));
     ASSERT_EQ(info.exit_code, 0) << info.output;
     EXPECT_NE(info.output.find("BatchNorm"), std::string::npos) << info.output;
+    // A Relu that alone reads a convolution's output is folded into it, as a Caffe in-place one.
+    info = cortado("info " + model("classifier"));
+    EXPECT_NE(info.output.find("(r1_node into c1_node)"), std::string::npos) << info.output;
 }
 
 TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {

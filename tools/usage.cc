@@ -99,6 +99,7 @@ std::vector<std::string> command_names() { return {"info", "compile", "run", "tu
 
 std::string general_usage() {
     return "usage: cortado COMMAND [arguments] [options]   (options as --key value or --key=value)\n"
+           "  NET is a Caffe .prototxt or an ONNX model, told apart by content\n"
            "commands:\n"
            "  info      per-layer shapes and costs of a network; --plan: how each step is computed\n"
            "  compile   emit DIR/NAME.h and DIR/libNAME.a\n"
