@@ -7,6 +7,7 @@
 #include <set>
 
 #include "frontend/compile_error.h"
+#include "frontend/shape_inference.h"
 #include "onnx/onnx.pb.h"
 #include "runtime/file_bytes.h"
 
@@ -150,6 +151,12 @@ class OnnxImporter {
         values_[input.name()] = id;
     }
 
+    // The shape of a value made so far: shape inference over the layers imported up to here.
+    const Shape &shape_of(int value) {
+        if (graph_.values[value].shape.empty()) infer_shapes(graph_);
+        return graph_.values[value].shape;
+    }
+
     int value_of(const std::string &name, const std::string &what) const {
         const auto found = values_.find(name);
         if (found == values_.end())
@@ -229,11 +236,27 @@ class OnnxImporter {
 
     // Spatial pads as [top, left, bottom, right] -> Caffe's symmetric pad_h, pad_w, from `pads` or
     // `auto_pad` (SAME_* needs the input size, which the importer does not know yet: refused).
-    std::pair<int, int> symmetric_pads(const onnx::NodeProto &node) const {
+    // SAME_UPPER and SAME_LOWER pad so that the output is ceil(input / stride); the total splits
+    // evenly (both ends alike) or is refused as asymmetric.
+    std::pair<int, int> symmetric_pads(const onnx::NodeProto &node, int kernel_h, int kernel_w, int stride_h,
+                                       int stride_w, int dilation_h, int dilation_w) {
         const std::string auto_pad = string_attribute(node, "auto_pad", "NOTSET");
         if (auto_pad == "VALID") return {0, 0};
-        if (auto_pad != "NOTSET")
-            fail(node, "auto_pad " + auto_pad + " is not supported yet; export with explicit pads");
+        if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+            const Shape &in = shape_of(data_input(node, 0));
+            if (in.size() != 4) fail(node, "auto_pad needs a 4-D input");
+            const auto total = [](int64_t size, int kernel, int stride, int dilation) {
+                const int64_t out = (size + stride - 1) / stride;
+                return std::max<int64_t>(0, (out - 1) * stride + (int64_t(kernel) - 1) * dilation + 1 - size);
+            };
+            const int64_t h = total(in[2], kernel_h, stride_h, dilation_h),
+                          w = total(in[3], kernel_w, stride_w, dilation_w);
+            if (h % 2 || w % 2)
+                fail(node, "auto_pad " + auto_pad + " pads this input unevenly (" + std::to_string(h) + " rows, " +
+                               std::to_string(w) + " columns): asymmetric padding is not supported yet");
+            return {checked(node, h / 2, "pads", 0), checked(node, w / 2, "pads", 0)};
+        }
+        if (auto_pad != "NOTSET") fail(node, "auto_pad " + auto_pad + " is not an ONNX padding mode");
         const std::vector<int64_t> pads = ints_attribute(node, "pads");
         if (pads.empty()) return {0, 0};
         if (pads.size() != 4) fail(node, "only 2-D pads are supported");
@@ -280,7 +303,8 @@ class OnnxImporter {
             p.kernel_w = checked(node, w.dims[3], "the kernel width", 1);
             std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
             std::tie(p.dilation_h, p.dilation_w) = pair_attribute(node, "dilations", 1);
-            std::tie(p.pad_h, p.pad_w) = symmetric_pads(node);
+            std::tie(p.pad_h, p.pad_w) =
+                symmetric_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w);
             const Tensor *b = constant(node, 2);
             p.bias_term = b != nullptr;
             if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
@@ -302,7 +326,7 @@ class OnnxImporter {
             if (ints_attribute(node, "kernel_shape").empty()) fail(node, "kernel_shape is missing");
             std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 1);
             std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
-            std::tie(p.pad_h, p.pad_w) = symmetric_pads(node);
+            std::tie(p.pad_h, p.pad_w) = symmetric_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, 1, 1);
             if (pair_attribute(node, "dilations", 1) != std::pair<int, int>{1, 1})
                 fail(node, "dilated pooling is not supported");
             if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the Indices output is not supported");
@@ -336,9 +360,19 @@ class OnnxImporter {
             if (opset_ < 13) {
                 FlattenParams f;
                 f.axis = checked(node, int_attribute(node, "axis", 1), "axis", 0);
-                add_layer(node, "Flatten", {data_input(node, 0)}, f, out + "/flattened", "/flatten");
+                const int input = data_input(node, 0);
+                const Shape shape = shape_of(input);
+                if (f.axis > int(shape.size())) fail(node, "axis beyond the input's rank");
+                add_layer(node, "Flatten", {input}, f, out + "/flattened", "/flatten");
                 p.axis = f.axis;
-                add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out);
+                if (f.axis + 1 >= int(shape.size())) {
+                    add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out);
+                } else {  // back to the input's shape, as ONNX keeps it
+                    add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out + "/flat", "/softmax");
+                    ReshapeParams r;
+                    r.shape = shape;
+                    add_layer(node, "Reshape", {values_[out + "/flat"]}, r, out);
+                }
             } else {
                 p.axis = checked(node, int_attribute(node, "axis", -1), "axis", -8);
                 add_layer(node, "Softmax", {data_input(node, 0)}, p, out);

@@ -49,7 +49,7 @@ std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
 }
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
-    for (const std::string name : {"classifier", "normalised", "branches"}) {
+    for (const std::string name : {"classifier", "normalised", "branches", "same_padding"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -101,6 +101,8 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_two_inputs"), "the graph has 2 inputs besides its initializers"},
         {model("bad_open"), "input 'x' has dimensions the model leaves open; give --input-shape"},
         {model("bad_weights"), "initializer 'w' holds 280 bytes for 72 elements"},
+        {model("bad_uneven_same"),
+         "(Conv, opset 13): auto_pad SAME_UPPER pads this input unevenly (1 rows, 1 columns)"},
         {truncated.string(), "not a valid ONNX model"},
     };
     for (const auto &c : cases) {

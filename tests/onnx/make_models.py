@@ -93,6 +93,17 @@ def branches(rng):
     return m.build([2, 3, 9, 11], y, [2, 7], 9), (2, 3, 9, 11)
 
 
+def same_padding(rng):
+    """Opset 11: auto_pad SAME_UPPER and SAME_LOWER on Conv and MaxPool (even totals, so both
+    ends alike), and the pre-13 Softmax over C x H x W of a 4-D tensor, which keeps its shape."""
+    m = Model(rng)
+    x = m.node("Conv", ["x", m.weight("w1", (5, 3, 3, 3)), m.weight("b1", (5,))], "c1", auto_pad="SAME_UPPER")
+    x = m.node("Conv", [x, m.weight("w2", (4, 5, 3, 3))], "c2", auto_pad="SAME_LOWER", strides=[2, 2])
+    x = m.node("MaxPool", [x], "p", kernel_shape=[3, 3], auto_pad="SAME_UPPER")
+    x = m.node("Softmax", [x], "prob", axis=1)
+    return m.build([1, 3, 7, 7], x, [1, 4, 4, 4], 11), (1, 3, 7, 7)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     17, two graph inputs, a dimension left open, an initializer of the wrong size."""
@@ -115,12 +126,15 @@ def bad_models(out_dir, rng):
     model = m.build([1, 2, 5, 5], "y", [1, 4, 3, 3], 13)
     model.graph.initializer[0].raw_data = model.graph.initializer[0].raw_data[:-8]
     onnx.save_model(model, os.path.join(out_dir, "bad_weights.onnx"))
+    m = Model(rng)
+    m.node("Conv", ["x", m.weight("w", (2, 2, 2, 2))], "y", auto_pad="SAME_UPPER")
+    onnx.save_model(m.build([1, 2, 5, 5], "y", [1, 2, 5, 5], 13), os.path.join(out_dir, "bad_uneven_same.onnx"))
 
 
 def main(out_dir, seed):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(seed)
-    for make in (classifier, normalised, branches):
+    for make in (classifier, normalised, branches, same_padding):
         model, input_shape = make(rng)
         onnx.checker.check_model(model)
         name = make.__name__
