@@ -40,6 +40,7 @@ class OnnxImporter {
         const onnx::GraphProto &g = model.graph();
         graph_.name = !g.name().empty() ? g.name() : std::filesystem::path(path_).stem().string();
         for (const onnx::TensorProto &t : g.initializer()) constants_[t.name()] = tensor(t, "initializer");
+        for (const onnx::ValueInfoProto &output : g.output()) graph_outputs_.insert(output.name());
         add_input(g);
         for (const onnx::NodeProto &node : g.node())
             for (const std::string &input : node.input()) uses_[input]++;
@@ -72,8 +73,10 @@ class OnnxImporter {
                 throw CompileError(path_ + ": " + what + " '" + t.name() + "' has a bad or huge shape");
             count *= d;
         }
+        const size_t element_size = t.data_type() == onnx::TensorProto::INT64 ? 8 : 4;
         std::string raw = t.raw_data();
-        if (t.data_location() == onnx::TensorProto::EXTERNAL) raw = external_data(t, what);
+        if (t.data_location() == onnx::TensorProto::EXTERNAL)
+            raw = external_data(t, what, size_t(count) * element_size);
         const auto take = [&](size_t size, auto *destination, const auto &typed) {
             if (!raw.empty() || t.data_location() == onnx::TensorProto::EXTERNAL) {
                 if (raw.size() != size_t(count) * size)
@@ -99,7 +102,9 @@ class OnnxImporter {
         return out;
     }
 
-    std::string external_data(const onnx::TensorProto &t, const std::string &what) const {
+    // The tensor's bytes from its external file: `length` of them from `offset` (the tensor's own
+    // size when no length is given). Each file is read once, however many tensors it holds.
+    std::string external_data(const onnx::TensorProto &t, const std::string &what, size_t size) const {
         std::string location;
         int64_t offset = 0, length = -1;
         for (const onnx::StringStringEntryProto &entry : t.external_data()) {
@@ -111,16 +116,26 @@ class OnnxImporter {
                 throw CompileError(path_ + ": " + what + " '" + t.name() + "' has an unreadable " + entry.key());
             }
         }
-        const std::filesystem::path file = std::filesystem::path(path_).parent_path() / location;
-        if (location.empty() || location.find("..") != std::string::npos)
-            throw CompileError(path_ + ": " + what + " '" + t.name() + "' names no usable external file");
-        std::string bytes, error;
-        if (!read_file_bytes(file.string(), &bytes, &error))
-            throw CompileError(path_ + ": " + what + " '" + t.name() + "': " + error);
-        if (offset < 0 || size_t(offset) > bytes.size() ||
-            (length >= 0 && size_t(length) > bytes.size() - size_t(offset)))
+        // The file must lie beside the model or below it, as exporters write it.
+        const std::filesystem::path relative(location);
+        bool escapes = location.empty() || relative.has_root_path();
+        for (const auto &part : relative) escapes |= part == "..";
+        if (escapes)
+            throw CompileError(path_ + ": " + what + " '" + t.name() + "' names no file beside the model ('" +
+                               location + "')");
+        const std::filesystem::path file = std::filesystem::path(path_).parent_path() / relative;
+        auto cached = external_files_.find(file.string());
+        if (cached == external_files_.end()) {
+            std::string bytes, error;
+            if (!read_file_bytes(file.string(), &bytes, &error))
+                throw CompileError(path_ + ": " + what + " '" + t.name() + "': " + error);
+            cached = external_files_.emplace(file.string(), std::move(bytes)).first;
+        }
+        const std::string &bytes = cached->second;
+        const size_t take = length >= 0 ? size_t(length) : size;
+        if (offset < 0 || size_t(offset) > bytes.size() || take > bytes.size() - size_t(offset))
             throw CompileError(path_ + ": " + what + " '" + t.name() + "' lies beyond the end of " + file.string());
-        return bytes.substr(size_t(offset), length < 0 ? std::string::npos : size_t(length));
+        return bytes.substr(size_t(offset), take);
     }
 
     void add_input(const onnx::GraphProto &g) {
@@ -145,6 +160,10 @@ class OnnxImporter {
         else if (dynamic || shape.empty())
             throw CompileError(path_ + ": input '" + input.name() +
                                "' has dimensions the model leaves open; give --input-shape N,C,H,W");
+        model_batch_ = input.type().tensor_type().shape().dim_size() > 0 &&
+                               input.type().tensor_type().shape().dim(0).has_dim_value()
+                           ? input.type().tensor_type().shape().dim(0).dim_value()
+                           : 0;
         if (options_.batch > 0) shape[0] = options_.batch;
         const int id = graph_.add_value(input.name(), shape);
         graph_.inputs.push_back(id);
@@ -319,7 +338,13 @@ class OnnxImporter {
             Layer &relu = add_layer(node, "ReLU", {input}, p, out);
             // A ReLU that alone reads its input acts in place, as Caffe's would, so fusion can
             // fold it into the Convolution or InnerProduct before it.
-            if (uses_[node.input(0)] == 1) graph_.values[relu.outputs[0]].blob_name = graph_.values[input].blob_name;
+            const bool after_product = graph_.layers.size() >= 2 &&
+                                       graph_.layers[graph_.layers.size() - 2].outputs[0] == input &&
+                                       (graph_.layers[graph_.layers.size() - 2].type == "Convolution" ||
+                                        graph_.layers[graph_.layers.size() - 2].type == "InnerProduct");
+            if (after_product && uses_[node.input(0)] == 1 && !graph_outputs_.count(node.input(0)) &&
+                !graph_outputs_.count(out))
+                graph_.values[relu.outputs[0]].blob_name = graph_.values[input].blob_name;
         } else if (op == "MaxPool" || op == "AveragePool") {
             PoolingParams p;
             p.method = op == "MaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
@@ -344,14 +369,29 @@ class OnnxImporter {
         } else if (op == "Gemm" || op == "MatMul") {
             add_gemm(node, out);
         } else if (op == "Flatten") {
-            FlattenParams p;
-            p.axis = checked(node, int_attribute(node, "axis", 1), "axis", 1);
-            add_layer(node, "Flatten", {data_input(node, 0)}, p, out);
+            // ONNX's result is always 2-D: [product of the dims before the axis, the rest].
+            const int input = data_input(node, 0);
+            const Shape shape = shape_of(input);
+            int64_t axis = int_attribute(node, "axis", 1);
+            if (axis < 0) axis += int64_t(shape.size());
+            if (axis < 1 || axis > int64_t(shape.size()))
+                fail(node, "axis must lie in 1..rank (0 gives a 1 x N result)");
+            if (axis == 1) {
+                add_layer(node, "Flatten", {input}, FlattenParams{}, out);
+            } else {
+                ReshapeParams r;
+                r.shape = {1, -1};
+                for (int64_t d = 0; d < axis; d++) r.shape[0] *= shape[size_t(d)];
+                add_layer(node, "Reshape", {input}, r, out);
+            }
         } else if (op == "Reshape") {
             ReshapeParams p;
             const Tensor &shape = required_constant(node, 1, "the shape");
             if (int_attribute(node, "allowzero", 0) != 0) fail(node, "allowzero=1 is not supported");
             p.shape = shape.integers;
+            // A constant shape that spells out the model's own batch follows --batch.
+            if (options_.batch > 0 && model_batch_ > 0 && !p.shape.empty() && p.shape[0] == model_batch_)
+                p.shape[0] = options_.batch;
             add_layer(node, "Reshape", {data_input(node, 0)}, p, out);
         } else if (op == "Softmax") {
             SoftmaxParams p;
@@ -359,10 +399,12 @@ class OnnxImporter {
             // along one axis (default -1). A Flatten first gives the older rule.
             if (opset_ < 13) {
                 FlattenParams f;
-                f.axis = checked(node, int_attribute(node, "axis", 1), "axis", 0);
                 const int input = data_input(node, 0);
                 const Shape shape = shape_of(input);
-                if (f.axis > int(shape.size())) fail(node, "axis beyond the input's rank");
+                int64_t axis = int_attribute(node, "axis", 1);
+                if (axis < 0) axis += int64_t(shape.size());
+                if (axis < 0 || axis >= int64_t(shape.size())) fail(node, "axis beyond the input's rank");
+                f.axis = int(axis);
                 add_layer(node, "Flatten", {input}, f, out + "/flattened", "/flatten");
                 p.axis = f.axis;
                 if (f.axis + 1 >= int(shape.size())) {
@@ -417,6 +459,7 @@ class OnnxImporter {
         if (b.dims.size() != 2) fail(node, "B must be 2-D");
         InnerProductParams p;
         p.num_output = checked(node, trans_b ? b.dims[0] : b.dims[1], "N", 1);
+        p.axis = gemm ? 1 : -1;  // MatMul multiplies the last axis, whatever the rank
         p.transpose = !trans_b;
         std::vector<float> weights = b.floats;
         if (alpha != 1.0f)
@@ -428,7 +471,9 @@ class OnnxImporter {
         if (p.bias_term) {
             // C broadcasts over the rows: a scalar, N values, or 1 x N.
             const size_t n = size_t(p.num_output);
-            if (c->floats.size() != n && c->floats.size() != 1) fail(node, "C must hold 1 or N values (a bias)");
+            const bool row = c->dims.size() <= 1 || (c->dims.size() == 2 && c->dims[0] == 1);
+            if (!row || (c->floats.size() != n && c->floats.size() != 1))
+                fail(node, "C must be a scalar, N values or 1 x N (a bias); other broadcasts are not supported");
             std::vector<float> bias(n, c->floats.size() == 1 ? c->floats[0] : 0.0f);
             if (c->floats.size() == n) bias = c->floats;
             for (float &v : bias) v *= beta;
@@ -441,7 +486,10 @@ class OnnxImporter {
     // BatchNormalization as Caffe's BatchNorm (mean, variance, scale factor 1) then Scale
     // (gamma, beta).
     void add_batch_norm(const onnx::NodeProto &node, const std::string &out) {
-        if (node.output_size() > 1) fail(node, "training outputs (running mean and variance) are not supported");
+        for (int i = 1; i < node.output_size(); i++)
+            if (!node.output(i).empty()) fail(node, "training outputs (running mean and variance) are not supported");
+        if (int_attribute(node, "training_mode", 0) != 0) fail(node, "training_mode=1 is not supported");
+        if (int_attribute(node, "spatial", 1) == 0) fail(node, "spatial=0 (per-element statistics) is not supported");
         const Tensor &gamma = required_constant(node, 1, "scale");
         const Tensor &beta = required_constant(node, 2, "B");
         const Tensor &mean = required_constant(node, 3, "mean");
@@ -469,6 +517,9 @@ class OnnxImporter {
     std::map<std::string, int> uses_;    // tensor name -> how many nodes (or the graph output) read it
     std::set<std::string> layer_names_;
     std::vector<LayerWeights> weights_;
+    mutable std::map<std::string, std::string> external_files_;  // path -> bytes
+    std::set<std::string> graph_outputs_;
+    int64_t model_batch_ = 0;  // the model's own fixed batch, when it has one
 };
 
 }  // namespace

@@ -12,9 +12,27 @@ Graph load_network(const std::string &path, const ImportOptions &options, bool f
     // The file's content, not its name, says which frontend reads it.
     std::string bytes, error;
     if (!read_file_bytes(path, &bytes, &error)) throw CompileError(error);
-    Graph graph =
-        looks_like_onnx(bytes) ? import_onnx_model(bytes, path, options) : import_caffe_prototxt(path, options);
+    const bool onnx = looks_like_onnx(bytes);
+    // A prototxt is text: a NUL byte means a binary file (a caffemodel given as the network).
+    if (!onnx && bytes.find('\0') != std::string::npos)
+        throw CompileError(path + ": is not a text prototxt (it holds binary data; a .caffemodel goes to --weights)");
+    Graph graph = onnx ? import_onnx_model(bytes, path, options) : import_caffe_prototxt_text(bytes, path, options);
     infer_shapes(graph);
+    // The model's own weights must fit the shapes the layers take, before anything is built.
+    if (graph.weights)
+        for (const LayerWeights &w : *graph.weights)
+            for (const Layer &layer : graph.layers) {
+                if (layer.name != w.layer) continue;
+                if (w.shapes.size() != layer.weight_shapes.size())
+                    throw CompileError(path + ": layer '" + layer.name + "' takes " +
+                                       std::to_string(layer.weight_shapes.size()) + " weight blobs, the model gives " +
+                                       std::to_string(w.shapes.size()));
+                for (size_t b = 0; b < w.shapes.size(); b++)
+                    if (element_count(w.shapes[b]) != element_count(layer.weight_shapes[b]))
+                        throw CompileError(path + ": layer '" + layer.name + "' blob " + std::to_string(b) + " is " +
+                                           shape_to_string(w.shapes[b]) + " in the model, but the layer takes " +
+                                           shape_to_string(layer.weight_shapes[b]));
+            }
     if (fuse) fuse_activations(graph);
     return graph;
 }

@@ -411,7 +411,12 @@ TEST_F(Cli, RunTimingRecordAndTheInstabilityWarning) {
 
     {
         const BusyCores load(dir_);
-        r = cortado("run " + net + " --iterations 50000 --json " + path("busy.json"));  // a second or more
+        // A layer of ~0.3 ms, 3000 times: a second or more, long enough for /proc/stat's ticks.
+        const std::string heavier = write("heavier.prototxt",
+                                          "input: \"data\"\ninput_shape { dim: 1 dim: 8 dim: 96 dim: 96 }\n"
+                                          "layer { name: \"conv\" type: \"Convolution\" bottom: \"data\" top: \"conv\" "
+                                          "convolution_param { num_output: 16 kernel_size: 3 } }\n");
+        r = cortado("run " + heavier + " --iterations 3000 --json " + path("busy.json"));
     }
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("warning: unstable timing"), std::string::npos) << r.output;

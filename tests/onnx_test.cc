@@ -49,7 +49,7 @@ std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
 }
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
-    for (const std::string name : {"classifier", "normalised", "branches", "same_padding"}) {
+    for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -110,6 +110,10 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         EXPECT_EQ(r.exit_code, 1) << c.file << "\n" << r.output;
         EXPECT_NE(r.output.find(c.message), std::string::npos) << c.file << "\n" << r.output;
     }
+    // --batch follows into a constant shape that spells out the model's batch.
+    const Result batched = cortado("run " + model("reshapes") + " --batch 4 --iterations 1 --check");
+    EXPECT_EQ(batched.exit_code, 0) << batched.output;
+    EXPECT_NE(batched.output.find("PASS"), std::string::npos) << batched.output;
     const Result open = cortado("info " + model("bad_open") + " --input-shape 1x2x7x3");
     EXPECT_EQ(open.exit_code, 0) << open.output;
 }

@@ -18,8 +18,9 @@ CpuTimes sample_cpu_times();
 // The cores' worth of other processes' work between two samples: 0.5 = half a core busy.
 double other_busy_cores(const CpuTimes &before, const CpuTimes &after);
 
-// "" when the runs look steady; else why not: their max/min spread above 1.5x (with 3 runs or
-// more), or other processes keeping more than a quarter of a core busy.
+// "" when the runs look steady; else why not: their 90th percentile above 1.5x the fastest (with
+// 3 runs or more), or other processes keeping more than a quarter of a core busy (measured over
+// half a second or more).
 std::string instability(const std::vector<double> &runs_ms, double other_cores);
 
 }  // namespace cortado

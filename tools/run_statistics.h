@@ -2,6 +2,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -17,8 +18,11 @@ inline RunStatistics run_statistics(std::vector<double> runs_ms, int64_t batch) 
     RunStatistics s;
     if (runs_ms.empty()) return s;
     std::sort(runs_ms.begin(), runs_ms.end());
-    const auto rank = [&](double p) { return runs_ms[std::min(runs_ms.size() - 1, size_t(p * runs_ms.size()))]; };
-    s.median_ms = runs_ms[runs_ms.size() / 2];
+    const auto rank = [&](double p) {
+        const size_t nearest = size_t(std::ceil(p * double(runs_ms.size())));
+        return runs_ms[std::min(runs_ms.size(), std::max<size_t>(nearest, 1)) - 1];
+    };
+    s.median_ms = rank(0.5);
     s.mean_ms = std::accumulate(runs_ms.begin(), runs_ms.end(), 0.0) / runs_ms.size();
     s.p90_ms = rank(0.9);
     s.p99_ms = rank(0.99);

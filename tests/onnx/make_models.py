@@ -104,6 +104,18 @@ def same_padding(rng):
     return m.build([1, 3, 7, 7], x, [1, 4, 4, 4], 11), (1, 3, 7, 7)
 
 
+def reshapes(rng):
+    """Opset 13: Flatten at axis 2 (ONNX's result is always 2-D), MatMul on a 2-D and on a 3-D
+    input (it multiplies the last axis), a Reshape whose constant shape spells out the batch."""
+    m = Model(rng)
+    x = m.node("Flatten", ["x"], "f", axis=2)
+    x = m.node("MatMul", [x, m.weight("w1", (16, 5))], "m1")
+    shape = m.node("Constant", [], "shape", value=numpy_helper.from_array(np.array([2, 3, 5], dtype=np.int64)))
+    x = m.node("Reshape", [x, shape], "r")
+    x = m.node("MatMul", [x, m.weight("w2", (5, 4))], "m2")
+    return m.build([2, 3, 4, 4], x, [2, 3, 4], 13), (2, 3, 4, 4)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     17, two graph inputs, a dimension left open, an initializer of the wrong size."""
@@ -134,7 +146,7 @@ def bad_models(out_dir, rng):
 def main(out_dir, seed):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(seed)
-    for make in (classifier, normalised, branches, same_padding):
+    for make in (classifier, normalised, branches, same_padding, reshapes):
         model, input_shape = make(rng)
         onnx.checker.check_model(model)
         name = make.__name__
