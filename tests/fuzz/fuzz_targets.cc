@@ -15,32 +15,34 @@
 
 namespace cortado::fuzz {
 
-void prototxt_one_input(const uint8_t *data, size_t size) {
-    const std::string text(reinterpret_cast<const char *>(data), size);
+namespace {
+
+// Imports with `import`, then runs everything after the frontend; bad input must end in a
+// CompileError, the documented outcome.
+template <typename Import>
+void compile_without_building(const uint8_t *data, size_t size, Import import) {
+    const std::string bytes(reinterpret_cast<const char *>(data), size);
     try {
-        Graph graph = import_caffe_prototxt_text(text, "fuzz.prototxt", ImportOptions{});
+        Graph graph = import(bytes);
         infer_shapes(graph);
         fuse_activations(graph);
         const NetworkPlan plan = plan_network(graph, "fuzz", "x86-64-linux-avx-avx2-fma");
         emit_header(plan);
         emit_glue(plan);
-    } catch (const CompileError &) {
-        // The documented outcome for bad input.
-    }
+    } catch (const CompileError &) {}
+}
+
+}  // namespace
+
+void prototxt_one_input(const uint8_t *data, size_t size) {
+    compile_without_building(data, size, [](const std::string &text) {
+        return import_caffe_prototxt_text(text, "fuzz.prototxt", ImportOptions{});
+    });
 }
 
 void onnx_one_input(const uint8_t *data, size_t size) {
-    const std::string bytes(reinterpret_cast<const char *>(data), size);
-    try {
-        Graph graph = import_onnx_model(bytes, "fuzz.onnx", ImportOptions{});
-        infer_shapes(graph);
-        fuse_activations(graph);
-        const NetworkPlan plan = plan_network(graph, "fuzz", "x86-64-linux-avx-avx2-fma");
-        emit_header(plan);
-        emit_glue(plan);
-    } catch (const CompileError &) {
-        // The documented outcome for bad input.
-    }
+    compile_without_building(
+        data, size, [](const std::string &bytes) { return import_onnx_model(bytes, "fuzz.onnx", ImportOptions{}); });
 }
 
 void caffemodel_one_input(const uint8_t *data, size_t size) {
