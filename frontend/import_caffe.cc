@@ -119,6 +119,10 @@ class Importer {
     Importer(std::string path, const ImportOptions &options) : path_(std::move(path)), options_(options) {}
 
     Graph run(const std::string &text) {
+        // A prototxt is text: a NUL byte means a binary file (a caffemodel given as the network).
+        if (text.find('\0') != std::string::npos)
+            throw CompileError(path_ +
+                               ": is not a text prototxt (it holds binary data; a .caffemodel goes to --weights)");
         check_nesting_depth(text, path_);
         caffe::NetParameter net;
         TextFormat::Parser parser;
@@ -364,9 +368,6 @@ Graph import_caffe_prototxt_text(const std::string &text, const std::string &dis
 Graph import_caffe_prototxt(const std::string &path, const ImportOptions &options) {
     std::string text, error;
     if (!read_file_bytes(path, &text, &error)) throw CompileError(error);
-    // A prototxt is text: a NUL byte means a binary file (a caffemodel given as the network).
-    if (text.find('\0') != std::string::npos)
-        throw CompileError(path + ": is not a text prototxt (it holds binary data; a .caffemodel goes to --weights)");
     return import_caffe_prototxt_text(text, path, options);
 }
 

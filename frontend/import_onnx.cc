@@ -45,7 +45,7 @@ class OnnxImporter {
         for (const onnx::NodeProto &node : g.node())
             for (const std::string &input : node.input()) uses_[input]++;
         for (const onnx::ValueInfoProto &output : g.output()) uses_[output.name()]++;
-        for (int i = 0; i < g.node_size(); i++) add_node(g.node(i), i);
+        for (const onnx::NodeProto &node : g.node()) add_node(node);
         if (g.output_size() != 1)
             throw CompileError(path_ + ": the graph has " + std::to_string(g.output_size()) +
                                " outputs; cortado compiles graphs with one");
@@ -299,8 +299,7 @@ class OnnxImporter {
         return value_of(node.input(input), "input");
     }
 
-    void add_node(const onnx::NodeProto &node, int index) {
-        (void)index;
+    void add_node(const onnx::NodeProto &node) {
         const std::string &op = node.op_type();
         if (!node.domain().empty() && node.domain() != "ai.onnx")
             fail(node, "domain '" + node.domain() + "' is not supported");

@@ -12,11 +12,8 @@ Graph load_network(const std::string &path, const ImportOptions &options, bool f
     // The file's content, not its name, says which frontend reads it.
     std::string bytes, error;
     if (!read_file_bytes(path, &bytes, &error)) throw CompileError(error);
-    const bool onnx = looks_like_onnx(bytes);
-    // A prototxt is text: a NUL byte means a binary file (a caffemodel given as the network).
-    if (!onnx && bytes.find('\0') != std::string::npos)
-        throw CompileError(path + ": is not a text prototxt (it holds binary data; a .caffemodel goes to --weights)");
-    Graph graph = onnx ? import_onnx_model(bytes, path, options) : import_caffe_prototxt_text(bytes, path, options);
+    Graph graph = looks_like_onnx(bytes) ? import_onnx_model(bytes, path, options)
+                                         : import_caffe_prototxt_text(bytes, path, options);
     infer_shapes(graph);
     // The model's own weights must fit the shapes the layers take, before anything is built.
     if (graph.weights)

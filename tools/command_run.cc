@@ -122,14 +122,13 @@ int command_run(const std::vector<std::string> &args) {
     std::vector<LayerWeights> weights;
     std::string weights_path = cli.get("weights");
     if (weights_path.empty() && graph.weights) {
-        // An ONNX model's initializers, handed to the library as the caffemodel compile writes.
-        weights_path = build_dir.path() + "/model.caffemodel";
-        write_caffemodel(weights_path, graph.name, *graph.weights);
+        // An ONNX model's initializers, handed to the library as the caffemodel compile writes
+        // (once: --save-weights names where); the checks below use them as they are.
+        weights = *graph.weights;
+        weights_path = cli.has("save-weights") ? cli.get("save-weights") : build_dir.path() + "/model.caffemodel";
+        write_caffemodel(weights_path, graph.name, weights);
         std::cout << "weights: the model's initializers\n";
-        if (cli.has("save-weights")) {
-            write_caffemodel(cli.get("save-weights"), graph.name, *graph.weights);
-            std::cout << "weights saved to " << cli.get("save-weights") << "\n";
-        }
+        if (cli.has("save-weights")) std::cout << "weights saved to " << weights_path << "\n";
     } else if (weights_path.empty()) {
         weights = seeded_weights(built.plan, seed);
         std::cout << "weights: from the prototxt's fillers (random stand-ins where it has none), seed " << seed << "\n";
@@ -143,7 +142,7 @@ int command_run(const std::vector<std::string> &args) {
     }
     net.create(weights_path.empty() ? nullptr : weights_path.c_str(), seed);
     // The checks below compare against the weights themselves: read the file once.
-    if (!weights_path.empty() && (cli.flags.count("check") || cli.flags.count("check-finite")))
+    if (!graph.weights && !weights_path.empty() && (cli.flags.count("check") || cli.flags.count("check-finite")))
         weights = read_weights(graph, weights_path);
 
     const std::vector<int64_t> in_shape = net.input_shape(), out_shape = net.output_shape();

@@ -20,6 +20,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -509,11 +510,11 @@ int command_tune(const std::vector<std::string> &args) {
     // Ctrl-C, a kill and a closed terminal all stop the tuner the same way: the running
     // candidates finish (or die with the same signal), nothing is recorded for them, and the
     // children are reaped before it exits.
-    const int stops[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction previous[3]{};
-    for (int i = 0; i < 3; i++) ::sigaction(stops[i], &action, &previous[i]);
+    constexpr size_t kStops = std::size(kStopSignals);
+    struct sigaction previous[kStops] {};
+    for (size_t i = 0; i < kStops; i++) ::sigaction(kStopSignals[i], &action, &previous[i]);
     const auto restore = [&] {
-        for (int i = 0; i < 3; i++) ::sigaction(stops[i], &previous[i], nullptr);
+        for (size_t i = 0; i < kStops; i++) ::sigaction(kStopSignals[i], &previous[i], nullptr);
     };
     try {
         tuner.run();

@@ -67,13 +67,15 @@ constexpr unsigned kMeasureSeconds = 300;
 
 // Stopped by the user (Ctrl-C, kill, a closed terminal), not by anything the candidate did.
 bool interrupted_by_user(int status) {
-    return WIFSIGNALED(status) &&
-           (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM || WTERMSIG(status) == SIGHUP);
+    if (!WIFSIGNALED(status)) return false;
+    for (int signal : kStopSignals)
+        if (WTERMSIG(status) == signal) return true;
+    return false;
 }
 
 // A child takes the default action for the signals the tuner only notes.
 void default_stop_signals() {
-    for (int signal : {SIGINT, SIGTERM, SIGHUP}) ::signal(signal, SIG_DFL);
+    for (int signal : kStopSignals) ::signal(signal, SIG_DFL);
 }
 
 }  // namespace

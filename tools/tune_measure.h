@@ -6,6 +6,7 @@
 // without taking the tuner down.
 #pragma once
 
+#include <csignal>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -17,6 +18,10 @@
 #include "frontend/graph.h"
 
 namespace cortado {
+
+// The signals that stop the tuner as Ctrl-C does (a kill, a closed terminal): it notes them and
+// finishes cleanly; its children take their default action.
+inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 // An op signature of a network, and the first layer that uses it as a one-layer network.
 struct TuneLayer {
