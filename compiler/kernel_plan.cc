@@ -317,6 +317,12 @@ class Planner {
         add_step(layer, k, {flat_view(layer.inputs[0]), flat_view(layer.outputs[0])});
     }
 
+    void plan(const Layer &layer, const ActivationParams &p) {
+        const int64_t count = element_count(shape(layer.inputs[0]));
+        const int k = kernel(layer, ops::ActivationShape{int(count), p.function, p.min, p.max});
+        add_step(layer, k, {flat_view(layer.inputs[0]), flat_view(layer.outputs[0])});
+    }
+
     void plan(const Layer &layer, const PoolingParams &p) {
         const Shape &x = shape(layer.inputs[0]);
         const Shape &y = shape(layer.outputs[0]);

@@ -65,7 +65,8 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         const std::vector<std::pair<std::string, std::string>> plain = {
             {"pooling", "pooling.h"},           {"lrn", "lrn.h"},
             {"softmax", "softmax.h"},           {"concat", "concat.h"},
-            {"relu", "elementwise.h"},          {"eltwise", "elementwise.h"},
+            {"relu", "elementwise.h"},          {"activation", "elementwise.h"},
+            {"eltwise", "elementwise.h"},
             {"channel_affine", "elementwise.h"}};
         for (const auto &[op, file] : plain) {
             r[op + " cpu_direct"] = {"schedules/cpu/" + file};
@@ -91,6 +92,7 @@ std::vector<std::string> variant_shells(const std::string &op, const std::string
                                                                   {"softmax", "softmax_generator.cc"},
                                                                   {"concat", "concat_generator.cc"},
                                                                   {"relu", "elementwise_generators.cc"},
+                                                                  {"activation", "elementwise_generators.cc"},
                                                                   {"eltwise", "elementwise_generators.cc"},
                                                                   {"channel_affine", "elementwise_generators.cc"}};
     std::vector<std::string> shells;

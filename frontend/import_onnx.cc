@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -424,10 +425,14 @@ class OnnxImporter {
             std::vector<int> inputs;
             for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
             add_layer(node, "Concat", inputs, p, out);
-        } else if (op == "Add") {
-            EltwiseParams p;
-            p.operation = ops::EltwiseOperation::Sum;
-            add_layer(node, "Eltwise", {data_input(node, 0), data_input(node, 1)}, p, out);
+        } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+            add_arithmetic(node, out);
+        } else if (op == "Sigmoid" || op == "Tanh") {
+            add_layer(node, op == "Sigmoid" ? "Sigmoid" : "TanH", {data_input(node, 0)},
+                      ActivationParams{op == "Sigmoid" ? ops::ActivationFunction::Sigmoid : ops::ActivationFunction::Tanh},
+                      out);
+        } else if (op == "Clip") {
+            add_clip(node, out);
         } else if (op == "Dropout" || op == "Identity") {
             if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the mask output is not supported");
             add_layer(node, "Dropout", {data_input(node, 0)}, DropoutParams{}, out);
@@ -480,6 +485,95 @@ class OnnxImporter {
         }
         add_layer(node, "InnerProduct", {data_input(node, 0)}, p, out);
         add_weights(graph_.layers.back().name, std::move(blobs));
+    }
+
+    // Add, Sub, Mul and Div. Of two computed tensors of one shape: an Eltwise. Of a computed tensor
+    // and a constant that broadcasts as a bias or a scale does (a scalar, or values along
+    // contiguous axes with 1 elsewhere, aligned from the last axis as numpy aligns them): a Scale
+    // layer, x * scale + bias, with Div's constant inverted.
+    void add_arithmetic(const onnx::NodeProto &node, const std::string &out) {
+        const std::string &op = node.op_type();
+        if (node.input_size() != 2) fail(node, "expected 2 inputs");
+        const Tensor *c0 = constant(node, 0), *c1 = constant(node, 1);
+        if (c0 && c1) fail(node, "both inputs are constants; cortado computes on the network's data only");
+        if (!c0 && !c1) {
+            const int a = data_input(node, 0), b = data_input(node, 1);
+            if (shape_of(a) != shape_of(b))
+                fail(node, "inputs of shapes " + shape_to_string(shape_of(a)) + " and " + shape_to_string(shape_of(b)) +
+                               ": two computed inputs must have one shape (broadcasting between them is not supported)");
+            EltwiseParams p;
+            if (op == "Sub") p.coeff = {1.0f, -1.0f};
+            p.operation = op == "Mul"   ? ops::EltwiseOperation::Product
+                          : op == "Div" ? ops::EltwiseOperation::Quotient
+                                        : ops::EltwiseOperation::Sum;
+            add_layer(node, "Eltwise", {a, b}, p, out);
+            return;
+        }
+        const bool constant_first = c0 != nullptr;
+        const Tensor &c = constant_first ? *c0 : *c1;
+        if (c.floats.empty() && !c.integers.empty()) fail(node, "the constant must be float32");
+        if (op == "Div" && constant_first) fail(node, "a constant divided by computed data is not supported");
+        const int x = data_input(node, constant_first ? 1 : 0);
+        const Shape shape = shape_of(x);
+        const auto refuse = [&] {
+            fail(node, "a constant of shape " + shape_to_string(c.dims) + " against data of shape " +
+                           shape_to_string(shape) +
+                           ": only a scalar, or values along contiguous axes of the data with 1 elsewhere, are supported");
+        };
+        if (c.dims.size() > shape.size()) refuse();
+        const size_t offset = shape.size() - c.dims.size();
+        int first = -1, last = -1;
+        for (size_t i = 0; i < c.dims.size(); i++) {
+            if (c.dims[i] == 1) continue;
+            if (c.dims[i] != shape[offset + i]) refuse();
+            if (first < 0) first = int(offset + i);
+            last = int(offset + i);
+        }
+        for (int a = first; first >= 0 && a <= last; a++)
+            if (c.dims[size_t(a) - offset] != shape[size_t(a)]) refuse();
+        // A scalar becomes one value per channel (or per element of a 1-D input).
+        const bool scalar = first < 0;
+        if (scalar) first = last = shape.size() > 1 ? 1 : 0;
+        ScaleParams p;
+        p.axis = first;
+        p.num_axes = last - first + 1;
+        const Shape blob_shape(shape.begin() + first, shape.begin() + last + 1);
+        const size_t n = size_t(element_count(blob_shape));
+        const std::vector<float> values = scalar ? std::vector<float>(n, c.floats.at(0)) : c.floats;
+        std::vector<float> scale(n, 1.0f), bias;
+        if (op == "Mul") scale = values;
+        if (op == "Div")
+            for (size_t i = 0; i < n; i++) scale[i] = 1.0f / values[i];
+        if (op == "Add" || op == "Sub") {
+            bias = values;
+            if (op == "Sub" && !constant_first)
+                for (float &v : bias) v = -v;
+            if (op == "Sub" && constant_first) scale.assign(n, -1.0f);
+        }
+        p.bias_term = !bias.empty();
+        Layer &layer = add_layer(node, "Scale", {x}, p, out);
+        std::vector<std::pair<Shape, std::vector<float>>> blobs{{blob_shape, std::move(scale)}};
+        if (p.bias_term) blobs.push_back({blob_shape, std::move(bias)});
+        add_weights(layer.name, std::move(blobs));
+    }
+
+    // Clip: min and max are attributes before opset 11 and optional constant inputs from 11 on.
+    void add_clip(const onnx::NodeProto &node, const std::string &out) {
+        ActivationParams p{ops::ActivationFunction::Clip, std::numeric_limits<float>::lowest(),
+                           std::numeric_limits<float>::max()};
+        if (opset_ < 11) {
+            p.min = float_attribute(node, "min", p.min);
+            p.max = float_attribute(node, "max", p.max);
+        } else {
+            for (int input : {1, 2}) {
+                if (node.input_size() <= input || node.input(input).empty()) continue;
+                const Tensor &bound = required_constant(node, input, input == 1 ? "min" : "max");
+                if (bound.floats.size() != 1) fail(node, std::string(input == 1 ? "min" : "max") + " must be a float scalar");
+                (input == 1 ? p.min : p.max) = bound.floats[0];
+            }
+        }
+        if (!(p.min <= p.max)) fail(node, "min is above max");
+        add_layer(node, "Clip", {data_input(node, 0)}, p, out);
     }
 
     // BatchNormalization as Caffe's BatchNorm (mean, variance, scale factor 1) then Scale

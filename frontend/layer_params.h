@@ -41,6 +41,13 @@ struct ReLUParams {
     float negative_slope = 0.0f;
 };
 
+// Sigmoid, TanH and Clip (Caffe's layers of those names). Clip's bounds are Caffe's clip_param,
+// or ONNX's (an absent one is float's lowest or largest value, as onnxruntime takes it).
+struct ActivationParams {
+    ops::ActivationFunction function = ops::ActivationFunction::Sigmoid;
+    float min = 0.0f, max = 0.0f;
+};
+
 struct PoolingParams {
     enum class Method { Max, Average } method = Method::Max;
     int kernel_h = 0, kernel_w = 0;
@@ -108,8 +115,9 @@ struct ScaleParams {
     Filler filler, bias_filler;
 };
 
-using LayerParams = std::variant<InputParams, ConvolutionParams, ReLUParams, PoolingParams, LRNParams,
-                                 InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams,
-                                 SplitParams, FlattenParams, ReshapeParams, BatchNormParams, ScaleParams>;
+using LayerParams = std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams,
+                                 LRNParams, InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams,
+                                 DropoutParams, SplitParams, FlattenParams, ReshapeParams, BatchNormParams,
+                                 ScaleParams>;
 
 }  // namespace cortado

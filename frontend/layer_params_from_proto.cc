@@ -159,6 +159,13 @@ class Converter {
         return c;
     }
 
+    ActivationParams clip() const {
+        const auto &p = proto_.clip_param();
+        if (!p.has_min() || !p.has_max()) fail("clip_param needs both min and max");
+        if (!(p.min() <= p.max())) fail("clip_param's min is above its max");
+        return ActivationParams{ops::ActivationFunction::Clip, p.min(), p.max()};
+    }
+
     ReshapeParams reshape() const {
         const auto &p = proto_.reshape_param();
         ReshapeParams c;
@@ -207,6 +214,9 @@ class Converter {
 
         if (type == "Convolution") return convolution();
         if (type == "ReLU") return ReLUParams{proto_.relu_param().negative_slope()};
+        if (type == "Sigmoid") return ActivationParams{ops::ActivationFunction::Sigmoid};
+        if (type == "TanH") return ActivationParams{ops::ActivationFunction::Tanh};
+        if (type == "Clip") return clip();
         if (type == "Pooling") return pooling();
         if (type == "LRN") return lrn();
         if (type == "InnerProduct") return inner_product();

@@ -66,6 +66,7 @@ class ShapeInference {
     }
 
     void operator()(const ReLUParams &) const { set_out(0, in(0)); }
+    void operator()(const ActivationParams &) const { set_out(0, in(0)); }
     void operator()(const DropoutParams &) const { set_out(0, in(0)); }
     void operator()(const LRNParams &) const {
         need_rank(0, 4);

@@ -1,8 +1,9 @@
-// The element-wise ops over flat views: ReLU (with negative slope), Eltwise (SUM with
+// The element-wise ops over flat views: ReLU (with negative slope), the other activations, Eltwise (SUM with
 // coefficients, PROD, MAX) and the per-channel affine map that BatchNorm and Scale become once
 // their blobs are folded into a scale and a shift at create time.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "Halide.h"
@@ -26,6 +27,33 @@ struct Relu {
     Relu(Halide::Func input, float slope) { output(i) = leaky_relu(input(i), slope); }
 };
 
+using ops::ActivationFunction;
+
+// NaN stays NaN and infinities go to the limits. Halide's CPU exp returns 0 for NaN and for
+// +inf, so sigmoid clamps its argument (e^88 is near float's largest; sigmoid(-88) is 6e-39, as
+// good as 0) and tests for NaN; clip tests for NaN because a hardware min or max may drop it.
+inline Halide::Expr activation(Halide::Expr v, ActivationFunction function, float lo, float hi) {
+    using namespace Halide;
+    switch (function) {
+        case ActivationFunction::Sigmoid:
+            return select(is_nan(v), v, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f))));
+        case ActivationFunction::Tanh: return tanh(v);
+        case ActivationFunction::Clip: break;
+    }
+    Expr clipped = v;
+    if (std::isfinite(lo)) clipped = max(clipped, lo);
+    if (std::isfinite(hi)) clipped = min(clipped, hi);
+    return select(is_nan(v), v, clipped);
+}
+
+struct Activation {
+    Halide::Var i{"i"};
+    Halide::Func output{"activation"};
+    Activation(Halide::Func input, ActivationFunction function, float lo, float hi) {
+        output(i) = activation(input(i), function, lo, hi);
+    }
+};
+
 using ops::EltwiseOperation;
 
 struct Eltwise {
@@ -39,6 +67,7 @@ struct Eltwise {
             if (k == 0) acc = v;
             else if (op == EltwiseOperation::Sum) acc = acc + v;
             else if (op == EltwiseOperation::Product) acc = acc * v;
+            else if (op == EltwiseOperation::Quotient) acc = acc / v;
             else acc = max_keeping_nan(acc, v);
         }
         output(i) = acc;

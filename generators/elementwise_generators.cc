@@ -10,7 +10,7 @@ namespace cortado {
 
 namespace {
 
-// ReLU and Eltwise: one output element per input element of flat views.
+// ReLU, the activations and Eltwise: one output element per input element of flat views.
 struct FlatOutput {
     Halide::Func output;
     Halide::Var i;
@@ -68,6 +68,23 @@ class ReluGenerator : public Halide::Generator<ReluGenerator> {
     }
 };
 
+class ActivationGenerator : public Halide::Generator<ActivationGenerator> {
+  public:
+    GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
+    Input<Buffer<float, 1>> input{"input"};
+    Output<Buffer<float, 1>> output{"output"};
+
+    void generate() {
+        const auto op = read_descriptor<ops::ActivationOp>(descriptor);
+        Activation activation(input, op.shape.function, op.shape.min, op.shape.max);
+        output = activation.output;
+        require_dense_shape(input, {op.shape.count});
+        require_dense_shape(output, {op.shape.count});
+        FlatOutput flat{activation.output, activation.i};
+        apply_variant(flat_schedules<ops::ActivationOp>(), flat, op, get_target());
+    }
+};
+
 class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
   public:
     GeneratorParam<std::string> descriptor{ops::kDescriptorParam, ""};
@@ -116,5 +133,6 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
 }  // namespace cortado
 
 HALIDE_REGISTER_GENERATOR(cortado::ReluGenerator, cortado_relu)
+HALIDE_REGISTER_GENERATOR(cortado::ActivationGenerator, cortado_activation)
 HALIDE_REGISTER_GENERATOR(cortado::EltwiseGenerator, cortado_eltwise)
 HALIDE_REGISTER_GENERATOR(cortado::ChannelAffineGenerator, cortado_channel_affine)

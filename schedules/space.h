@@ -89,6 +89,7 @@ OpSpace<Shape> single_variant(VariantSpec<Shape> variant) {
     return space;
 }
 
+using ops::ActivationShape;
 using ops::ChannelAffineShape;
 using ops::ConcatShape;
 using ops::Conv2dShape;
@@ -104,7 +105,8 @@ using ops::SoftmaxShape;
 struct FamilySpace {
     std::string name;
     std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<LRNShape>, OpSpace<InnerProductShape>,
-               OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>, OpSpace<EltwiseShape>,
+               OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>, OpSpace<ActivationShape>,
+               OpSpace<EltwiseShape>,
                OpSpace<ChannelAffineShape>, OpSpace<GemmShape>>
         ops;
 

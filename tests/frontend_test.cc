@@ -144,6 +144,16 @@ TEST(Errors, BottomNoLayerProduces) {
     EXPECT_NE(e.find("'nothing' is produced by no earlier layer"), std::string::npos) << e;
 }
 
+TEST(Errors, ClipNeedsOrderedBounds) {
+    std::string e = error_of(std::string(kInput) +
+                             "layer { name: \"k\" type: \"Clip\" bottom: \"data\" top: \"k\" clip_param { min: 0 } }\n");
+    EXPECT_NE(e.find("layer 'k'"), std::string::npos) << e;
+    EXPECT_NE(e.find("clip_param needs both min and max"), std::string::npos) << e;
+    e = error_of(std::string(kInput) +
+                 "layer { name: \"k\" type: \"Clip\" bottom: \"data\" top: \"k\" clip_param { min: 2 max: 1 } }\n");
+    EXPECT_NE(e.find("min is above its max"), std::string::npos) << e;
+}
+
 TEST(Errors, MismatchedConcatAndEltwiseShapes) {
     const std::string net =
         std::string(kInput) +

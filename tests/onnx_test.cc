@@ -49,7 +49,8 @@ std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
 }
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
-    for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes"}) {
+    for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
+                                  "clip_attributes"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -103,6 +104,9 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_weights"), "initializer 'w' holds 280 bytes for 72 elements"},
         {model("bad_uneven_same"),
          "(Conv, opset 13): auto_pad SAME_UPPER pads this input unevenly (1 rows, 1 columns)"},
+        {model("bad_broadcast"), "node 'y_node' (Mul, opset 13): a constant of shape 2x1x3 against data of shape "
+                                 "1x2x3x3: only a scalar, or values along contiguous axes"},
+        {model("bad_reciprocal"), "node 'y_node' (Div, opset 13): a constant divided by computed data is not supported"},
         {truncated.string(), "not a valid ONNX model"},
     };
     for (const auto &c : cases) {

@@ -449,6 +449,19 @@ TEST(Eltwise, SumWithCoefficientsProductMax) {
                              {1, 2, 9, 4}, "max");
 }
 
+TEST(Activation, SigmoidTanhClip) {
+    // Inputs scaled up so that sigmoid and tanh reach their flat tails, and clip both bounds.
+    const std::string spread = layer("s", "Scale", "data", "x", "scale_param { filler { type: \"constant\" value: 12 } }");
+    expect_matches_reference(spread + layer("a", "Sigmoid", "x", "x"), {2, 3, 7, 5}, "sigmoid in place");
+    expect_matches_reference(spread + layer("a", "TanH", "x", "a"), {1, 37}, "tanh, 37 values");
+    expect_matches_reference(spread + layer("a", "Clip", "x", "a", "clip_param { min: -2.5 max: 6 }"), {3, 4, 9, 11},
+                             "clip to [-2.5, 6]");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3")) +
+                                 layer("a", "Clip", "c", "c", "clip_param { min: 0 max: 0.5 }") +
+                                 layer("t", "TanH", "c", "t"),
+                             {1, 3, 8, 8}, "ReLU6-style clip after a convolution, then tanh");
+}
+
 TEST(ShapeOnlyLayers, DropoutSplitFlattenReshapeRelu) {
     expect_matches_reference(layer("d", "Dropout", "data", "d") + layer("sp", "Split", "d", "s1") +
                                  layer("fl", "Flatten", "s1", "fl") + layer("f", "InnerProduct", "fl", "f", ip("", 6)),

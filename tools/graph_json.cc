@@ -28,6 +28,10 @@ struct ParamsJson {
         relu(p.fused_relu, p.relu_negative_slope);
     }
     void operator()(const ReLUParams &p) { out = {{"negative_slope", p.negative_slope}}; }
+    void operator()(const ActivationParams &p) {
+        out = {{"function", ops::field_value(p.function)}};
+        if (p.function == ops::ActivationFunction::Clip) out["min"] = p.min, out["max"] = p.max;
+    }
     void operator()(const PoolingParams &p) {
         out = {{"pool", p.method == PoolingParams::Method::Max ? "MAX" : "AVE"},
                {"kernel", {p.kernel_h, p.kernel_w}},
@@ -50,9 +54,11 @@ struct ParamsJson {
     void operator()(const SoftmaxParams &p) { out = {{"axis", p.axis}}; }
     void operator()(const ConcatParams &p) { out = {{"axis", p.axis}}; }
     void operator()(const EltwiseParams &p) {
-        const char *caffe_name = p.operation == ops::EltwiseOperation::Product ? "PROD"
-                                 : p.operation == ops::EltwiseOperation::Sum   ? "SUM"
-                                                                               : "MAX";
+        // Caffe's names; QUOTIENT is cortado's own (from ONNX's Div).
+        const char *caffe_name = p.operation == ops::EltwiseOperation::Product    ? "PROD"
+                                 : p.operation == ops::EltwiseOperation::Sum      ? "SUM"
+                                 : p.operation == ops::EltwiseOperation::Quotient ? "QUOTIENT"
+                                                                                  : "MAX";
         out = {{"operation", caffe_name}, {"coeff", p.coeff}};
     }
     void operator()(const DropoutParams &p) { out = {{"dropout_ratio", p.dropout_ratio}}; }

@@ -82,6 +82,9 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
     } else if (type == "ReLU") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], relu(*in[0], params_of<ReLUParams>(layer).negative_slope));
+    } else if (type == "Sigmoid" || type == "TanH" || type == "Clip") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], activation(*in[0], params_of<ActivationParams>(layer)));
     } else if (type == "Pooling") {
         require_arity(layer, 1, 1);
         const Shape &out_shape = state.graph.values.at(static_cast<size_t>(layer.outputs[0])).shape;

@@ -126,6 +126,21 @@ Tensor relu(const Tensor &in, float negative_slope) {
     return out;
 }
 
+Tensor activation(const Tensor &in, const ActivationParams &p) {
+    require_consistent(in, "input");
+    Tensor out = in;
+    for (double &x : out.data) {
+        switch (p.function) {
+            case ops::ActivationFunction::Sigmoid: x = 1.0 / (1.0 + std::exp(-x)); break;
+            case ops::ActivationFunction::Tanh: x = std::tanh(x); break;
+            case ops::ActivationFunction::Clip:
+                if (!std::isnan(x)) x = std::min(std::max(x, double(p.min)), double(p.max));
+                break;
+        }
+    }
+    return out;
+}
+
 Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape) {
     require_rank4(in, "pooling");
     const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
@@ -330,6 +345,10 @@ Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p) {
         case ops::EltwiseOperation::Max:
             r = ins[0]->data[i];
             for (const Tensor *t : ins) r = max_keeping_nan(r, t->data[i]);
+            break;
+        case ops::EltwiseOperation::Quotient:
+            r = ins[0]->data[i];
+            for (size_t k = 1; k < ins.size(); ++k) r /= ins[k]->data[i];
             break;
         }
         out.data[i] = r;

@@ -29,6 +29,10 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
 // Caffe's value for finite x but not its NaN for -inf) and NaN stays NaN.
 Tensor relu(const Tensor &in, float negative_slope);
 
+// Sigmoid 1 / (1 + e^-x), tanh, or clip to [p.min, p.max] (infinite bounds are open sides). NaN
+// stays NaN; infinities go to the limits.
+Tensor activation(const Tensor &in, const ActivationParams &p);
+
 // out_shape comes from shape inference, so this does not redo Caffe's output-size rounding.
 // MAX takes the maximum over the window clipped to the image (padding never wins; a NaN in the
 // window wins, unlike Caffe's MAX); AVE divides

@@ -66,6 +66,7 @@ inline FamilySpace space(
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("cpu_direct"));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("cpu_direct"));
+    f.op<ActivationShape>() = single_variant(plain_variant<ActivationShape>("cpu_direct"));
     f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("cpu_direct"));
     f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("cpu_direct"));
     f.op<GemmShape>() = gemm_space(registers);

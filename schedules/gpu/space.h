@@ -163,6 +163,7 @@ inline FamilySpace space() {
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("gpu_direct"));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("gpu_direct"));
+    f.op<ActivationShape>() = single_variant(plain_variant<ActivationShape>("gpu_direct"));
     f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("gpu_direct"));
     f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("gpu_direct"));
     return f;

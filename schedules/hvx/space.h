@@ -21,6 +21,7 @@ inline FamilySpace space() {
     f.op<SoftmaxShape>() = single_variant(plain_variant<SoftmaxShape>("hvx_direct"));
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("hvx_direct"));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("hvx_direct"));
+    f.op<ActivationShape>() = single_variant(plain_variant<ActivationShape>("hvx_direct"));
     f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("hvx_direct"));
     f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("hvx_direct"));
     return f;

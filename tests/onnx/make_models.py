@@ -25,6 +25,10 @@ class Model:
             (self.rng.standard_normal(shape) * scale).astype(np.float32), name))
         return name
 
+    def constant(self, name, values):
+        self.initializers.append(numpy_helper.from_array(np.asarray(values, dtype=np.float32), name))
+        return name
+
     def node(self, op, inputs, output, **attributes):
         self.nodes.append(helper.make_node(op, inputs, [output], name=output + "_node", **attributes))
         return output
@@ -116,9 +120,46 @@ def reshapes(rng):
     return m.build([2, 3, 4, 4], x, [2, 3, 4], 13), (2, 3, 4, 4)
 
 
+def arithmetic(rng):
+    """Opset 13: Sigmoid, Tanh, Clip with min and max as inputs (and with max alone), and Add, Sub,
+    Mul and Div by a scalar, per channel ([C,1,1] and [1,C,1,1]), along the last axis ([W]), over
+    [H,W], with the constant first, and between two computed tensors."""
+    m = Model(rng)
+    a = m.node("Conv", ["x", m.weight("w1", (4, 3, 3, 3)), m.weight("b1", (4,))], "c1", pads=[1, 1, 1, 1])
+    s = m.node("Sigmoid", [a], "sig")
+    t = m.node("Tanh", [a], "tanh")
+    per_channel = m.node("Mul", [s, m.weight("gain", (4, 1, 1), 1.0)], "per_channel")
+    shifted = m.node("Add", [per_channel, m.constant("half", 0.5)], "shifted")
+    flipped = m.node("Sub", [m.weight("offset", (1, 4, 1, 1), 1.0), t], "flipped")
+    along_w = m.node("Div", [flipped, m.constant("divisors", rng.uniform(0.5, 2.0, 5))], "along_w")
+    over_hw = m.node("Mul", [along_w, m.weight("plane", (6, 5), 1.0)], "over_hw")
+    product = m.node("Mul", [shifted, over_hw], "product")
+    difference = m.node("Sub", [product, t], "difference")
+    denominator = m.node("Add", [s, m.constant("quarter", [0.25])], "denominator")
+    quotient = m.node("Div", [difference, denominator], "quotient")
+    clipped = m.node("Clip", [quotient, m.constant("low", -1.0), m.constant("high", 1.5)], "clipped")
+    capped = m.node("Clip", [clipped, "", m.constant("cap", 1.25)], "capped")
+    y = m.node("Conv", [capped, m.weight("w2", (3, 4, 3, 3)), m.weight("b2", (3,))], "y")
+    return m.build([2, 3, 6, 5], y, [2, 3, 4, 3], 13), (2, 3, 6, 5)
+
+
+def clip_attributes(rng):
+    """Opset 10: Clip with min and max as attributes (ReLU6 after a Conv, as MobileNetV2 exports
+    it), Clip with max alone, Sigmoid on a computed tensor, a Sub of two computed tensors."""
+    m = Model(rng)
+    a = m.node("Conv", ["x", m.weight("w1", (6, 3, 3, 3), 1.0), m.weight("b1", (6,))], "c1", pads=[1, 1, 1, 1])
+    six = m.node("Clip", [a], "relu6", min=0.0, max=6.0)
+    b = m.node("Conv", [six, m.weight("w2", (6, 6, 1, 1)), m.weight("b2", (6,))], "c2")
+    capped = m.node("Clip", [b], "capped", max=0.5)
+    gate = m.node("Sigmoid", [capped], "gate")
+    y = m.node("Sub", [six, gate], "y")
+    return m.build([1, 3, 7, 9], y, [1, 6, 7, 9], 10), (1, 3, 7, 9)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
-    17, two graph inputs, a dimension left open, an initializer of the wrong size."""
+    17, two graph inputs, a dimension left open, an initializer of the wrong size, a constant that
+    broadcasts along non-contiguous axes, a constant divided by data."""
     m = Model(rng)
     m.node("Sin", ["x"], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
@@ -141,12 +182,18 @@ def bad_models(out_dir, rng):
     m = Model(rng)
     m.node("Conv", ["x", m.weight("w", (2, 2, 2, 2))], "y", auto_pad="SAME_UPPER")
     onnx.save_model(m.build([1, 2, 5, 5], "y", [1, 2, 5, 5], 13), os.path.join(out_dir, "bad_uneven_same.onnx"))
+    m = Model(rng)
+    m.node("Mul", ["x", m.weight("w", (2, 1, 3))], "y")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_broadcast.onnx"))
+    m = Model(rng)
+    m.node("Div", [m.weight("w", (1,)), "x"], "y")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_reciprocal.onnx"))
 
 
 def main(out_dir, seed):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(seed)
-    for make in (classifier, normalised, branches, same_padding, reshapes):
+    for make in (classifier, normalised, branches, same_padding, reshapes, arithmetic, clip_attributes):
         model, input_shape = make(rng)
         onnx.checker.check_model(model)
         name = make.__name__
