@@ -63,7 +63,8 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         r["gemm gpu_skinny_gemm"] = gpu_gemm;
         // Memory-bound ops: one schedule header per family.
         const std::vector<std::pair<std::string, std::string>> plain = {
-            {"pooling", "pooling.h"},           {"lrn", "lrn.h"},
+            {"pooling", "pooling.h"},           {"pad", "pad.h"},
+            {"lrn", "lrn.h"},
             {"softmax", "softmax.h"},           {"concat", "concat.h"},
             {"relu", "elementwise.h"},          {"activation", "elementwise.h"},
             {"eltwise", "elementwise.h"},
@@ -88,6 +89,7 @@ std::vector<std::string> variant_shells(const std::string &op, const std::string
                                                                   {"inner_product", "inner_product_generator.cc"},
                                                                   {"gemm", "gemm_generator.cc"},
                                                                   {"pooling", "pooling_generator.cc"},
+                                                                  {"pad", "pad_generator.cc"},
                                                                   {"lrn", "lrn_generator.cc"},
                                                                   {"softmax", "softmax_generator.cc"},
                                                                   {"concat", "concat_generator.cc"},

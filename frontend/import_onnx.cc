@@ -254,14 +254,18 @@ class OnnxImporter {
         weights_.push_back(std::move(w));
     }
 
-    // Spatial pads as [top, left, bottom, right] -> Caffe's symmetric pad_h, pad_w, from `pads` or
-    // `auto_pad` (SAME_* needs the input size, which the importer does not know yet: refused).
-    // SAME_UPPER and SAME_LOWER pad so that the output is ceil(input / stride); the total splits
-    // evenly (both ends alike) or is refused as asymmetric.
-    std::pair<int, int> symmetric_pads(const onnx::NodeProto &node, int kernel_h, int kernel_w, int stride_h,
-                                       int stride_w, int dilation_h, int dilation_w) {
+    struct Pads {
+        int top = 0, left = 0, bottom = 0, right = 0;
+        bool symmetric() const { return top == bottom && left == right; }
+    };
+
+    // Spatial pads from `pads` ([top, left, bottom, right]) or `auto_pad`. SAME_UPPER and
+    // SAME_LOWER pad so that the output is ceil(input / stride); an odd total puts the extra row
+    // or column at the end (UPPER) or the start (LOWER).
+    Pads spatial_pads(const onnx::NodeProto &node, int kernel_h, int kernel_w, int stride_h, int stride_w,
+                      int dilation_h, int dilation_w) {
         const std::string auto_pad = string_attribute(node, "auto_pad", "NOTSET");
-        if (auto_pad == "VALID") return {0, 0};
+        if (auto_pad == "VALID") return {};
         if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
             const Shape &in = shape_of(data_input(node, 0));
             if (in.size() != 4) fail(node, "auto_pad needs a 4-D input");
@@ -269,21 +273,18 @@ class OnnxImporter {
                 const int64_t out = (size + stride - 1) / stride;
                 return std::max<int64_t>(0, (out - 1) * stride + (int64_t(kernel) - 1) * dilation + 1 - size);
             };
-            const int64_t h = total(in[2], kernel_h, stride_h, dilation_h),
-                          w = total(in[3], kernel_w, stride_w, dilation_w);
-            if (h % 2 || w % 2)
-                fail(node, "auto_pad " + auto_pad + " pads this input unevenly (" + std::to_string(h) + " rows, " +
-                               std::to_string(w) + " columns): asymmetric padding is not supported yet");
-            return {checked(node, h / 2, "pads", 0), checked(node, w / 2, "pads", 0)};
+            const int64_t h = checked(node, total(in[2], kernel_h, stride_h, dilation_h), "pads", 0),
+                          w = checked(node, total(in[3], kernel_w, stride_w, dilation_w), "pads", 0);
+            const bool upper = auto_pad == "SAME_UPPER";
+            return {int(upper ? h / 2 : h - h / 2), int(upper ? w / 2 : w - w / 2), int(upper ? h - h / 2 : h / 2),
+                    int(upper ? w - w / 2 : w / 2)};
         }
         if (auto_pad != "NOTSET") fail(node, "auto_pad " + auto_pad + " is not an ONNX padding mode");
         const std::vector<int64_t> pads = ints_attribute(node, "pads");
-        if (pads.empty()) return {0, 0};
+        if (pads.empty()) return {};
         if (pads.size() != 4) fail(node, "only 2-D pads are supported");
-        if (pads[0] != pads[2] || pads[1] != pads[3])
-            fail(node, "asymmetric pads (" + std::to_string(pads[0]) + "," + std::to_string(pads[1]) + "," +
-                           std::to_string(pads[2]) + "," + std::to_string(pads[3]) + ") are not supported yet");
-        return {checked(node, pads[0], "pads", 0), checked(node, pads[1], "pads", 0)};
+        return {checked(node, pads[0], "pads", 0), checked(node, pads[1], "pads", 0), checked(node, pads[2], "pads", 0),
+                checked(node, pads[3], "pads", 0)};
     }
 
     std::pair<int, int> pair_attribute(const onnx::NodeProto &node, const std::string &name, int fallback) const {
@@ -322,12 +323,20 @@ class OnnxImporter {
             p.kernel_w = checked(node, w.dims[3], "the kernel width", 1);
             std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
             std::tie(p.dilation_h, p.dilation_w) = pair_attribute(node, "dilations", 1);
-            std::tie(p.pad_h, p.pad_w) =
-                symmetric_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w);
+            const Pads pads =
+                spatial_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w);
+            int input = data_input(node, 0);
+            if (pads.symmetric()) {
+                p.pad_h = pads.top, p.pad_w = pads.left;
+            } else {  // a Pad layer takes the padding; the convolution pads nothing
+                add_layer(node, "Pad", {input}, PadParams{pads.top, pads.left, pads.bottom, pads.right, 0.0f},
+                          out + "/padded", "/pad");
+                input = values_[out + "/padded"];
+            }
             const Tensor *b = constant(node, 2);
             p.bias_term = b != nullptr;
             if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
-            add_layer(node, "Convolution", {data_input(node, 0)}, p, out);
+            add_layer(node, "Convolution", {input}, p, out);
             std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, w.floats}};
             if (b) blobs.push_back({b->dims, b->floats});
             add_weights(graph_.layers.back().name, std::move(blobs));
@@ -351,15 +360,15 @@ class OnnxImporter {
             if (ints_attribute(node, "kernel_shape").empty()) fail(node, "kernel_shape is missing");
             std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 1);
             std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
-            std::tie(p.pad_h, p.pad_w) = symmetric_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, 1, 1);
+            const Pads pads = spatial_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, 1, 1);
+            p.pad_h = pads.top, p.pad_w = pads.left, p.pad_bottom = pads.bottom, p.pad_right = pads.right;
+            if (std::max(p.pad_h, p.pad_bottom) >= p.kernel_h || std::max(p.pad_w, p.pad_right) >= p.kernel_w)
+                fail(node, "pads must be smaller than the kernel");
             if (pair_attribute(node, "dilations", 1) != std::pair<int, int>{1, 1})
                 fail(node, "dilated pooling is not supported");
             if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the Indices output is not supported");
             p.round_up = int_attribute(node, "ceil_mode", 0) != 0;
-            // Caffe's average divides by the window clipped to the padded input: ONNX's
-            // count_include_pad=1. Without padding the two rules agree.
-            if (op == "AveragePool" && (p.pad_h || p.pad_w) && int_attribute(node, "count_include_pad", 0) == 0)
-                fail(node, "count_include_pad=0 with padding is not supported yet");
+            p.count_padding = int_attribute(node, "count_include_pad", 0) != 0;
             add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
         } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
             PoolingParams p;
@@ -433,6 +442,8 @@ class OnnxImporter {
                       out);
         } else if (op == "Clip") {
             add_clip(node, out);
+        } else if (op == "Pad") {
+            add_pad(node, out);
         } else if (op == "Dropout" || op == "Identity") {
             if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the mask output is not supported");
             add_layer(node, "Dropout", {data_input(node, 0)}, DropoutParams{}, out);
@@ -574,6 +585,37 @@ class OnnxImporter {
         }
         if (!(p.min <= p.max)) fail(node, "min is above max");
         add_layer(node, "Clip", {data_input(node, 0)}, p, out);
+    }
+
+    // Pad in constant mode, of the spatial axes of a 4-D tensor: pads and the value are attributes
+    // before opset 11 and inputs (pads int64, value a float scalar) from 11 on.
+    void add_pad(const onnx::NodeProto &node, const std::string &out) {
+        const std::string mode = string_attribute(node, "mode", "constant");
+        if (mode != "constant") fail(node, "mode " + mode + " is not supported (constant only)");
+        std::vector<int64_t> pads;
+        float value = 0.0f;
+        if (opset_ < 11) {
+            pads = ints_attribute(node, "pads");
+            value = float_attribute(node, "value", 0.0f);
+        } else {
+            pads = required_constant(node, 1, "pads").integers;
+            if (node.input_size() > 2 && !node.input(2).empty()) {
+                const Tensor &v = required_constant(node, 2, "constant_value");
+                if (v.floats.size() != 1) fail(node, "constant_value must be a float scalar");
+                value = v.floats[0];
+            }
+        }
+        const int input = data_input(node, 0);
+        if (shape_of(input).size() != 4 || pads.size() != 8)
+            fail(node, "only a 4-D input with 8 pads is supported (got rank " +
+                           std::to_string(shape_of(input).size()) + ", " + std::to_string(pads.size()) + " pads)");
+        if (pads[0] || pads[1] || pads[4] || pads[5])
+            fail(node, "only the spatial axes (2 and 3) may be padded, not the batch or the channels");
+        PadParams p;
+        p.top = checked(node, pads[2], "pads", 0), p.left = checked(node, pads[3], "pads", 0);
+        p.bottom = checked(node, pads[6], "pads", 0), p.right = checked(node, pads[7], "pads", 0);
+        p.value = value;
+        add_layer(node, "Pad", {input}, p, out);
     }
 
     // BatchNormalization as Caffe's BatchNorm (mean, variance, scale factor 1) then Scale

@@ -42,7 +42,8 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
         },
         layer.params);
 
-    const bool moves_data = cost.flops > 0 || std::holds_alternative<ConcatParams>(layer.params);
+    const bool moves_data = cost.flops > 0 || std::holds_alternative<ConcatParams>(layer.params) ||
+                            std::holds_alternative<PadParams>(layer.params);
     if (moves_data) cost.bytes = 4 * (in_elems + out_elems + cost.parameters);
     return cost;
 }

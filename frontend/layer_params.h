@@ -52,9 +52,22 @@ struct PoolingParams {
     enum class Method { Max, Average } method = Method::Max;
     int kernel_h = 0, kernel_w = 0;
     int stride_h = 1, stride_w = 1;
-    int pad_h = 0, pad_w = 0;
+    int pad_h = 0, pad_w = 0;  // the top and left pads; Caffe's pads are symmetric
+    int pad_bottom = -1, pad_right = -1;  // -1: as pad_h and pad_w (ONNX's pads may differ)
     bool global_pooling = false;
     bool round_up = true;  // Caffe's default CEIL rounding of the output size
+    // AVE's divisor: the window clipped to the padded input (Caffe; ONNX's count_include_pad=1),
+    // or, when false, the cells of the window inside the input (count_include_pad=0).
+    bool count_padding = true;
+
+    int bottom_pad() const { return pad_bottom < 0 ? pad_h : pad_bottom; }
+    int right_pad() const { return pad_right < 0 ? pad_w : pad_right; }
+};
+
+// A constant border around each plane (ONNX's Pad in constant mode; no Caffe layer has it).
+struct PadParams {
+    int top = 0, left = 0, bottom = 0, right = 0;
+    float value = 0.0f;
 };
 
 struct LRNParams {
@@ -116,7 +129,7 @@ struct ScaleParams {
 };
 
 using LayerParams = std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams,
-                                 LRNParams, InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams,
+                                 PadParams, LRNParams, InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams,
                                  DropoutParams, SplitParams, FlattenParams, ReshapeParams, BatchNormParams,
                                  ScaleParams>;
 

@@ -78,16 +78,23 @@ class ShapeInference {
         const Shape &x = in(0);
         int64_t kh = p.global_pooling ? x[2] : p.kernel_h;
         int64_t kw = p.global_pooling ? x[3] : p.kernel_w;
-        if (x[2] + 2 * p.pad_h < kh || x[3] + 2 * p.pad_w < kw)
+        if (x[2] + p.pad_h + p.bottom_pad() < kh || x[3] + p.pad_w + p.right_pad() < kw)
             fail("kernel is larger than the padded input " + shape_to_string(x));
-        auto extent = [&](int64_t size, int64_t k, int64_t pad, int64_t stride) {
-            int64_t span = size + 2 * pad - k;
+        auto extent = [&](int64_t size, int64_t k, int64_t pad, int64_t far_pad, int64_t stride) {
+            int64_t span = size + pad + far_pad - k;
             int64_t out = (p.round_up ? (span + stride - 1) / stride : span / stride) + 1;
             // Caffe: the last window must start inside the image (not in the padding).
             if (pad > 0 && (out - 1) * stride >= size + pad) out--;
             return out;
         };
-        set_out(0, {x[0], x[1], extent(x[2], kh, p.pad_h, p.stride_h), extent(x[3], kw, p.pad_w, p.stride_w)});
+        set_out(0, {x[0], x[1], extent(x[2], kh, p.pad_h, p.bottom_pad(), p.stride_h),
+                    extent(x[3], kw, p.pad_w, p.right_pad(), p.stride_w)});
+    }
+
+    void operator()(const PadParams &p) const {
+        need_rank(0, 4);
+        const Shape &x = in(0);
+        set_out(0, {x[0], x[1], x[2] + p.top + p.bottom, x[3] + p.left + p.right});
     }
 
     void operator()(const InnerProductParams &p) const {

@@ -1,6 +1,7 @@
 // Pooling, Caffe semantics: MAX over the window clipped to the image; AVE divides the sum by
 // the window clipped to the *padded* extent (Caffe counts padding cells that lie inside
-// in + pad). Unlike Caffe's MAX, a NaN in the window is kept, never hidden.
+// in + pad), or with count_padding off by the cells inside the image (ONNX's
+// count_include_pad=0). Unlike Caffe's MAX, a NaN in the window is kept, never hidden.
 // Buffers: input (x, y, c, n), output (x, y, c, n).
 #pragma once
 
@@ -28,9 +29,13 @@ struct Pooling {
                                                              {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
         Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
         Expr window = outside(x0 + r.x, y0 + r.y, c, n);
-        if (s.average) {
-            Expr w = min(x0 + s.kernel_w, s.in_w + s.pad_w) - x0;
-            Expr h = min(y0 + s.kernel_h, s.in_h + s.pad_h) - y0;
+        if (s.average && !s.count_padding) {
+            Expr w = min(x0 + s.kernel_w, s.in_w) - max(x0, 0);
+            Expr h = min(y0 + s.kernel_h, s.in_h) - max(y0, 0);
+            output(x, y, c, n) = sum(window) / cast<float>(w * h);
+        } else if (s.average) {
+            Expr w = min(x0 + s.kernel_w, s.in_w + s.pad_right) - x0;
+            Expr h = min(y0 + s.kernel_h, s.in_h + s.pad_bottom) - y0;
             output(x, y, c, n) = sum(window) / cast<float>(w * h);
         } else {
             window_max(x, y, c, n) = -std::numeric_limits<float>::infinity();

@@ -16,6 +16,7 @@
 #include "generators/ops/gemm.h"
 #include "generators/ops/inner_product.h"
 #include "generators/ops/lrn.h"
+#include "generators/ops/pad.h"
 #include "generators/ops/pooling.h"
 #include "generators/ops/softmax.h"
 
@@ -97,6 +98,7 @@ using ops::EltwiseShape;
 using ops::GemmShape;
 using ops::InnerProductShape;
 using ops::LRNShape;
+using ops::PadShape;
 using ops::PoolingShape;
 using ops::ReluShape;
 using ops::SoftmaxShape;
@@ -104,7 +106,7 @@ using ops::SoftmaxShape;
 // Every op of a family. An op a family leaves without variants is an error at plan time.
 struct FamilySpace {
     std::string name;
-    std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<LRNShape>, OpSpace<InnerProductShape>,
+    std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<PadShape>, OpSpace<LRNShape>, OpSpace<InnerProductShape>,
                OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>, OpSpace<ActivationShape>,
                OpSpace<EltwiseShape>,
                OpSpace<ChannelAffineShape>, OpSpace<GemmShape>>

@@ -37,8 +37,13 @@ struct ParamsJson {
                {"kernel", {p.kernel_h, p.kernel_w}},
                {"stride", {p.stride_h, p.stride_w}},
                {"pad", {p.pad_h, p.pad_w}},
+               {"pad_end", {p.bottom_pad(), p.right_pad()}},
                {"global_pooling", p.global_pooling},
-               {"round_up", p.round_up}};
+               {"round_up", p.round_up},
+               {"count_padding", p.count_padding}};
+    }
+    void operator()(const PadParams &p) {
+        out = {{"pads", {p.top, p.left, p.bottom, p.right}}, {"value", p.value}};
     }
     void operator()(const LRNParams &p) {
         out = {{"local_size", p.local_size},

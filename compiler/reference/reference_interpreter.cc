@@ -89,6 +89,9 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
         require_arity(layer, 1, 1);
         const Shape &out_shape = state.graph.values.at(static_cast<size_t>(layer.outputs[0])).shape;
         state.set(layer.outputs[0], pooling(*in[0], params_of<PoolingParams>(layer), out_shape));
+    } else if (type == "Pad") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], pad(*in[0], params_of<PadParams>(layer)));
     } else if (type == "LRN") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], lrn(*in[0], params_of<LRNParams>(layer)));

@@ -174,13 +174,14 @@ Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape)
                     } else {
                         // The divisor is taken before clipping to the image, so it counts the
                         // padding but not whatever the last window sticks out past it.
-                        int64_t hend = std::min(hstart + KH, H + p.pad_h);
-                        int64_t wend = std::min(wstart + KW, W + p.pad_w);
-                        const int64_t divisor = (hend - hstart) * (wend - wstart);
+                        int64_t hend = std::min(hstart + KH, H + p.bottom_pad());
+                        int64_t wend = std::min(wstart + KW, W + p.right_pad());
+                        int64_t divisor = (hend - hstart) * (wend - wstart);
                         const int64_t h0 = std::max<int64_t>(hstart, 0);
                         const int64_t w0 = std::max<int64_t>(wstart, 0);
                         hend = std::min(hend, H);
                         wend = std::min(wend, W);
+                        if (!p.count_padding) divisor = (hend - h0) * (wend - w0);
                         double sum = 0.0;
                         for (int64_t h = h0; h < hend; ++h)
                             for (int64_t w = w0; w < wend; ++w) sum += plane[h * W + w];
@@ -191,6 +192,20 @@ Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape)
             }
         }
     }
+    return out;
+}
+
+Tensor pad(const Tensor &in, const PadParams &p) {
+    require_rank4(in, "pad");
+    require(p.top >= 0 && p.left >= 0 && p.bottom >= 0 && p.right >= 0, "pad: pads must not be negative");
+    const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
+    const int64_t OH = H + p.top + p.bottom, OW = W + p.left + p.right;
+    Tensor out = zeros({N, C, OH, OW});
+    std::fill(out.data.begin(), out.data.end(), double(p.value));
+    for (int64_t plane = 0; plane < N * C; ++plane)
+        for (int64_t h = 0; h < H; ++h)
+            for (int64_t w = 0; w < W; ++w)
+                out.data[(plane * OH + h + p.top) * OW + w + p.left] = in.data[(plane * H + h) * W + w];
     return out;
 }
 

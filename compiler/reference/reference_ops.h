@@ -40,6 +40,9 @@ Tensor activation(const Tensor &in, const ActivationParams &p);
 // global_pooling makes the kernel the whole plane.
 Tensor pooling(const Tensor &in, const PoolingParams &p, const Shape &out_shape);
 
+// Each plane placed at (p.left, p.top) in a plane p.value elsewhere.
+Tensor pad(const Tensor &in, const PadParams &p);
+
 // Caffe's LRNLayer. WITHIN_CHANNEL follows Caffe's composite (square, AVE pool with padding,
 // power with shift 1, product), so it ignores p.k exactly as Caffe does.
 Tensor lrn(const Tensor &in, const LRNParams &p);

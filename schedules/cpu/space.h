@@ -61,6 +61,7 @@ inline FamilySpace space(
     f.name = "cpu";
     f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("cpu_direct"));
+    f.op<PadShape>() = single_variant(plain_variant<PadShape>("cpu_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("cpu_direct"));
     f.op<InnerProductShape>() = inner_product_space(inner_product_lane_partials(), registers);
     f.op<SoftmaxShape>() = single_variant(softmax_direct());

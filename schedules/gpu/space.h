@@ -158,6 +158,7 @@ inline FamilySpace space() {
     };
     f.op<Conv2dShape>() = conv;
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct"));
+    f.op<PadShape>() = single_variant(plain_variant<PadShape>("gpu_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("gpu_direct"));
     f.op<InnerProductShape>() = inner_product_space(inner_product_block_partials());
     f.op<SoftmaxShape>() = single_variant(softmax_direct());

@@ -1,4 +1,4 @@
-// Hexagon HVX schedules for the memory-bound ops (pooling, LRN, softmax, concat, element-wise):
+// Hexagon HVX schedules for the memory-bound ops (pooling, pad, LRN, softmax, concat, element-wise):
 // each offloaded whole to the DSP, parallel over its outer loop, vectorised 32 floats wide along
 // the innermost dimension where it is long enough. Compile-verified only.
 #pragma once
@@ -7,6 +7,7 @@
 #include "generators/elementwise.h"
 #include "generators/inner_product.h"
 #include "generators/lrn.h"
+#include "generators/pad.h"
 #include "generators/pooling.h"
 #include "generators/softmax.h"
 #include "schedules/hvx/offload.h"
@@ -19,6 +20,11 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
     vectorize_if_long(a.output, a.x, s.out_w);
 }
 
+inline void schedule_pad(Pad &a, const PadShape &s, const Halide::Target &) {
+    Halide::Var plane{"plane"};
+    a.output.hexagon().fuse(a.c, a.n, plane).parallel(plane);
+    vectorize_if_long(a.output, a.x, s.out_w());
+}
 inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &) {
     a.output.hexagon().reorder(a.x, a.y, a.c, a.n).parallel(a.c);
     vectorize_if_long(a.output, a.x, s.w);

@@ -10,6 +10,7 @@ inline FamilySpace space() {
     f.name = "hvx";
     f.op<Conv2dShape>() = single_variant(plain_variant<Conv2dShape>("hvx_register_tile"));
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("hvx_direct"));
+    f.op<PadShape>() = single_variant(plain_variant<PadShape>("hvx_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("hvx_direct"));
     VariantSpec<InnerProductShape> ip;
     ip.name = "hvx_lane_partials";

@@ -145,20 +145,54 @@ def arithmetic(rng):
 
 def clip_attributes(rng):
     """Opset 10: Clip with min and max as attributes (ReLU6 after a Conv, as MobileNetV2 exports
-    it), Clip with max alone, Sigmoid on a computed tensor, a Sub of two computed tensors."""
+    it), Clip with max alone, Sigmoid on a computed tensor, a Sub of two computed tensors, Pad
+    with its pads and value as attributes."""
     m = Model(rng)
     a = m.node("Conv", ["x", m.weight("w1", (6, 3, 3, 3), 1.0), m.weight("b1", (6,))], "c1", pads=[1, 1, 1, 1])
     six = m.node("Clip", [a], "relu6", min=0.0, max=6.0)
     b = m.node("Conv", [six, m.weight("w2", (6, 6, 1, 1)), m.weight("b2", (6,))], "c2")
     capped = m.node("Clip", [b], "capped", max=0.5)
     gate = m.node("Sigmoid", [capped], "gate")
-    y = m.node("Sub", [six, gate], "y")
-    return m.build([1, 3, 7, 9], y, [1, 6, 7, 9], 10), (1, 3, 7, 9)
+    difference = m.node("Sub", [six, gate], "difference")
+    y = m.node("Pad", [difference], "y", mode="constant", pads=[0, 0, 1, 0, 0, 0, 0, 2], value=-0.25)
+    return m.build([1, 3, 7, 9], y, [1, 6, 8, 11], 10), (1, 3, 7, 9)
+
+
+def padding(rng):
+    """Opset 13: Pad with pads and constant_value as inputs (and without the value), Conv with
+    asymmetric pads, and SAME_UPPER and SAME_LOWER that pad unevenly."""
+    m = Model(rng)
+    pads = m.node("Constant", [], "pads", value=numpy_helper.from_array(np.array([0, 0, 1, 2, 0, 0, 0, 1], np.int64)))
+    x = m.node("Pad", ["x", pads, m.constant("fill", 0.5)], "padded")
+    x = m.node("Conv", [x, m.weight("w1", (4, 3, 3, 3)), m.weight("b1", (4,))], "c1", pads=[0, 1, 1, 0])
+    x = m.node("Conv", [x, m.weight("w2", (4, 4, 2, 2))], "c2", auto_pad="SAME_UPPER")
+    x = m.node("Conv", [x, m.weight("w3", (5, 4, 3, 3)), m.weight("b3", (5,))], "c3", auto_pad="SAME_LOWER",
+               strides=[2, 2])
+    more = m.node("Constant", [], "more", value=numpy_helper.from_array(np.array([0, 0, 0, 0, 0, 0, 2, 1], np.int64)))
+    y = m.node("Pad", [x, more], "y")
+    return m.build([1, 3, 8, 7], y, [1, 5, 6, 6], 13), (1, 3, 8, 7)
+
+
+def pooling_pads(rng):
+    """Opset 11: pooling with asymmetric pads (given, and from an uneven auto_pad),
+    count_include_pad 0 and 1, and ceil_mode where the last window would start in the padding."""
+    m = Model(rng)
+    x = m.node("AveragePool", ["x"], "exclusive", kernel_shape=[3, 3], pads=[1, 0, 0, 1], count_include_pad=0)
+    x = m.node("AveragePool", [x], "inclusive", kernel_shape=[3, 2], strides=[2, 2], pads=[0, 1, 1, 0],
+               count_include_pad=1, ceil_mode=1)
+    a = m.node("MaxPool", [x], "max_ceil", kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1], ceil_mode=1)
+    b = m.node("MaxPool", [x], "max_lower", kernel_shape=[2, 2], auto_pad="SAME_LOWER")
+    b = m.node("AveragePool", [b], "ave_upper", kernel_shape=[2, 2], auto_pad="SAME_UPPER", count_include_pad=0)
+    b = m.node("AveragePool", [b], "ave_down", kernel_shape=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1],
+               count_include_pad=1, ceil_mode=1)
+    y = m.node("Concat", [a, b], "y", axis=1)
+    return m.build([2, 3, 9, 9], y, [2, 6, 3, 3], 11), (2, 3, 9, 9)
 
 
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
-    17, two graph inputs, a dimension left open, an initializer of the wrong size, a constant that
+    17, two graph inputs, a dimension left open, an initializer of the wrong size, a Pad in reflect
+    mode, a constant that
     broadcasts along non-contiguous axes, a constant divided by data."""
     m = Model(rng)
     m.node("Sin", ["x"], "y")
@@ -180,8 +214,9 @@ def bad_models(out_dir, rng):
     model.graph.initializer[0].raw_data = model.graph.initializer[0].raw_data[:-8]
     onnx.save_model(model, os.path.join(out_dir, "bad_weights.onnx"))
     m = Model(rng)
-    m.node("Conv", ["x", m.weight("w", (2, 2, 2, 2))], "y", auto_pad="SAME_UPPER")
-    onnx.save_model(m.build([1, 2, 5, 5], "y", [1, 2, 5, 5], 13), os.path.join(out_dir, "bad_uneven_same.onnx"))
+    pads = m.node("Constant", [], "pads", value=numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64)))
+    m.node("Pad", ["x", pads], "y", mode="reflect")
+    onnx.save_model(m.build([1, 2, 5, 5], "y", [1, 2, 7, 7], 13), os.path.join(out_dir, "bad_reflect.onnx"))
     m = Model(rng)
     m.node("Mul", ["x", m.weight("w", (2, 1, 3))], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_broadcast.onnx"))
@@ -193,7 +228,8 @@ def bad_models(out_dir, rng):
 def main(out_dir, seed):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(seed)
-    for make in (classifier, normalised, branches, same_padding, reshapes, arithmetic, clip_attributes):
+    for make in (classifier, normalised, branches, same_padding, reshapes, arithmetic, clip_attributes,
+                 padding, pooling_pads):
         model, input_shape = make(rng)
         onnx.checker.check_model(model)
         name = make.__name__

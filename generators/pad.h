@@ -1,0 +1,25 @@
+// Pad: each plane of the input placed at (left, top) in a larger plane filled with a constant
+// (ONNX's Pad in constant mode, and the asymmetric padding of ONNX convolutions).
+// Buffers: input (x, y, c, n), output (x, y, c, n).
+#pragma once
+
+#include "Halide.h"
+#include "generators/ops/pad.h"
+
+namespace cortado {
+
+using ops::PadShape;
+
+struct Pad {
+    Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
+    Halide::Func output{"pad"};
+
+    Pad(Halide::Func input, const PadShape &s) {
+        using namespace Halide;
+        Func bordered = BoundaryConditions::constant_exterior(input, s.value,
+                                                              {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
+        output(x, y, c, n) = bordered(x - s.left, y - s.top, c, n);
+    }
+};
+
+}  // namespace cortado
