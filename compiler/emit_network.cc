@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "compiler/target_features.h"
+#include "frontend/compile_error.h"
 
 namespace cortado {
 namespace {
@@ -50,7 +51,7 @@ bool is_valid_network_name(const std::string &name) {
     return true;
 }
 
-std::string emit_header(const NetworkPlan &plan) {
+std::string emit_header(const NetworkPlan &plan, bool embedded_weights) {
     const std::string &n = plan.name;
     std::string guard = "CORTADO_" + n + "_H";
     for (char &ch : guard) ch = char(std::toupper(static_cast<unsigned char>(ch)));
@@ -74,8 +75,12 @@ std::string emit_header(const NetworkPlan &plan) {
       << "/* Loads weights from a binary .caffemodel, or, when weights_path is NULL, makes them\n"
       << " * with the prototxt's fillers from filler_seed. Returns NULL on failure; see\n"
       << " * " << n << "_last_error(). */\n"
-      << n << "_context *" << n << "_create(const char *weights_path, uint64_t filler_seed);\n"
-      << "void " << n << "_destroy(" << n << "_context *ctx);\n"
+      << n << "_context *" << n << "_create(const char *weights_path, uint64_t filler_seed);\n";
+    if (embedded_weights)
+        h << "/* Loads the weights compiled into this library (cortado compile --embed-weights). */\n"
+          << "#define " << n << "_EMBEDDED_WEIGHTS 1\n"
+          << n << "_context *" << n << "_create_embedded(void);\n";
+    h << "void " << n << "_destroy(" << n << "_context *ctx);\n"
       << "/* Runs the network: input holds " << n << "_INPUT_COUNT floats, output receives " << n
       << "_OUTPUT_COUNT.\n * Returns 0 on success. */\n"
       << "int " << n << "_forward(" << n << "_context *ctx, const float *input, float *output);\n"
@@ -98,7 +103,7 @@ std::string emit_header(const NetworkPlan &plan) {
     return h.str();
 }
 
-std::string emit_glue(const NetworkPlan &plan) {
+std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weights) {
     const std::string &n = plan.name;
     // The Halide runtime function that gives a GPU target's device interface.
     const std::string api = gpu_api(plan.target);
@@ -161,7 +166,23 @@ std::string emit_glue(const NetworkPlan &plan) {
 
     c << n << "_context *" << n << "_create(const char *weights_path, uint64_t filler_seed) {\n"
       << "    return reinterpret_cast<" << n
-      << "_context *>(network_create(&kNetwork, weights_path, filler_seed));\n}\n"
+      << "_context *>(network_create(&kNetwork, weights_path, filler_seed));\n}\n";
+    if (!embedded_weights.empty()) {
+        // The assembler copies the file's bytes into read-only data at build time (.incbin),
+        // between two hidden symbols; a path it cannot quote plainly is refused.
+        if (embedded_weights.find_first_of("\"\\\n") != std::string::npos)
+            throw CompileError("cannot embed weights from a path holding quotes, backslashes or newlines: " +
+                                        embedded_weights);
+        const std::string begin = "cortado_" + n + "_weights", end = begin + "_end";
+        c << "\n__asm__(\".section .rodata\\n.balign 64\\n.globl " << begin << "\\n.hidden " << begin << "\\n"
+          << begin << ":\\n.incbin \\\"" << embedded_weights << "\\\"\\n.globl " << end << "\\n.hidden " << end
+          << "\\n" << end << ":\\n.previous\\n\");\n"
+          << "extern \"C\" const uint8_t " << begin << "[], " << end << "[];\n"
+          << n << "_context *" << n << "_create_embedded(void) {\n    return reinterpret_cast<" << n
+          << "_context *>(\n        network_create_embedded(&kNetwork, " << begin << ", size_t(" << end << " - " << begin
+          << ")));\n}\n\n";
+    }
+    c
       << "void " << n << "_destroy(" << n << "_context *ctx) { network_destroy(network(ctx)); }\n"
       << "int " << n << "_forward(" << n << "_context *ctx, const float *input, float *output) {\n"
       << "    return network_forward(network(ctx), input, output);\n}\n"

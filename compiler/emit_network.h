@@ -9,8 +9,10 @@
 
 namespace cortado {
 
-std::string emit_header(const NetworkPlan &plan);
-std::string emit_glue(const NetworkPlan &plan);
+// With `embedded_weights` (a caffemodel's path), the glue links that file's bytes into the
+// library and both files gain NAME_create_embedded().
+std::string emit_header(const NetworkPlan &plan, bool embedded_weights = false);
+std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weights = "");
 
 // True when `name` can prefix C identifiers.
 bool is_valid_network_name(const std::string &name);

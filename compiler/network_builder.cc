@@ -39,7 +39,8 @@ void write_file(const fs::path &path, const std::string &text) {
 }  // namespace
 
 BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
-                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides) {
+                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides,
+                           const std::string &embedded_weights) {
     if (!is_valid_network_name(name))
         throw CompileError("network name '" + name + "' must be a C identifier (letters, digits, underscores)");
     // Looked up first: a missing cross compiler fails before any kernel builds.
@@ -59,9 +60,9 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
 
     const fs::path dir(out_dir);
     built.header = (dir / (name + ".h")).string();
-    write_file(built.header, emit_header(plan));
+    write_file(built.header, emit_header(plan, !embedded_weights.empty()));
     const fs::path glue = dir / (name + "_glue.cc");
-    write_file(glue, emit_glue(plan));
+    write_file(glue, emit_glue(plan, embedded_weights));
     const fs::path glue_object = dir / (name + "_glue.o");
     run_command(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(data_dir()) + " -I" + shell_quote(out_dir) +
                     " -c " + shell_quote(glue.string()) + " -o " + shell_quote(glue_object.string()),

@@ -19,9 +19,11 @@ struct BuiltNetwork {
 };
 
 // Compiles with the target's Halide string, family and knob table, and the tuning records in
-// `overrides`. Prints progress to stderr when `verbose`.
+// `overrides`. Prints progress to stderr when `verbose`. With `embedded_weights` (a caffemodel's
+// absolute path) the library carries that file's bytes, for NAME_create_embedded().
 BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
-                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides = {});
+                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides = {},
+                           const std::string &embedded_weights = "");
 
 // Links a static network library into a shared object for `cortado run` to dlopen.
 std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir);

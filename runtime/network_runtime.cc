@@ -102,10 +102,20 @@ void set_last_error(const char *message) { g_last_error = message; }
 
 namespace {
 
-bool load_blobs(const NetworkDescription &d, const char *weights_path, uint64_t seed,
-                std::vector<std::vector<float>> *blobs) {
+// Where the weights come from: a caffemodel file, a caffemodel linked into the library, or (both
+// null) the fillers with `seed`.
+struct WeightSource {
+    const char *path = nullptr;
+    const uint8_t *bytes = nullptr;
+    size_t size = 0;
+    uint64_t seed = 0;
+};
+
+bool load_blobs(const NetworkDescription &d, const WeightSource &source, std::vector<std::vector<float>> *blobs) {
     blobs->assign(d.blob_count, {});
-    if (!weights_path) {
+    const char *weights_path = source.path;
+    const uint64_t seed = source.seed;
+    if (!weights_path && !source.bytes) {
         for (int b = 0; b < d.blob_count; b++) {
             const BlobSpec &spec = d.blobs[b];
             if (spec.filler.type == FillerType::Unsupported) {
@@ -120,13 +130,15 @@ bool load_blobs(const NetworkDescription &d, const char *weights_path, uint64_t 
     }
     std::vector<LayerBlobs> layers;
     std::string error;
-    if (!read_caffemodel(weights_path, &layers, &error)) {
-        g_last_error = error;
+    const bool read = source.bytes ? parse_caffemodel(source.bytes, source.size, &layers, &error)
+                                   : read_caffemodel(weights_path, &layers, &error);
+    if (!read) {
+        g_last_error = source.bytes ? std::string(d.name) + ": the embedded weights: " + error : error;
         return false;
     }
     std::map<std::string, const LayerBlobs *> by_name;
     for (const LayerBlobs &layer : layers) by_name[layer.name] = &layer;
-    const std::string file(weights_path);
+    const std::string file = source.bytes ? std::string(d.name) + ": the embedded weights" : std::string(weights_path);
     for (int b = 0; b < d.blob_count; b++) {
         const BlobSpec &spec = d.blobs[b];
         auto it = by_name.find(spec.layer);
@@ -287,9 +299,7 @@ int download(halide_buffer_t *buffer) {
     return halide_copy_to_host(nullptr, buffer);
 }
 
-}  // namespace
-
-Network *network_create(const NetworkDescription *description, const char *weights_path, uint64_t filler_seed) {
+Network *create(const NetworkDescription *description, const WeightSource &source) {
     static std::once_flag install_hooks;
     std::call_once(install_hooks, [] {
         halide_set_error_handler(capture_halide_error);
@@ -300,7 +310,7 @@ Network *network_create(const NetworkDescription *description, const char *weigh
     network->description = description;
 
     std::vector<std::vector<float>> blobs;
-    if (!load_blobs(d, weights_path, filler_seed, &blobs)) return nullptr;
+    if (!load_blobs(d, source, &blobs)) return nullptr;
     for (int p = 0; p < d.param_count; p++) network->params.push_back(pack(d.params[p], blobs));
 
     const size_t arena_bytes = ((size_t(d.arena_floats) * sizeof(float) + 63) / 64) * 64;
@@ -338,6 +348,22 @@ Network *network_create(const NetworkDescription *description, const char *weigh
     network->step_ms.assign(d.step_count, 0.0);
     if (d.device_interface && !attach_device(*network)) return nullptr;
     return network.release();
+}
+
+}  // namespace
+
+Network *network_create(const NetworkDescription *description, const char *weights_path, uint64_t filler_seed) {
+    WeightSource source;
+    source.path = weights_path;
+    source.seed = filler_seed;
+    return create(description, source);
+}
+
+Network *network_create_embedded(const NetworkDescription *description, const uint8_t *bytes, size_t size) {
+    WeightSource source;
+    source.bytes = bytes;
+    source.size = size;
+    return create(description, source);
 }
 
 void network_destroy(Network *network) { delete network; }

@@ -2,6 +2,7 @@
 // used by one thread at a time, and different contexts share nothing mutable.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "runtime/network_description.h"
@@ -14,6 +15,8 @@ using BlobCallback = void (*)(void *user, const char *blob, int rank, const int6
 
 // Null on failure; the reason is in last_error() on this thread.
 Network *network_create(const NetworkDescription *description, const char *weights_path, uint64_t filler_seed);
+// The same with the bytes of a caffemodel linked into the library (`cortado compile --embed-weights`).
+Network *network_create_embedded(const NetworkDescription *description, const uint8_t *bytes, size_t size);
 void network_destroy(Network *network);
 // 0 on success; non-zero with last_error() set otherwise.
 int network_forward(Network *network, const float *input, float *output);

@@ -87,6 +87,55 @@ TEST_F(Onnx, CompileWritesTheModelsWeightsBesideTheLibrary) {
     EXPECT_NE(info.output.find("(r1_node into c1_node)"), std::string::npos) << info.output;
 }
 
+// --embed-weights links the initializers into the library: a program that calls
+// NAME_create_embedded() matches onnxruntime with the caffemodel beside the library deleted.
+TEST_F(Onnx, EmbeddedWeightsTravelInTheLibrary) {
+    const fs::path out = dir_ / "embedded";
+    const Result r = cortado("compile " + model("classifier") + " --name classifier --embed-weights -o " + out.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("classifier_create_embedded() loads them"), std::string::npos) << r.output;
+    fs::remove(out / "classifier.caffemodel");
+    std::vector<int64_t> shape;
+    const std::vector<float> input = npy(file("classifier.input.npy"), &shape);
+    std::ofstream(out / "input.f32", std::ios::binary)
+        .write(reinterpret_cast<const char *>(input.data()), std::streamsize(input.size() * sizeof(float)));
+    std::ofstream(out / "main.cc") << R"(#include <cstdio>
+#include "classifier.h"
+int main(int, char **argv) {
+    static float input[classifier_INPUT_COUNT], output[classifier_OUTPUT_COUNT];
+    FILE *in = std::fopen(argv[1], "rb");
+    if (!in || std::fread(input, sizeof input, 1, in) != 1) return 3;
+    classifier_context *net = classifier_create_embedded();
+    if (!net) { std::fprintf(stderr, "%s\n", classifier_last_error()); return 1; }
+    if (classifier_forward(net, input, output) != 0) return 2;
+    FILE *o = std::fopen(argv[2], "wb");
+    std::fwrite(output, sizeof output, 1, o);
+    std::fclose(o);
+    classifier_destroy(net);
+}
+)";
+    const std::string o = out.string();
+    const std::string build = std::string(CORTADO_CXX) + " -std=c++17 -I" + o + " " + o + "/main.cc " + o +
+                              "/libclassifier.a -lpthread -ldl -lm -o " + o + "/app 2>&1";
+    ASSERT_EQ(std::system(build.c_str()), 0) << build;
+    ASSERT_EQ(std::system((o + "/app " + o + "/input.f32 " + o + "/output.f32").c_str()), 0);
+    std::ifstream result(out / "output.f32", std::ios::binary);
+    const std::vector<float> expected = npy(file("classifier.expected.npy"), &shape);
+    std::vector<float> ours(expected.size());
+    result.read(reinterpret_cast<char *>(ours.data()), std::streamsize(ours.size() * sizeof(float)));
+    ASSERT_TRUE(result) << "the program wrote too few floats";
+    double difference = 0, norm = 0;
+    for (size_t i = 0; i < ours.size(); i++) {
+        difference += (double(ours[i]) - expected[i]) * (double(ours[i]) - expected[i]);
+        norm += double(expected[i]) * expected[i];
+    }
+    EXPECT_LE(std::sqrt(difference / norm), 1e-5) << "relative L2 error against onnxruntime";
+
+    const Result stray = cortado("compile " + model("classifier") + " --weights x.caffemodel --embed-weights -o " + o);
+    EXPECT_EQ(stray.exit_code, 2) << stray.output;
+    EXPECT_NE(stray.output.find("an ONNX model carries its weights"), std::string::npos) << stray.output;
+}
+
 TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
     const fs::path truncated = dir_ / "truncated.onnx";
     {

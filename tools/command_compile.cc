@@ -7,6 +7,7 @@
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/load_network.h"
+#include "runtime/caffemodel_reader.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 
@@ -20,9 +21,12 @@ std::string default_network_name(const std::string &graph_name) {
 }
 
 int command_compile(const std::vector<std::string> &args) {
-    const CliArgs cli =
-        parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db"}, {"shared", "untuned"});
+    const CliArgs cli = parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db", "weights"},
+                                       {"shared", "untuned", "embed-weights"});
     if (!cli.has("output-dir")) throw UsageError("compile needs -o DIR");
+    const bool embed = cli.flags.count("embed-weights") > 0;
+    if (cli.has("weights") && !embed)
+        throw UsageError("compile reads --weights only to embed them: add --embed-weights (or pass the file to NAME_create)");
     if (std::filesystem::exists(cli.get("output-dir")) && !std::filesystem::is_directory(cli.get("output-dir")))
         throw CompileError("-o " + cli.get("output-dir") + ": is a file; -o names the folder to write into");
     ImportOptions options;
@@ -32,20 +36,35 @@ int command_compile(const std::vector<std::string> &args) {
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));
     const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
-    const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), true, tuning.records);
-    report_tuning_notes(tuning, built.plan);
-    if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
     std::string weights;
     if (graph.weights) {
+        if (cli.has("weights")) throw UsageError("an ONNX model carries its weights; --weights is for prototxts");
         // An ONNX model's initializers, for NAME_create(): the runtime reads caffemodels.
+        std::filesystem::create_directories(cli.get("output-dir"));
         weights = (std::filesystem::path(cli.get("output-dir")) / (name + ".caffemodel")).string();
         write_caffemodel(weights, graph.name, *graph.weights);
     }
+    std::string embedded;
+    if (embed) {
+        if (!graph.weights && !cli.has("weights"))
+            throw UsageError("--embed-weights needs --weights W.caffemodel (or an ONNX model, which carries them)");
+        embedded = std::filesystem::absolute(graph.weights ? weights : cli.get("weights")).string();
+        std::vector<LayerBlobs> layers;
+        std::string error;
+        if (!read_caffemodel(embedded, &layers, &error)) throw CompileError(error);
+    }
+    const BuiltNetwork built =
+        build_network(graph, name, target, cli.get("output-dir"), true, tuning.records, embedded);
+    report_tuning_notes(tuning, built.plan);
+    if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
     std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()
               << " distinct kernels, " << built.plan.arena_floats * 4 / 1024 << " KiB of activations, target "
               << target.halide_target << "\n"
               << "  " << built.header << "\n  " << built.library << "\n";
-    if (!weights.empty()) std::cout << "  " << weights << "  (the model's weights: pass it to " << name << "_create)\n";
+    if (!embedded.empty())
+        std::cout << "  weights from " << embedded << " embedded: " << name << "_create_embedded() loads them\n";
+    else if (!weights.empty())
+        std::cout << "  " << weights << "  (the model's weights: pass it to " << name << "_create)\n";
     return 0;
 }
 

@@ -33,6 +33,8 @@ const std::map<std::string, std::string> &usages() {
                                 "  -o, --output-dir DIR where the header and library go (a folder)\n"
                                 "  --name NAME          the C prefix (default: the net's name, else the file's)\n"
                                 "  --shared             also link DIR/libNAME.so\n"
+                                "  --embed-weights      link the weights into the library, for NAME_create_embedded()\n"
+                                "  --weights W          the .caffemodel to embed (an ONNX model carries its own)\n"
                                 "Network:\n") +
                         kShape + "Target:\n" + kTarget + kTuning},
         {"run", std::string("cortado run NET.prototxt [options]\n"
