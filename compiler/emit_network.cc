@@ -172,18 +172,17 @@ std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weigh
         // between two hidden symbols; a path it cannot quote plainly is refused.
         if (embedded_weights.find_first_of("\"\\\n") != std::string::npos)
             throw CompileError("cannot embed weights from a path holding quotes, backslashes or newlines: " +
-                                        embedded_weights);
+                               embedded_weights);
         const std::string begin = "cortado_" + n + "_weights", end = begin + "_end";
         c << "\n__asm__(\".section .rodata\\n.balign 64\\n.globl " << begin << "\\n.hidden " << begin << "\\n"
-          << begin << ":\\n.incbin \\\"" << embedded_weights << "\\\"\\n.globl " << end << "\\n.hidden " << end
-          << "\\n" << end << ":\\n.previous\\n\");\n"
+          << begin << ":\\n.incbin \\\"" << embedded_weights << "\\\"\\n.globl " << end << "\\n.hidden " << end << "\\n"
+          << end << ":\\n.previous\\n\");\n"
           << "extern \"C\" const uint8_t " << begin << "[], " << end << "[];\n"
           << n << "_context *" << n << "_create_embedded(void) {\n    return reinterpret_cast<" << n
-          << "_context *>(\n        network_create_embedded(&kNetwork, " << begin << ", size_t(" << end << " - " << begin
-          << ")));\n}\n\n";
+          << "_context *>(\n        network_create_embedded(&kNetwork, " << begin << ", size_t(" << end << " - "
+          << begin << ")));\n}\n\n";
     }
-    c
-      << "void " << n << "_destroy(" << n << "_context *ctx) { network_destroy(network(ctx)); }\n"
+    c << "void " << n << "_destroy(" << n << "_context *ctx) { network_destroy(network(ctx)); }\n"
       << "int " << n << "_forward(" << n << "_context *ctx, const float *input, float *output) {\n"
       << "    return network_forward(network(ctx), input, output);\n}\n"
       << "const char *" << n << "_last_error(void) { return last_error(); }\n"

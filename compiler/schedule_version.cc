@@ -62,13 +62,15 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         r["gemm gpu_gemm"] = gpu_gemm;
         r["gemm gpu_skinny_gemm"] = gpu_gemm;
         // Memory-bound ops: one schedule header per family.
-        const std::vector<std::pair<std::string, std::string>> plain = {
-            {"pooling", "pooling.h"},           {"pad", "pad.h"},
-            {"lrn", "lrn.h"},
-            {"softmax", "softmax.h"},           {"concat", "concat.h"},
-            {"relu", "elementwise.h"},          {"activation", "elementwise.h"},
-            {"eltwise", "elementwise.h"},
-            {"channel_affine", "elementwise.h"}};
+        const std::vector<std::pair<std::string, std::string>> plain = {{"pooling", "pooling.h"},
+                                                                        {"pad", "pad.h"},
+                                                                        {"lrn", "lrn.h"},
+                                                                        {"softmax", "softmax.h"},
+                                                                        {"concat", "concat.h"},
+                                                                        {"relu", "elementwise.h"},
+                                                                        {"activation", "elementwise.h"},
+                                                                        {"eltwise", "elementwise.h"},
+                                                                        {"channel_affine", "elementwise.h"}};
         for (const auto &[op, file] : plain) {
             r[op + " cpu_direct"] = {"schedules/cpu/" + file};
             r[op + " gpu_direct"] = {"schedules/gpu/" + file};

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "compiler/install_layout.h"
+#include "compiler/json_text.h"
 #include "compiler/kernel_builder.h"
 #include "compiler/schedule_version.h"
 #include "frontend/compile_error.h"
@@ -172,7 +173,7 @@ std::string tuning_record_json(const TuningRecord &r) {
                                      {"schedule_version", &r.schedule_version},
                                      {"date", &r.date}})
         if (!value->empty()) json[key] = *value;
-    return json.dump();
+    return json_text(json, -1);
 }
 
 TuningDbFile read_tuning_records(const std::string &path, bool must_exist) {

@@ -171,9 +171,14 @@ class OnnxImporter {
         values_[input.name()] = id;
     }
 
-    // The shape of a value made so far: shape inference over the layers imported up to here.
+    // The shape of a value made so far: shape inference over the layers imported since the last
+    // call (the input's shape is checked once, on the first).
     const Shape &shape_of(int value) {
-        if (graph_.values[value].shape.empty()) infer_shapes(graph_);
+        if (graph_.values[value].shape.empty()) {
+            if (inferred_layers_ == 0) infer_shapes(graph_);
+            else infer_shapes(graph_, inferred_layers_);
+            inferred_layers_ = graph_.layers.size();
+        }
         return graph_.values[value].shape;
     }
 
@@ -437,9 +442,10 @@ class OnnxImporter {
         } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
             add_arithmetic(node, out);
         } else if (op == "Sigmoid" || op == "Tanh") {
-            add_layer(node, op == "Sigmoid" ? "Sigmoid" : "TanH", {data_input(node, 0)},
-                      ActivationParams{op == "Sigmoid" ? ops::ActivationFunction::Sigmoid : ops::ActivationFunction::Tanh},
-                      out);
+            add_layer(
+                node, op == "Sigmoid" ? "Sigmoid" : "TanH", {data_input(node, 0)},
+                ActivationParams{op == "Sigmoid" ? ops::ActivationFunction::Sigmoid : ops::ActivationFunction::Tanh},
+                out);
         } else if (op == "Clip") {
             add_clip(node, out);
         } else if (op == "Pad") {
@@ -510,8 +516,9 @@ class OnnxImporter {
         if (!c0 && !c1) {
             const int a = data_input(node, 0), b = data_input(node, 1);
             if (shape_of(a) != shape_of(b))
-                fail(node, "inputs of shapes " + shape_to_string(shape_of(a)) + " and " + shape_to_string(shape_of(b)) +
-                               ": two computed inputs must have one shape (broadcasting between them is not supported)");
+                fail(node,
+                     "inputs of shapes " + shape_to_string(shape_of(a)) + " and " + shape_to_string(shape_of(b)) +
+                         ": two computed inputs must have one shape (broadcasting between them is not supported)");
             EltwiseParams p;
             if (op == "Sub") p.coeff = {1.0f, -1.0f};
             p.operation = op == "Mul"   ? ops::EltwiseOperation::Product
@@ -527,9 +534,9 @@ class OnnxImporter {
         const int x = data_input(node, constant_first ? 1 : 0);
         const Shape shape = shape_of(x);
         const auto refuse = [&] {
-            fail(node, "a constant of shape " + shape_to_string(c.dims) + " against data of shape " +
-                           shape_to_string(shape) +
-                           ": only a scalar, or values along contiguous axes of the data with 1 elsewhere, are supported");
+            fail(node,
+                 "a constant of shape " + shape_to_string(c.dims) + " against data of shape " + shape_to_string(shape) +
+                     ": only a scalar, or values along contiguous axes of the data with 1 elsewhere, are supported");
         };
         if (c.dims.size() > shape.size()) refuse();
         const size_t offset = shape.size() - c.dims.size();
@@ -579,7 +586,8 @@ class OnnxImporter {
             for (int input : {1, 2}) {
                 if (node.input_size() <= input || node.input(input).empty()) continue;
                 const Tensor &bound = required_constant(node, input, input == 1 ? "min" : "max");
-                if (bound.floats.size() != 1) fail(node, std::string(input == 1 ? "min" : "max") + " must be a float scalar");
+                if (bound.floats.size() != 1)
+                    fail(node, std::string(input == 1 ? "min" : "max") + " must be a float scalar");
                 (input == 1 ? p.min : p.max) = bound.floats[0];
             }
         }
@@ -607,8 +615,8 @@ class OnnxImporter {
         }
         const int input = data_input(node, 0);
         if (shape_of(input).size() != 4 || pads.size() != 8)
-            fail(node, "only a 4-D input with 8 pads is supported (got rank " +
-                           std::to_string(shape_of(input).size()) + ", " + std::to_string(pads.size()) + " pads)");
+            fail(node, "only a 4-D input with 8 pads is supported (got rank " + std::to_string(shape_of(input).size()) +
+                           ", " + std::to_string(pads.size()) + " pads)");
         if (pads[0] || pads[1] || pads[4] || pads[5])
             fail(node, "only the spatial axes (2 and 3) may be padded, not the batch or the channels");
         PadParams p;
@@ -654,7 +662,8 @@ class OnnxImporter {
     std::vector<LayerWeights> weights_;
     mutable std::map<std::string, std::string> external_files_;  // path -> bytes
     std::set<std::string> graph_outputs_;
-    int64_t model_batch_ = 0;  // the model's own fixed batch, when it has one
+    int64_t model_batch_ = 0;     // the model's own fixed batch, when it has one
+    size_t inferred_layers_ = 0;  // graph_.layers[0, this) have their output shapes
 };
 
 }  // namespace

@@ -52,7 +52,7 @@ struct PoolingParams {
     enum class Method { Max, Average } method = Method::Max;
     int kernel_h = 0, kernel_w = 0;
     int stride_h = 1, stride_w = 1;
-    int pad_h = 0, pad_w = 0;  // the top and left pads; Caffe's pads are symmetric
+    int pad_h = 0, pad_w = 0;             // the top and left pads; Caffe's pads are symmetric
     int pad_bottom = -1, pad_right = -1;  // -1: as pad_h and pad_w (ONNX's pads may differ)
     bool global_pooling = false;
     bool round_up = true;  // Caffe's default CEIL rounding of the output size
@@ -128,9 +128,9 @@ struct ScaleParams {
     Filler filler, bias_filler;
 };
 
-using LayerParams = std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams,
-                                 PadParams, LRNParams, InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams,
-                                 DropoutParams, SplitParams, FlattenParams, ReshapeParams, BatchNormParams,
-                                 ScaleParams>;
+using LayerParams =
+    std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams, PadParams, LRNParams,
+                 InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams, SplitParams,
+                 FlattenParams, ReshapeParams, BatchNormParams, ScaleParams>;
 
 }  // namespace cortado

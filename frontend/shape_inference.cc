@@ -244,7 +244,12 @@ void infer_shapes(Graph &graph) {
             count *= d;
         }
     }
-    for (Layer &layer : graph.layers) std::visit(ShapeInference(graph, layer), layer.params);
+    infer_shapes(graph, 0);
+}
+
+void infer_shapes(Graph &graph, size_t first_layer) {
+    for (size_t i = first_layer; i < graph.layers.size(); i++)
+        std::visit(ShapeInference(graph, graph.layers[i]), graph.layers[i].params);
 }
 
 }  // namespace cortado

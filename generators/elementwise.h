@@ -35,10 +35,9 @@ using ops::ActivationFunction;
 inline Halide::Expr activation(Halide::Expr v, ActivationFunction function, float lo, float hi) {
     using namespace Halide;
     switch (function) {
-        case ActivationFunction::Sigmoid:
-            return select(is_nan(v), v, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f))));
-        case ActivationFunction::Tanh: return tanh(v);
-        case ActivationFunction::Clip: break;
+    case ActivationFunction::Sigmoid: return select(is_nan(v), v, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f))));
+    case ActivationFunction::Tanh: return tanh(v);
+    case ActivationFunction::Clip: break;
     }
     Expr clipped = v;
     if (std::isfinite(lo)) clipped = max(clipped, lo);

@@ -16,8 +16,8 @@ struct Pad {
 
     Pad(Halide::Func input, const PadShape &s) {
         using namespace Halide;
-        Func bordered = BoundaryConditions::constant_exterior(input, s.value,
-                                                              {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
+        Func bordered = BoundaryConditions::constant_exterior(
+            input, s.value, {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
         output(x, y, c, n) = bordered(x - s.left, y - s.top, c, n);
     }
 };

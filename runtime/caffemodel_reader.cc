@@ -436,6 +436,11 @@ bool parse_caffemodel(const uint8_t *bytes, size_t size, std::vector<LayerBlobs>
 bool read_caffemodel(const std::string &path, std::vector<LayerBlobs> *layers, std::string *error) {
     std::string bytes;
     if (!read_file_bytes(path, &bytes, error)) return false;
+    // A NetParameter's field 1 is a string (tag 0x0a); 0x08 is how an ONNX ModelProto begins.
+    if (!bytes.empty() && bytes[0] == 0x08) {
+        *error = path + ": is an ONNX model, not a caffemodel (give it as the network: it carries its weights)";
+        return false;
+    }
     if (parse_named(path, reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), layers, error)) return true;
     // A binary caffemodel is mostly float bytes; text that fails to parse was never one.
     const size_t head = std::min<size_t>(bytes.size(), 4096);

@@ -20,7 +20,7 @@ bool read_file_bytes(const std::string &path, std::string *bytes, std::string *e
     }
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        *error = path + ": cannot open file";
+        *error = path + ": cannot open file (" + std::strerror(errno) + ")";
         return false;
     }
     // Read in chunks rather than trusting the reported size, which pipes do not have.

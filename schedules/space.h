@@ -106,10 +106,9 @@ using ops::SoftmaxShape;
 // Every op of a family. An op a family leaves without variants is an error at plan time.
 struct FamilySpace {
     std::string name;
-    std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<PadShape>, OpSpace<LRNShape>, OpSpace<InnerProductShape>,
-               OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>, OpSpace<ActivationShape>,
-               OpSpace<EltwiseShape>,
-               OpSpace<ChannelAffineShape>, OpSpace<GemmShape>>
+    std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<PadShape>, OpSpace<LRNShape>,
+               OpSpace<InnerProductShape>, OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>,
+               OpSpace<ActivationShape>, OpSpace<EltwiseShape>, OpSpace<ChannelAffineShape>, OpSpace<GemmShape>>
         ops;
 
     template <typename Shape>

@@ -129,6 +129,17 @@ TEST_F(Cli, EqualsOptionsAndShapesWrittenWithX) {
     EXPECT_NE(r.output.find("3x4x7x7"), std::string::npos) << r.output;
 }
 
+// Names need not be UTF-8 (protobuf's text format keeps any bytes): JSON output replaces the
+// invalid ones rather than failing.
+TEST_F(Cli, JsonReplacesBytesThatAreNotUtf8) {
+    const std::string net = write("bytes.prototxt",
+                                  "name: \"b\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 2 }\n"
+                                  "layer { name: \"r\\377\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n");
+    const Result r = cortado("info " + net + " --json");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("\"r\xEF\xBF\xBD\""), std::string::npos) << r.output;
+}
+
 // Files of the wrong kind are named as such, and compile's -o must be a folder.
 TEST_F(Cli, WrongKindsOfFilesAreNamed) {
     const std::string net = write("small.prototxt", kSmallNet);

@@ -145,8 +145,9 @@ TEST(Errors, BottomNoLayerProduces) {
 }
 
 TEST(Errors, ClipNeedsOrderedBounds) {
-    std::string e = error_of(std::string(kInput) +
-                             "layer { name: \"k\" type: \"Clip\" bottom: \"data\" top: \"k\" clip_param { min: 0 } }\n");
+    std::string e =
+        error_of(std::string(kInput) +
+                 "layer { name: \"k\" type: \"Clip\" bottom: \"data\" top: \"k\" clip_param { min: 0 } }\n");
     EXPECT_NE(e.find("layer 'k'"), std::string::npos) << e;
     EXPECT_NE(e.find("clip_param needs both min and max"), std::string::npos) << e;
     e = error_of(std::string(kInput) +

@@ -50,7 +50,7 @@ std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
-                                  "clip_attributes", "padding", "pooling_pads"}) {
+                                   "clip_attributes", "padding", "pooling_pads"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -91,7 +91,8 @@ TEST_F(Onnx, CompileWritesTheModelsWeightsBesideTheLibrary) {
 // NAME_create_embedded() matches onnxruntime with the caffemodel beside the library deleted.
 TEST_F(Onnx, EmbeddedWeightsTravelInTheLibrary) {
     const fs::path out = dir_ / "embedded";
-    const Result r = cortado("compile " + model("classifier") + " --name classifier --embed-weights -o " + out.string());
+    const Result r =
+        cortado("compile " + model("classifier") + " --name classifier --embed-weights -o " + out.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("classifier_create_embedded() loads them"), std::string::npos) << r.output;
     fs::remove(out / "classifier.caffemodel");
@@ -152,9 +153,11 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_open"), "input 'x' has dimensions the model leaves open; give --input-shape"},
         {model("bad_weights"), "initializer 'w' holds 280 bytes for 72 elements"},
         {model("bad_reflect"), "node 'y_node' (Pad, opset 13): mode reflect is not supported (constant only)"},
-        {model("bad_broadcast"), "node 'y_node' (Mul, opset 13): a constant of shape 2x1x3 against data of shape "
-                                 "1x2x3x3: only a scalar, or values along contiguous axes"},
-        {model("bad_reciprocal"), "node 'y_node' (Div, opset 13): a constant divided by computed data is not supported"},
+        {model("bad_broadcast"),
+         "node 'y_node' (Mul, opset 13): a constant of shape 2x1x3 against data of shape "
+         "1x2x3x3: only a scalar, or values along contiguous axes"},
+        {model("bad_reciprocal"),
+         "node 'y_node' (Div, opset 13): a constant divided by computed data is not supported"},
         {truncated.string(), "not a valid ONNX model"},
     };
     for (const auto &c : cases) {
@@ -168,6 +171,13 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
     EXPECT_NE(batched.output.find("PASS"), std::string::npos) << batched.output;
     const Result open = cortado("info " + model("bad_open") + " --input-shape 1x2x7x3");
     EXPECT_EQ(open.exit_code, 0) << open.output;
+    // An ONNX model given as a prototxt's weights is named as one.
+    const std::string net = file("relu.prototxt");
+    std::ofstream(net) << "name: \"r\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 2 dim: 3 dim: 3 }\n"
+                          "layer { name: \"r\" type: \"ReLU\" bottom: \"data\" top: \"r\" }\n";
+    const Result as_weights = cortado("run " + net + " --weights " + model("classifier"));
+    EXPECT_EQ(as_weights.exit_code, 1) << as_weights.output;
+    EXPECT_NE(as_weights.output.find("is an ONNX model, not a caffemodel"), std::string::npos) << as_weights.output;
 }
 
 }  // namespace

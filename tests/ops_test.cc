@@ -292,11 +292,10 @@ TEST(Gemm, InnerProductEdgeSizes) {
     // A blob of one value has a relative error only as good as its distance from 0: a sum that
     // cancels to near 0 loses every digit float rounding leaves. So single-value cases take a
     // constant bias far beyond the sum's range.
-    expect_matches_reference(
-        layer("f", "InnerProduct", "data", "f",
-              "inner_product_param { num_output: 1 weight_filler { type: \"xavier\" } "
-              "bias_filler { type: \"constant\" value: 5 } }"),
-        {1, 1}, "1 x 1 x 1 (|w x| <= 1.74, bias 5)");
+    expect_matches_reference(layer("f", "InnerProduct", "data", "f",
+                                   "inner_product_param { num_output: 1 weight_filler { type: \"xavier\" } "
+                                   "bias_filler { type: \"constant\" value: 5 } }"),
+                             {1, 1}, "1 x 1 x 1 (|w x| <= 1.74, bias 5)");
     expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("", 53)) + layer("r", "ReLU", "f", "f"),
                              {7, 300}, "7 rows, 53 outputs, K 300: three K blocks, the last short; fused ReLU");
     expect_matches_reference(layer("f", "InnerProduct", "data", "f", ip("transpose: true bias_term: false", 97)),
@@ -451,7 +450,8 @@ TEST(Eltwise, SumWithCoefficientsProductMax) {
 
 TEST(Activation, SigmoidTanhClip) {
     // Inputs scaled up so that sigmoid and tanh reach their flat tails, and clip both bounds.
-    const std::string spread = layer("s", "Scale", "data", "x", "scale_param { filler { type: \"constant\" value: 12 } }");
+    const std::string spread =
+        layer("s", "Scale", "data", "x", "scale_param { filler { type: \"constant\" value: 12 } }");
     expect_matches_reference(spread + layer("a", "Sigmoid", "x", "x"), {2, 3, 7, 5}, "sigmoid in place");
     expect_matches_reference(spread + layer("a", "TanH", "x", "a"), {1, 37}, "tanh, 37 values");
     expect_matches_reference(spread + layer("a", "Clip", "x", "a", "clip_param { min: -2.5 max: 6 }"), {3, 4, 9, 11},

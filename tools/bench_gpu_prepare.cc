@@ -5,6 +5,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "compiler/json_text.h"
 #include "compiler/network_builder.h"
 #include "compiler/target_features.h"
 #include "frontend/compile_error.h"
@@ -113,7 +114,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
     std::ofstream json(fs::path(dir) / (suite + ".json"));
     nlohmann::ordered_json manifest = bench_json_header(suite, target);
     manifest["cases"] = cases;
-    json << manifest.dump(1) << "\n";
+    json << json_text(manifest) << "\n";
     if (!json.flush()) throw CompileError(dir + "/" + suite + ".json: cannot write");
     std::cout << "cortado: " << count << " " << suite << " cases for " << target.halide_target << " in " << dir << "\n";
 }

@@ -9,6 +9,8 @@
 #include <sstream>
 #include <thread>
 
+#include "compiler/json_text.h"
+
 namespace cortado {
 namespace {
 
@@ -169,7 +171,7 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
         if (!r.unstable.empty()) row["unstable"] = r.unstable;
         json["rows"].push_back(row);
     }
-    std::ofstream(json_path) << json.dump(1) << "\n";
+    std::ofstream(json_path) << json_text(json) << "\n";
 }
 
 }  // namespace cortado

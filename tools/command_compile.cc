@@ -26,7 +26,8 @@ int command_compile(const std::vector<std::string> &args) {
     if (!cli.has("output-dir")) throw UsageError("compile needs -o DIR");
     const bool embed = cli.flags.count("embed-weights") > 0;
     if (cli.has("weights") && !embed)
-        throw UsageError("compile reads --weights only to embed them: add --embed-weights (or pass the file to NAME_create)");
+        throw UsageError(
+            "compile reads --weights only to embed them: add --embed-weights (or pass the file to NAME_create)");
     if (std::filesystem::exists(cli.get("output-dir")) && !std::filesystem::is_directory(cli.get("output-dir")))
         throw CompileError("-o " + cli.get("output-dir") + ": is a file; -o names the folder to write into");
     ImportOptions options;

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "compiler/json_text.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
@@ -245,7 +246,7 @@ int command_run(const std::vector<std::string> &args) {
                                             {"unstable", unstable},
                                             {"layers", layers_json}};
         std::ofstream file(cli.get("json"));
-        file << record.dump(1) << "\n";
+        file << json_text(record) << "\n";
         if (!file.flush()) throw CompileError(cli.get("json") + ": cannot write");
     }
 

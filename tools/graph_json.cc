@@ -2,6 +2,7 @@
 
 #include <variant>
 
+#include "compiler/json_text.h"
 #include "frontend/layer_cost.h"
 
 namespace cortado {
@@ -42,9 +43,7 @@ struct ParamsJson {
                {"round_up", p.round_up},
                {"count_padding", p.count_padding}};
     }
-    void operator()(const PadParams &p) {
-        out = {{"pads", {p.top, p.left, p.bottom, p.right}}, {"value", p.value}};
-    }
+    void operator()(const PadParams &p) { out = {{"pads", {p.top, p.left, p.bottom, p.right}}, {"value", p.value}}; }
     void operator()(const LRNParams &p) {
         out = {{"local_size", p.local_size},
                {"alpha", p.alpha},
@@ -115,6 +114,6 @@ Json graph_json(const Graph &graph) {
     return json;
 }
 
-std::string graph_json_text(const Graph &graph) { return graph_json(graph).dump(1) + "\n"; }
+std::string graph_json_text(const Graph &graph) { return json_text(graph_json(graph)) + "\n"; }
 
 }  // namespace cortado

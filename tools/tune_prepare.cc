@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/json_text.h"
 #include "compiler/schedule_version.h"
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
@@ -67,7 +68,7 @@ class Bundles {
             if (manifests_[b]["signatures"].empty()) continue;
             const fs::path path = fs::path(dir_) / ("bundle-" + std::to_string(b)) / "tune.json";
             std::ofstream out(path);
-            out << manifests_[b].dump(1) << "\n";
+            out << json_text(manifests_[b]) << "\n";
             if (!out.flush()) throw CompileError(path.string() + ": cannot write");
             written.push_back(path.parent_path().string());
         }

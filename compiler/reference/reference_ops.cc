@@ -131,11 +131,11 @@ Tensor activation(const Tensor &in, const ActivationParams &p) {
     Tensor out = in;
     for (double &x : out.data) {
         switch (p.function) {
-            case ops::ActivationFunction::Sigmoid: x = 1.0 / (1.0 + std::exp(-x)); break;
-            case ops::ActivationFunction::Tanh: x = std::tanh(x); break;
-            case ops::ActivationFunction::Clip:
-                if (!std::isnan(x)) x = std::min(std::max(x, double(p.min)), double(p.max));
-                break;
+        case ops::ActivationFunction::Sigmoid: x = 1.0 / (1.0 + std::exp(-x)); break;
+        case ops::ActivationFunction::Tanh: x = std::tanh(x); break;
+        case ops::ActivationFunction::Clip:
+            if (!std::isnan(x)) x = std::min(std::max(x, double(p.min)), double(p.max));
+            break;
         }
     }
     return out;

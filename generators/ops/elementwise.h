@@ -51,10 +51,10 @@ enum class EltwiseOperation { Sum, Product, Max, Quotient };
 
 inline std::string field_value(EltwiseOperation op) {
     switch (op) {
-        case EltwiseOperation::Sum: return "sum";
-        case EltwiseOperation::Product: return "product";
-        case EltwiseOperation::Max: return "max";
-        case EltwiseOperation::Quotient: break;
+    case EltwiseOperation::Sum: return "sum";
+    case EltwiseOperation::Product: return "product";
+    case EltwiseOperation::Max: return "max";
+    case EltwiseOperation::Quotient: break;
     }
     return "quotient";
 }
