@@ -358,6 +358,7 @@ class Planner {
     }
 
     void plan(const Layer &layer, const InnerProductParams &p) {
+        if (p.transpose_input) return plan_transposed_input(layer, p);
         const Shape &x = shape(layer.inputs[0]);
         const int axis = canonical_axis(p.axis, x.size(), layer.name);
         const int64_t rows = product(x, 0, axis), inputs = product(x, axis, x.size());
@@ -378,6 +379,23 @@ class Planner {
         }
         views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
         views.push_back(PlannedView{tensor_of(layer.outputs[0]), {p.num_output, int(rows)}});
+        add_step(layer, k, std::move(views));
+    }
+
+    // ONNX Gemm's transA: the GEMM op reads the K x M input transposed and the weights as they
+    // are stored (N x K, or K x N with `transpose`).
+    void plan_transposed_input(const Layer &layer, const InnerProductParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int depth = int(x[0]), rows = int(x[1]), n = p.num_output;
+        const int k = kernel(layer, ops::GemmShape{rows, n, depth, true, !p.transpose},
+                             ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
+        const int weights = add_blob(layer, 0, p.weight_filler);
+        std::vector<PlannedView> views;
+        views.push_back(PlannedView{tensor_of(layer.inputs[0]), {rows, depth}});
+        views.push_back(param_view(PlannedParam{Packing::Copy, weights, int64_t(depth) * n},
+                                   p.transpose ? std::vector<int>{n, depth} : std::vector<int>{depth, n}));
+        views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, n));
+        views.push_back(PlannedView{tensor_of(layer.outputs[0]), {n, rows}});
         add_step(layer, k, std::move(views));
     }
 

@@ -472,7 +472,7 @@ class OnnxImporter {
     // InnerProduct: Caffe's weights are N x K, or K x N with `transpose`.
     void add_gemm(const onnx::NodeProto &node, const std::string &out) {
         const bool gemm = node.op_type() == "Gemm";
-        if (gemm && int_attribute(node, "transA", 0) != 0) fail(node, "transA=1 is not supported");
+        const bool trans_a = gemm && int_attribute(node, "transA", 0) != 0;
         const bool trans_b = gemm && int_attribute(node, "transB", 0) != 0;
         const float alpha = gemm ? float_attribute(node, "alpha", 1.0f) : 1.0f;
         const float beta = gemm ? float_attribute(node, "beta", 1.0f) : 1.0f;
@@ -482,6 +482,7 @@ class OnnxImporter {
         p.num_output = checked(node, trans_b ? b.dims[0] : b.dims[1], "N", 1);
         p.axis = gemm ? 1 : -1;  // MatMul multiplies the last axis, whatever the rank
         p.transpose = !trans_b;
+        p.transpose_input = trans_a;
         std::vector<float> weights = b.floats;
         if (alpha != 1.0f)
             for (float &v : weights) v *= alpha;

@@ -81,6 +81,8 @@ struct InnerProductParams {
     bool bias_term = true;
     int axis = 1;
     bool transpose = false;  // weights stored K x N instead of N x K
+    // A 2-D input stored K x M, read transposed (ONNX Gemm's transA; no Caffe layer has it).
+    bool transpose_input = false;
     Filler weight_filler, bias_filler;
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;

@@ -99,11 +99,13 @@ class ShapeInference {
 
     void operator()(const InnerProductParams &p) const {
         const Shape &x = in(0);
+        if (p.transpose_input && x.size() != 2) fail("a transposed input must be 2-D, not " + shape_to_string(x));
         int a = axis(p.axis, x.size());
         Shape out(x.begin(), x.begin() + a);
+        if (p.transpose_input) out = {x[1]};
         out.push_back(p.num_output);
         set_out(0, out);
-        const int64_t k = product(x, a, x.size());
+        const int64_t k = p.transpose_input ? x[0] : product(x, a, x.size());
         layer_.weight_shapes = {p.transpose ? Shape{k, p.num_output} : Shape{p.num_output, k}};
         if (p.bias_term) layer_.weight_shapes.push_back({p.num_output});
     }

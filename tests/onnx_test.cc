@@ -50,7 +50,8 @@ std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
-                                   "clip_attributes", "padding", "pooling_pads"}) {
+                                   "clip_attributes", "padding", "pooling_pads",
+                                  "transposed_gemm"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +

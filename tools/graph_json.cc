@@ -52,7 +52,11 @@ struct ParamsJson {
                {"norm_region", p.region == LRNParams::Region::AcrossChannels ? "ACROSS_CHANNELS" : "WITHIN_CHANNEL"}};
     }
     void operator()(const InnerProductParams &p) {
-        out = {{"num_output", p.num_output}, {"bias_term", p.bias_term}, {"axis", p.axis}, {"transpose", p.transpose}};
+        out = {{"num_output", p.num_output},
+               {"bias_term", p.bias_term},
+               {"axis", p.axis},
+               {"transpose", p.transpose},
+               {"transpose_input", p.transpose_input}};
         relu(p.fused_relu, p.relu_negative_slope);
     }
     void operator()(const SoftmaxParams &p) { out = {{"axis", p.axis}}; }

@@ -258,7 +258,11 @@ Tensor lrn(const Tensor &in, const LRNParams &p) {
 Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor &weights, const Tensor *bias) {
     require_consistent(in, "input");
     const size_t axis = canonical_axis(p.axis, in.shape.size());
-    const int64_t M = count(in.shape, 0, axis), K = count(in.shape, axis, in.shape.size());
+    int64_t M = count(in.shape, 0, axis), K = count(in.shape, axis, in.shape.size());
+    if (p.transpose_input) {
+        require(in.shape.size() == 2 && axis == 1, "inner_product: a transposed input must be 2-D, axis 1");
+        std::swap(M, K);
+    }
     const int64_t N = p.num_output;
     require(N > 0, "inner_product: num_output must be positive");
     require_size(weights, N * K, "inner_product weights");
@@ -268,6 +272,7 @@ Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor
     }
 
     Shape out_shape(in.shape.begin(), in.shape.begin() + static_cast<std::ptrdiff_t>(axis));
+    if (p.transpose_input) out_shape = {M};
     out_shape.push_back(N);
     Tensor out = zeros(out_shape);
     for (int64_t m = 0; m < M; ++m) {
@@ -275,7 +280,7 @@ Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor
             double sum = p.bias_term ? bias->data[n] : 0.0;
             for (int64_t k = 0; k < K; ++k) {
                 const double w = p.transpose ? weights.data[k * N + n] : weights.data[n * K + k];
-                sum += in.data[m * K + k] * w;
+                sum += (p.transpose_input ? in.data[k * M + m] : in.data[m * K + k]) * w;
             }
             if (p.fused_relu) sum = apply_relu(sum, p.relu_negative_slope);
             out.data[m * N + n] = sum;

@@ -173,6 +173,17 @@ def padding(rng):
     return m.build([1, 3, 8, 7], y, [1, 5, 6, 6], 13), (1, 3, 8, 7)
 
 
+def transposed_gemm(rng):
+    """Opset 13: Gemm with transA (the input read transposed), with and without transB, a fused
+    Relu, alpha and beta."""
+    m = Model(rng)
+    x = m.node("Gemm", ["x", m.weight("b1", (6, 7)), m.weight("c1", (7,))], "g1", transA=1)
+    x = m.node("Relu", [x], "r1")
+    y = m.node("Gemm", [x, m.weight("b2", (4, 5)), m.weight("c2", (1, 4))], "y", transA=1, transB=1, alpha=0.5,
+               beta=2.0)
+    return m.build([6, 5], y, [7, 4], 13), (6, 5)
+
+
 def pooling_pads(rng):
     """Opset 11: pooling with asymmetric pads (given, and from an uneven auto_pad),
     count_include_pad 0 and 1, and ceil_mode where the last window would start in the padding."""
@@ -229,7 +240,7 @@ def main(out_dir, seed):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(seed)
     for make in (classifier, normalised, branches, same_padding, reshapes, arithmetic, clip_attributes,
-                 padding, pooling_pads):
+                 padding, pooling_pads, transposed_gemm):
         model, input_shape = make(rng)
         onnx.checker.check_model(model)
         name = make.__name__
