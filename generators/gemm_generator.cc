@@ -5,6 +5,7 @@
 #include "generators/gemm.h"
 #include "generators/variant_schedules.h"
 #include "schedules/cpu/gemm.h"
+#include "schedules/gpu/gemm.h"
 
 namespace cortado {
 
@@ -14,6 +15,14 @@ const VariantSchedules<Gemm, ops::GemmOp> gemm_schedules = {
     {"cpu_gemm",
      [](Gemm &g, const ops::GemmOp &op, const Halide::Target &t) {
          schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
+     }},
+    {"gpu_gemm",
+     [](Gemm &g, const ops::GemmOp &op, const Halide::Target &) {
+         schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
+     }},
+    {"gpu_skinny_gemm",
+     [](Gemm &g, const ops::GemmOp &op, const Halide::Target &) {
+         schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
      }},
 };
 

@@ -62,6 +62,34 @@ inline OpSpace<InnerProductShape> inner_product_space(VariantSpec<InnerProductSh
     return space;
 }
 
+// The GEMM op (a network's transposed-input Gemm, `cortado bench sgemm`): a and b as stored,
+// read through their transposes.
+inline OpSpace<GemmShape> gemm_space() {
+    OpSpace<GemmShape> space;
+    const auto dims = [](const GemmShape &s) { return ops::gemm_dims(s); };
+    for (bool skinny : {false, true}) {
+        VariantSpec<GemmShape> v = gemm_variant<GemmShape>(skinny ? "gpu_skinny_gemm" : "gpu_gemm", skinny,
+                                                           ops::WeightPacking::CaffeOrder, true, dims);
+        // A transposed a is stored with its rows innermost, the layout pack_a makes; read in
+        // place along k it would need vectors of the rows' width, which OpenCL C lacks.
+        const auto complete = v.complete;
+        v.complete = [complete](const GemmShape &s, const TargetInfo &t, Knobs &k) {
+            if (s.trans_a && !k.has("pack_a")) k.set("pack_a", 1);
+            complete(s, t, k);
+        };
+        const auto violated = v.violated;
+        v.violated = [violated](const GemmShape &s, const TargetInfo &t, const Knobs &k) -> std::string {
+            if (s.trans_a && k.get("pack_a") == 0) return "a transposed a needs pack_a=1";
+            return violated(s, t, k);
+        };
+        space.variants.push_back(std::move(v));
+    }
+    space.default_variant = [](const GemmShape &s, const TargetInfo &) {
+        return std::string(skinny_by_default(ops::gemm_dims(s)) ? "gpu_skinny_gemm" : "gpu_gemm");
+    };
+    return space;
+}
+
 // Convolution: fully-connected layers in either form (the image is a row of a, the weights
 // packed column panels), 1x1 stride-1 layers as a square GEMM per image, pixels along the
 // columns (the weights are a, in row panels) or, on small maps, output channels (the weights

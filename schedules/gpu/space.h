@@ -161,6 +161,7 @@ inline FamilySpace space() {
     f.op<PadShape>() = single_variant(plain_variant<PadShape>("gpu_direct"));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("gpu_direct"));
     f.op<InnerProductShape>() = inner_product_space(inner_product_block_partials());
+    f.op<GemmShape>() = gemm_space();
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("gpu_direct"));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("gpu_direct"));
