@@ -1,5 +1,6 @@
 #include "compiler/emit_network.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <sstream>
@@ -170,8 +171,11 @@ std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weigh
     if (!embedded_weights.empty()) {
         // The assembler copies the file's bytes into read-only data at build time (.incbin),
         // between two hidden symbols; a path it cannot quote plainly is refused.
-        if (embedded_weights.find_first_of("\"\\\n") != std::string::npos)
-            throw CompileError("cannot embed weights from a path holding quotes, backslashes or newlines: " +
+        const bool plain = std::none_of(embedded_weights.begin(), embedded_weights.end(), [](unsigned char ch) {
+            return ch < 0x20 || ch == 0x7f || ch == '"' || ch == '\\';
+        });
+        if (!plain)
+            throw CompileError("cannot embed weights from a path holding quotes, backslashes or control characters: " +
                                embedded_weights);
         const std::string begin = "cortado_" + n + "_weights", end = begin + "_end";
         c << "\n__asm__(\".section .rodata\\n.balign 64\\n.globl " << begin << "\\n.hidden " << begin << "\\n"

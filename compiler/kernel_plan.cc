@@ -332,9 +332,13 @@ class Planner {
         shape.batch = int(x[0]), shape.channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
         shape.out_h = int(y[2]), shape.out_w = int(y[3]), shape.kernel_h = int(kh), shape.kernel_w = int(kw);
         shape.stride_h = p.stride_h, shape.stride_w = p.stride_w, shape.pad_h = p.pad_h, shape.pad_w = p.pad_w;
-        shape.pad_bottom = p.bottom_pad(), shape.pad_right = p.right_pad();
         shape.average = p.method == PoolingParams::Method::Average;
-        shape.count_padding = p.count_padding;
+        // Only AVE's divisor reads these; MAX leaves them at their defaults, so that equal MAX
+        // layers from either frontend share one kernel.
+        if (shape.average) {
+            shape.pad_bottom = p.bottom_pad(), shape.pad_right = p.right_pad();
+            shape.count_padding = p.count_padding;
+        }
         const int k = kernel(layer, shape);
         add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
     }

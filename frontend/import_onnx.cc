@@ -1,6 +1,7 @@
 #include "frontend/import_onnx.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <limits>
@@ -374,6 +375,7 @@ class OnnxImporter {
             if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the Indices output is not supported");
             p.round_up = int_attribute(node, "ceil_mode", 0) != 0;
             p.count_padding = int_attribute(node, "count_include_pad", 0) != 0;
+            p.last_window_rule_always = true;
             add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
         } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
             PoolingParams p;
@@ -562,7 +564,11 @@ class OnnxImporter {
         std::vector<float> scale(n, 1.0f), bias;
         if (op == "Mul") scale = values;
         if (op == "Div")
-            for (size_t i = 0; i < n; i++) scale[i] = 1.0f / values[i];
+            for (size_t i = 0; i < n; i++) {
+                scale[i] = 1.0f / values[i];
+                if (scale[i] != 0.0f && std::fabs(scale[i]) < std::numeric_limits<float>::min())
+                    fail(node, "a divisor of magnitude above 2^126 (its reciprocal is subnormal) is not supported");
+            }
         if (op == "Add" || op == "Sub") {
             bias = values;
             if (op == "Sub" && !constant_first)

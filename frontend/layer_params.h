@@ -59,6 +59,9 @@ struct PoolingParams {
     // AVE's divisor: the window clipped to the padded input (Caffe; ONNX's count_include_pad=1),
     // or, when false, the cells of the window inside the input (count_include_pad=0).
     bool count_padding = true;
+    // The output-size rule that the last window must start inside the input or its leading pad:
+    // ONNX (onnxruntime, PyTorch) applies it always, Caffe only when a pad is set.
+    bool last_window_rule_always = false;
 
     int bottom_pad() const { return pad_bottom < 0 ? pad_h : pad_bottom; }
     int right_pad() const { return pad_right < 0 ? pad_w : pad_right; }

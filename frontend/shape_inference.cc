@@ -83,8 +83,9 @@ class ShapeInference {
         auto extent = [&](int64_t size, int64_t k, int64_t pad, int64_t far_pad, int64_t stride) {
             int64_t span = size + pad + far_pad - k;
             int64_t out = (p.round_up ? (span + stride - 1) / stride : span / stride) + 1;
-            // Caffe: the last window must start inside the image (not in the padding).
-            if (pad > 0 && (out - 1) * stride >= size + pad) out--;
+            // The last window must start inside the image (not in the far padding).
+            const bool rule = p.last_window_rule_always || p.pad_h > 0 || p.pad_w > 0;
+            if (rule && (out - 1) * stride >= size + pad) out--;
             return out;
         };
         set_out(0, {x[0], x[1], extent(x[2], kh, p.pad_h, p.bottom_pad(), p.stride_h),

@@ -1,5 +1,5 @@
 // The element-wise ops over flat views: ReLU (with negative slope), the other activations, Eltwise (SUM with
-// coefficients, PROD, MAX) and the per-channel affine map that BatchNorm and Scale become once
+// coefficients, PROD, MAX, QUOTIENT) and the per-channel affine map that BatchNorm and Scale become once
 // their blobs are folded into a scale and a shift at create time.
 #pragma once
 

@@ -18,9 +18,10 @@ bool read_file_bytes(const std::string &path, std::string *bytes, std::string *e
         *error = path + ": is a directory, not a file";
         return false;
     }
+    errno = 0;
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-        *error = path + ": cannot open file (" + std::strerror(errno) + ")";
+        *error = path + ": cannot open file" + (errno ? std::string(" (") + std::strerror(errno) + ")" : "");
         return false;
     }
     // Read in chunks rather than trusting the reported size, which pipes do not have.

@@ -50,8 +50,7 @@ std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
-                                   "clip_attributes", "padding", "pooling_pads",
-                                  "transposed_gemm"}) {
+                                   "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -96,7 +95,7 @@ TEST_F(Onnx, EmbeddedWeightsTravelInTheLibrary) {
         cortado("compile " + model("classifier") + " --name classifier --embed-weights -o " + out.string());
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("classifier_create_embedded() loads them"), std::string::npos) << r.output;
-    fs::remove(out / "classifier.caffemodel");
+    fs::rename(out / "classifier.caffemodel", dir_ / "other.caffemodel");
     std::vector<int64_t> shape;
     const std::vector<float> input = npy(file("classifier.input.npy"), &shape);
     std::ofstream(out / "input.f32", std::ios::binary)
@@ -136,6 +135,15 @@ int main(int, char **argv) {
     const Result stray = cortado("compile " + model("classifier") + " --weights x.caffemodel --embed-weights -o " + o);
     EXPECT_EQ(stray.exit_code, 2) << stray.output;
     EXPECT_NE(stray.output.find("an ONNX model carries its weights"), std::string::npos) << stray.output;
+    // Weights of another network are refused when compiled in, naming the layer they lack.
+    const std::string net = file("conv.prototxt");
+    std::ofstream(net) << "name: \"c\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 2 dim: 5 dim: 5 }\n"
+                          "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" "
+                          "convolution_param { num_output: 2 kernel_size: 3 } }\n";
+    const Result foreign =
+        cortado("compile " + net + " --embed-weights --weights " + file("other.caffemodel") + " -o " + o);
+    EXPECT_EQ(foreign.exit_code, 1) << foreign.output;
+    EXPECT_NE(foreign.output.find("layer 'c' has no weights"), std::string::npos) << foreign.output;
 }
 
 TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {

@@ -3,11 +3,11 @@
 #include <iostream>
 
 #include "compiler/network_builder.h"
+#include "compiler/network_weights.h"
 #include "compiler/tuning_db.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/load_network.h"
-#include "runtime/caffemodel_reader.h"
 #include "tools/cli_args.h"
 #include "tools/commands.h"
 
@@ -50,9 +50,7 @@ int command_compile(const std::vector<std::string> &args) {
         if (!graph.weights && !cli.has("weights"))
             throw UsageError("--embed-weights needs --weights W.caffemodel (or an ONNX model, which carries them)");
         embedded = std::filesystem::absolute(graph.weights ? weights : cli.get("weights")).string();
-        std::vector<LayerBlobs> layers;
-        std::string error;
-        if (!read_caffemodel(embedded, &layers, &error)) throw CompileError(error);
+        read_weights(graph, embedded);  // every layer's blobs there, in its shapes, or an error naming it
     }
     const BuiltNetwork built =
         build_network(graph, name, target, cli.get("output-dir"), true, tuning.records, embedded);

@@ -200,6 +200,17 @@ def pooling_pads(rng):
     return m.build([2, 3, 9, 9], y, [2, 6, 3, 3], 11), (2, 3, 9, 9)
 
 
+def far_pads(rng):
+    """Opset 11: pads only at the far end with ceil_mode, where the rounded-up last window would
+    start in the padding: onnxruntime drops it (onnx's static shape inference keeps it, so the
+    declared output shape is onnxruntime's)."""
+    m = Model(rng)
+    x = m.node("AveragePool", ["x"], "average", kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1],
+               count_include_pad=0, ceil_mode=1)
+    y = m.node("MaxPool", [x], "y", kernel_shape=[2, 2], strides=[2, 2], pads=[0, 0, 1, 1], ceil_mode=1)
+    return m.build([2, 3, 8, 8], y, [2, 3, 2, 2], 11), (2, 3, 8, 8)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     17, two graph inputs, a dimension left open, an initializer of the wrong size, a Pad in reflect
@@ -240,7 +251,7 @@ def main(out_dir, seed):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(seed)
     for make in (classifier, normalised, branches, same_padding, reshapes, arithmetic, clip_attributes,
-                 padding, pooling_pads, transposed_gemm):
+                 padding, pooling_pads, far_pads, transposed_gemm):
         model, input_shape = make(rng)
         onnx.checker.check_model(model)
         name = make.__name__
