@@ -471,7 +471,8 @@ class OnnxImporter {
     }
 
     // Gemm (Y = alpha A B' + beta C, B transposed when transB) and MatMul by a constant B as an
-    // InnerProduct: Caffe's weights are N x K, or K x N with `transpose`.
+    // InnerProduct: Caffe's weights are N x K, or K x N with `transpose`. C that differs between
+    // rows (M x 1, M x N) is added by a Scale layer after the product.
     void add_gemm(const onnx::NodeProto &node, const std::string &out) {
         const bool gemm = node.op_type() == "Gemm";
         const bool trans_a = gemm && int_attribute(node, "transA", 0) != 0;
@@ -491,20 +492,29 @@ class OnnxImporter {
         std::vector<std::pair<Shape, std::vector<float>>> blobs{{b.dims, std::move(weights)}};
         const Tensor *c = gemm ? constant(node, 2) : nullptr;
         if (gemm && node.input_size() > 2 && !node.input(2).empty() && !c) fail(node, "C must be a constant");
-        p.bias_term = c != nullptr && beta != 0.0f;
+        const size_t n = size_t(p.num_output);
+        // C as a bias: a scalar, N values or 1 x N, the same for every row.
+        const bool row_bias = c && (c->dims.size() <= 1 || (c->dims.size() == 2 && c->dims[0] == 1)) &&
+                              (c->floats.size() == n || c->floats.size() == 1);
+        p.bias_term = row_bias && beta != 0.0f;
         if (p.bias_term) {
-            // C broadcasts over the rows: a scalar, N values, or 1 x N.
-            const size_t n = size_t(p.num_output);
-            const bool row = c->dims.size() <= 1 || (c->dims.size() == 2 && c->dims[0] == 1);
-            if (!row || (c->floats.size() != n && c->floats.size() != 1))
-                fail(node, "C must be a scalar, N values or 1 x N (a bias); other broadcasts are not supported");
             std::vector<float> bias(n, c->floats.size() == 1 ? c->floats[0] : 0.0f);
             if (c->floats.size() == n) bias = c->floats;
             for (float &v : bias) v *= beta;
             blobs.push_back({Shape{int64_t(n)}, std::move(bias)});
         }
-        add_layer(node, "InnerProduct", {data_input(node, 0)}, p, out);
+        const bool c_after = c && !row_bias && beta != 0.0f;  // M x 1 or M x N: added after the product
+        add_layer(node, "InnerProduct", {data_input(node, 0)}, p, c_after ? out + "/product" : out,
+                  c_after ? "/product" : "");
         add_weights(graph_.layers.back().name, std::move(blobs));
+        if (c_after) {
+            const int product = values_[out + "/product"];
+            const ConstantAxes axes = constant_axes(node, *c, shape_of(product));
+            const size_t count = size_t(element_count(axes.blob_shape));
+            std::vector<float> bias = axes.scalar ? std::vector<float>(count, c->floats.at(0)) : c->floats;
+            for (float &v : bias) v *= beta;
+            add_scale(node, product, axes, std::vector<float>(count, 1.0f), std::move(bias), out, "/add_c");
+        }
     }
 
     // Add, Sub, Mul and Div. Of two computed tensors of one shape: an Eltwise. Of a computed tensor
@@ -535,7 +545,35 @@ class OnnxImporter {
         if (c.floats.empty() && !c.integers.empty()) fail(node, "the constant must be float32");
         if (op == "Div" && constant_first) fail(node, "a constant divided by computed data is not supported");
         const int x = data_input(node, constant_first ? 1 : 0);
-        const Shape shape = shape_of(x);
+        const ConstantAxes axes = constant_axes(node, c, shape_of(x));
+        const size_t n = size_t(element_count(axes.blob_shape));
+        const std::vector<float> values = axes.scalar ? std::vector<float>(n, c.floats.at(0)) : c.floats;
+        std::vector<float> scale(n, 1.0f), bias;
+        if (op == "Mul") scale = values;
+        if (op == "Div")
+            for (size_t i = 0; i < n; i++) {
+                scale[i] = 1.0f / values[i];
+                if (scale[i] != 0.0f && std::fabs(scale[i]) < std::numeric_limits<float>::min())
+                    fail(node, "a divisor of magnitude above 2^126 (its reciprocal is subnormal) is not supported");
+            }
+        if (op == "Add" || op == "Sub") {
+            bias = values;
+            if (op == "Sub" && !constant_first)
+                for (float &v : bias) v = -v;
+            if (op == "Sub" && constant_first) scale.assign(n, -1.0f);
+        }
+        add_scale(node, x, axes, std::move(scale), std::move(bias), out);
+    }
+
+    // Where a constant varies against data of `shape`, aligned from the last axis as numpy aligns
+    // them: the contiguous axes [first, last] of the data, or a scalar (which then repeats along
+    // the channels, or along the only axis of 1-D data). Anything else is refused.
+    struct ConstantAxes {
+        int first = 0, last = 0;
+        bool scalar = false;
+        Shape blob_shape;  // shape[first..last]
+    };
+    ConstantAxes constant_axes(const onnx::NodeProto &node, const Tensor &c, const Shape &shape) const {
         const auto refuse = [&] {
             fail(node,
                  "a constant of shape " + shape_to_string(c.dims) + " against data of shape " + shape_to_string(shape) +
@@ -552,33 +590,25 @@ class OnnxImporter {
         }
         for (int a = first; first >= 0 && a <= last; a++)
             if (c.dims[size_t(a) - offset] != shape[size_t(a)]) refuse();
-        // A scalar becomes one value per channel (or per element of a 1-D input).
-        const bool scalar = first < 0;
-        if (scalar) first = last = shape.size() > 1 ? 1 : 0;
+        ConstantAxes axes;
+        axes.scalar = first < 0;
+        if (axes.scalar) first = last = shape.size() > 1 ? 1 : 0;
+        axes.first = first, axes.last = last;
+        axes.blob_shape = Shape(shape.begin() + first, shape.begin() + last + 1);
+        return axes;
+    }
+
+    // A Scale layer writing `out`: x * scale + bias (no bias when `bias` is empty), the blobs
+    // along `axes` of x.
+    void add_scale(const onnx::NodeProto &node, int x, const ConstantAxes &axes, std::vector<float> scale,
+                   std::vector<float> bias, const std::string &out, const std::string &suffix = "") {
         ScaleParams p;
-        p.axis = first;
-        p.num_axes = last - first + 1;
-        const Shape blob_shape(shape.begin() + first, shape.begin() + last + 1);
-        const size_t n = size_t(element_count(blob_shape));
-        const std::vector<float> values = scalar ? std::vector<float>(n, c.floats.at(0)) : c.floats;
-        std::vector<float> scale(n, 1.0f), bias;
-        if (op == "Mul") scale = values;
-        if (op == "Div")
-            for (size_t i = 0; i < n; i++) {
-                scale[i] = 1.0f / values[i];
-                if (scale[i] != 0.0f && std::fabs(scale[i]) < std::numeric_limits<float>::min())
-                    fail(node, "a divisor of magnitude above 2^126 (its reciprocal is subnormal) is not supported");
-            }
-        if (op == "Add" || op == "Sub") {
-            bias = values;
-            if (op == "Sub" && !constant_first)
-                for (float &v : bias) v = -v;
-            if (op == "Sub" && constant_first) scale.assign(n, -1.0f);
-        }
+        p.axis = axes.first;
+        p.num_axes = axes.last - axes.first + 1;
         p.bias_term = !bias.empty();
-        Layer &layer = add_layer(node, "Scale", {x}, p, out);
-        std::vector<std::pair<Shape, std::vector<float>>> blobs{{blob_shape, std::move(scale)}};
-        if (p.bias_term) blobs.push_back({blob_shape, std::move(bias)});
+        Layer &layer = add_layer(node, "Scale", {x}, p, out, suffix);
+        std::vector<std::pair<Shape, std::vector<float>>> blobs{{axes.blob_shape, std::move(scale)}};
+        if (p.bias_term) blobs.push_back({axes.blob_shape, std::move(bias)});
         add_weights(layer.name, std::move(blobs));
     }
 

@@ -175,13 +175,16 @@ def padding(rng):
 
 def transposed_gemm(rng):
     """Opset 13: Gemm with transA (the input read transposed), with and without transB, a fused
-    Relu, alpha and beta; 40 rows then 3, for the GPU GEMM's square and skinny forms."""
+    Relu, alpha and beta; 40 rows then 3, for the GPU GEMM's square and skinny forms; C of shape
+    M x 1 and M x N."""
     m = Model(rng)
     x = m.node("Gemm", ["x", m.weight("b1", (6, 3)), m.weight("c1", (3,))], "g1", transA=1)
     x = m.node("Relu", [x], "r1")
-    y = m.node("Gemm", [x, m.weight("b2", (4, 40)), m.weight("c2", (1, 4))], "y", transA=1, transB=1, alpha=0.5,
+    x = m.node("Gemm", [x, m.weight("b2", (4, 40)), m.weight("c2", (1, 4))], "g2", transA=1, transB=1, alpha=0.5,
                beta=2.0)
-    return m.build([6, 40], y, [3, 4], 13), (6, 40)
+    x = m.node("Gemm", [x, m.weight("b3", (4, 5)), m.weight("c3", (3, 1))], "g3", beta=0.5)
+    y = m.node("Gemm", [x, m.weight("b4", (5, 2)), m.weight("c4", (3, 2))], "y")
+    return m.build([6, 40], y, [3, 2], 13), (6, 40)
 
 
 def pooling_pads(rng):
