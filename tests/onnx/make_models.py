@@ -160,17 +160,20 @@ def clip_attributes(rng):
 
 def padding(rng):
     """Opset 13: Pad with pads and constant_value as inputs (and without the value), Conv with
-    asymmetric pads, and SAME_UPPER and SAME_LOWER that pad unevenly."""
+    asymmetric pads, a depthwise Conv with auto_pad VALID, and SAME_UPPER and SAME_LOWER that pad
+    unevenly."""
     m = Model(rng)
     pads = m.node("Constant", [], "pads", value=numpy_helper.from_array(np.array([0, 0, 1, 2, 0, 0, 0, 1], np.int64)))
     x = m.node("Pad", ["x", pads, m.constant("fill", 0.5)], "padded")
     x = m.node("Conv", [x, m.weight("w1", (4, 3, 3, 3)), m.weight("b1", (4,))], "c1", pads=[0, 1, 1, 0])
+    x = m.node("Conv", [x, m.weight("depthwise", (4, 1, 3, 3)), m.weight("bd", (4,))], "dw", group=4,
+               auto_pad="VALID")
     x = m.node("Conv", [x, m.weight("w2", (4, 4, 2, 2))], "c2", auto_pad="SAME_UPPER")
     x = m.node("Conv", [x, m.weight("w3", (5, 4, 3, 3)), m.weight("b3", (5,))], "c3", auto_pad="SAME_LOWER",
                strides=[2, 2])
     more = m.node("Constant", [], "more", value=numpy_helper.from_array(np.array([0, 0, 0, 0, 0, 0, 2, 1], np.int64)))
     y = m.node("Pad", [x, more], "y")
-    return m.build([1, 3, 8, 7], y, [1, 5, 6, 6], 13), (1, 3, 8, 7)
+    return m.build([1, 3, 8, 7], y, [1, 5, 5, 5], 13), (1, 3, 8, 7)
 
 
 def transposed_gemm(rng):
