@@ -452,6 +452,9 @@ class OnnxImporter {
             add_clip(node, out);
         } else if (op == "Pad") {
             add_pad(node, out);
+        } else if (op == "Identity" && constant(node, 0)) {
+            // PyTorch's exporter names a shared initializer again through an Identity.
+            constants_[out] = *constant(node, 0);
         } else if (op == "Dropout" || op == "Identity") {
             if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the mask output is not supported");
             add_layer(node, "Dropout", {data_input(node, 0)}, DropoutParams{}, out);

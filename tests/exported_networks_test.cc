@@ -1,0 +1,78 @@
+// torchvision's AlexNet, ResNet-18, ResNet-50, SqueezeNet 1.1 and MobileNetV2, built from a seed
+// with random initialisation and exported to ONNX by PyTorch (tools/export_torchvision.py), run
+// through `cortado run` on the test target and compared with onnxruntime's outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+
+#include "tests/cli_process.h"
+#include "tests/network_harness.h"
+#include "tools/npy.h"
+
+namespace cortado::testing {
+namespace {
+namespace fs = std::filesystem;
+
+class Exported : public ::testing::TestWithParam<std::string> {
+  protected:
+    static void SetUpTestSuite() {
+        dir_ = fs::temp_directory_path() / ("cortado-exported-" + std::to_string(::getpid()));
+        const std::string log = dir_.string() + ".log";
+        const std::string names = "alexnet resnet18 resnet50 squeezenet1_1 mobilenet_v2";
+        const std::string export_models = std::string(CORTADO_SYSTEM_PYTHON) + " " + CORTADO_SOURCE_DIR +
+                                          "/tools/export_torchvision.py " + dir_.string() + " " +
+                                          std::to_string(test_seed()) + " " + names + " > " + log + " 2>&1";
+        const std::string peer = std::string(CORTADO_PYTHON) + " " + CORTADO_SOURCE_DIR +
+                                 "/tests/onnx/run_onnxruntime.py " + dir_.string() + " " + names + " >> " + log +
+                                 " 2>&1";
+        made_ = std::system(export_models.c_str()) == 0 && std::system(peer.c_str()) == 0;
+    }
+    static void TearDownTestSuite() {
+        fs::remove_all(dir_);
+        fs::remove(dir_.string() + ".log");
+    }
+    void SetUp() override {
+        ASSERT_TRUE(made_) << "exporting the networks or running onnxruntime failed (python3-torch and "
+                           << "python3-torchvision come from tools/bootstrap.sh); see " << dir_.string() << ".log";
+    }
+    static std::string file(const std::string &name) { return (dir_ / name).string(); }
+
+    static inline fs::path dir_;
+    static inline bool made_ = false;
+};
+
+std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
+    std::vector<float> data;
+    std::string error;
+    EXPECT_TRUE(read_npy(path, shape, &data, &error)) << error;
+    return data;
+}
+
+TEST_P(Exported, MatchesOnnxRuntime) {
+    const std::string name = GetParam();
+    SCOPED_TRACE(name + " on " + test_target());
+    const Result r = cortado("run " + file(name + ".onnx") + " --batch 1 --target " + test_target() + " --input " +
+                             file(name + ".input.npy") + " --output " + file(name + ".out.npy") + " --iterations 1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::vector<int64_t> ours_shape, theirs_shape;
+    const std::vector<float> ours = npy(file(name + ".out.npy"), &ours_shape);
+    const std::vector<float> theirs = npy(file(name + ".expected.npy"), &theirs_shape);
+    ASSERT_EQ(ours_shape, theirs_shape);
+    ASSERT_EQ(ours_shape, (std::vector<int64_t>{1, 1000}));
+    double difference = 0, norm = 0;
+    for (size_t i = 0; i < ours.size(); i++) {
+        difference += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
+        norm += double(theirs[i]) * theirs[i];
+    }
+    EXPECT_GT(norm, 0);
+    EXPECT_LE(std::sqrt(difference / norm), 1e-5) << "relative L2 error against onnxruntime";
+}
+
+INSTANTIATE_TEST_SUITE_P(Torchvision, Exported,
+                         ::testing::Values("alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2"),
+                         [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
+
+}  // namespace
+}  // namespace cortado::testing
