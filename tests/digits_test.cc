@@ -11,7 +11,7 @@
 
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
-#include "tools/npy.h"
+#include "tests/peer_outputs.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {
@@ -40,9 +40,7 @@ TEST(Digits, PredictionsAndAccuracyEqualTheTrainersThroughBothFrontends) {
         ASSERT_EQ(r.exit_code, 0) << r.output;
         EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
         std::vector<int64_t> shape;
-        std::vector<float> scores;
-        std::string error;
-        ASSERT_TRUE(read_npy(output, &shape, &scores, &error)) << error;
+        const std::vector<float> scores = npy_floats(output, &shape);
         ASSERT_EQ(shape, (std::vector<int64_t>{int64_t(count), 10}));
         size_t correct = 0, differing = 0;
         for (size_t i = 0; i < count; i++) {

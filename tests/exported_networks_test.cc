@@ -3,13 +3,12 @@
 // through `cortado run` on the test target and compared with onnxruntime's outputs.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
-#include "tools/npy.h"
+#include "tests/peer_outputs.h"
 
 namespace cortado::testing {
 namespace {
@@ -43,13 +42,6 @@ class Exported : public ::testing::TestWithParam<std::string> {
     static inline bool made_ = false;
 };
 
-std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
-    std::vector<float> data;
-    std::string error;
-    EXPECT_TRUE(read_npy(path, shape, &data, &error)) << error;
-    return data;
-}
-
 TEST_P(Exported, MatchesOnnxRuntime) {
     const std::string name = GetParam();
     SCOPED_TRACE(name + " on " + test_target());
@@ -57,17 +49,11 @@ TEST_P(Exported, MatchesOnnxRuntime) {
                              file(name + ".input.npy") + " --output " + file(name + ".out.npy") + " --iterations 1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::vector<int64_t> ours_shape, theirs_shape;
-    const std::vector<float> ours = npy(file(name + ".out.npy"), &ours_shape);
-    const std::vector<float> theirs = npy(file(name + ".expected.npy"), &theirs_shape);
+    const std::vector<float> ours = npy_floats(file(name + ".out.npy"), &ours_shape);
+    const std::vector<float> theirs = npy_floats(file(name + ".expected.npy"), &theirs_shape);
     ASSERT_EQ(ours_shape, theirs_shape);
     ASSERT_EQ(ours_shape, (std::vector<int64_t>{1, 1000}));
-    double difference = 0, norm = 0;
-    for (size_t i = 0; i < ours.size(); i++) {
-        difference += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
-        norm += double(theirs[i]) * theirs[i];
-    }
-    EXPECT_GT(norm, 0);
-    EXPECT_LE(std::sqrt(difference / norm), 1e-5) << "relative L2 error against onnxruntime";
+    EXPECT_LE(relative_l2(ours, theirs), 1e-5) << "relative L2 error against onnxruntime";
 }
 
 INSTANTIATE_TEST_SUITE_P(Torchvision, Exported,

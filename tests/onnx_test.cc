@@ -4,14 +4,13 @@
 // with a message naming the node.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
-#include "tools/npy.h"
+#include "tests/peer_outputs.h"
 
 namespace cortado::testing {
 namespace {
@@ -41,13 +40,6 @@ class Onnx : public ::testing::Test {
     static inline bool made_ = false;
 };
 
-std::vector<float> npy(const std::string &path, std::vector<int64_t> *shape) {
-    std::vector<float> data;
-    std::string error;
-    EXPECT_TRUE(read_npy(path, shape, &data, &error)) << error;
-    return data;
-}
-
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
                                    "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm"}) {
@@ -59,16 +51,10 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
         EXPECT_NE(r.output.find("weights: the model's initializers"), std::string::npos) << r.output;
         EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
         std::vector<int64_t> ours_shape, theirs_shape;
-        const std::vector<float> ours = npy(file(name + ".out.npy"), &ours_shape);
-        const std::vector<float> theirs = npy(file(name + ".expected.npy"), &theirs_shape);
+        const std::vector<float> ours = npy_floats(file(name + ".out.npy"), &ours_shape);
+        const std::vector<float> theirs = npy_floats(file(name + ".expected.npy"), &theirs_shape);
         ASSERT_EQ(ours_shape, theirs_shape);
-        double difference = 0, norm = 0;
-        for (size_t i = 0; i < ours.size(); i++) {
-            difference += (double(ours[i]) - theirs[i]) * (double(ours[i]) - theirs[i]);
-            norm += double(theirs[i]) * theirs[i];
-        }
-        EXPECT_GT(norm, 0);
-        EXPECT_LE(std::sqrt(difference / norm), 1e-5) << "relative L2 error against onnxruntime";
+        EXPECT_LE(relative_l2(ours, theirs), 1e-5) << "relative L2 error against onnxruntime";
     }
 }
 
@@ -97,7 +83,7 @@ TEST_F(Onnx, EmbeddedWeightsTravelInTheLibrary) {
     EXPECT_NE(r.output.find("classifier_create_embedded() loads them"), std::string::npos) << r.output;
     fs::rename(out / "classifier.caffemodel", dir_ / "other.caffemodel");
     std::vector<int64_t> shape;
-    const std::vector<float> input = npy(file("classifier.input.npy"), &shape);
+    const std::vector<float> input = npy_floats(file("classifier.input.npy"), &shape);
     std::ofstream(out / "input.f32", std::ios::binary)
         .write(reinterpret_cast<const char *>(input.data()), std::streamsize(input.size() * sizeof(float)));
     std::ofstream(out / "main.cc") << R"(#include <cstdio>
@@ -121,16 +107,11 @@ int main(int, char **argv) {
     ASSERT_EQ(std::system(build.c_str()), 0) << build;
     ASSERT_EQ(std::system((o + "/app " + o + "/input.f32 " + o + "/output.f32").c_str()), 0);
     std::ifstream result(out / "output.f32", std::ios::binary);
-    const std::vector<float> expected = npy(file("classifier.expected.npy"), &shape);
+    const std::vector<float> expected = npy_floats(file("classifier.expected.npy"), &shape);
     std::vector<float> ours(expected.size());
     result.read(reinterpret_cast<char *>(ours.data()), std::streamsize(ours.size() * sizeof(float)));
     ASSERT_TRUE(result) << "the program wrote too few floats";
-    double difference = 0, norm = 0;
-    for (size_t i = 0; i < ours.size(); i++) {
-        difference += (double(ours[i]) - expected[i]) * (double(ours[i]) - expected[i]);
-        norm += double(expected[i]) * expected[i];
-    }
-    EXPECT_LE(std::sqrt(difference / norm), 1e-5) << "relative L2 error against onnxruntime";
+    EXPECT_LE(relative_l2(ours, expected), 1e-5) << "relative L2 error against onnxruntime";
 
     const Result stray = cortado("compile " + model("classifier") + " --weights x.caffemodel --embed-weights -o " + o);
     EXPECT_EQ(stray.exit_code, 2) << stray.output;
