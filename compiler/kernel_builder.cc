@@ -75,6 +75,7 @@ std::string build_kernel(const KernelInstance &kernel) {
         Halide::Internal::ExecuteGeneratorArgs args;
         args.output_dir = dir;
         args.output_types = {Halide::OutputFileType::object};
+        if (std::getenv("CORTADO_DEBUG_STMT")) args.output_types.insert(Halide::OutputFileType::stmt);
         args.targets = {Halide::Target(kernel.target).with_feature(Halide::Target::NoRuntime)};
         args.generator_name = kernel.generator();
         args.function_name = name;

@@ -35,6 +35,7 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         r["conv2d test_wrong_without_bias"] = r["conv2d cpu_register_tile"];
         r["conv2d cpu_direct_channel_lanes"] = {"schedules/cpu/conv2d_channel_lanes.h",
                                                 "schedules/cpu/conv2d_channel_lanes_space.h"};
+        r["conv2d cpu_depthwise"] = {"schedules/cpu/conv2d_depthwise.h", "schedules/cpu/conv2d_depthwise_space.h"};
         for (const char *v : {"cpu_winograd_f2", "cpu_winograd_f4"})
             r[std::string("conv2d ") + v] = {"schedules/cpu/conv2d_winograd.h",
                                              "schedules/cpu/conv2d_winograd_space.h"};
@@ -45,6 +46,7 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
                                              "schedules/gpu/limits.h"};
         r["conv2d gpu_direct_channel_lanes"] = {"schedules/gpu/conv2d_channel_lanes.h",
                                                 "schedules/gpu/conv2d_channel_lanes_space.h"};
+        r["conv2d gpu_depthwise"] = {"schedules/gpu/conv2d_depthwise.h", "schedules/gpu/conv2d_depthwise_space.h"};
         for (const char *v : {"gpu_winograd_f2", "gpu_winograd_f4"})
             r[std::string("conv2d ") + v] = {"schedules/gpu/conv2d_winograd.h",
                                              "schedules/gpu/conv2d_winograd_space.h"};

@@ -7,6 +7,7 @@
 #include "generators/gemm.h"
 #include "generators/variant_schedules.h"
 #include "schedules/cpu/conv2d_channel_lanes.h"
+#include "schedules/cpu/conv2d_depthwise.h"
 #include "schedules/cpu/conv2d_register_tile.h"
 #include "schedules/cpu/conv2d_space.h"
 #include "schedules/cpu/conv2d_winograd.h"
@@ -14,6 +15,7 @@
 #include "schedules/gpu/conv2d.h"
 #include "schedules/gpu/conv2d_channel_lanes.h"
 #include "schedules/gpu/conv2d_channel_lanes_space.h"
+#include "schedules/gpu/conv2d_depthwise.h"
 #include "schedules/gpu/conv2d_winograd.h"
 #include "schedules/gpu/gemm.h"
 #include "schedules/hvx/conv2d.h"
@@ -28,9 +30,20 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
          schedules::cpu::schedule_conv2d_register_tile(a, op.shape, t, op.choice.knobs.get("channel_block"),
                                                        op.choice.knobs.get("vectors_x"));
      }},
+    {"cpu_depthwise",
+     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) {
+         const ops::Knobs &k = op.choice.knobs;
+         schedules::cpu::schedule_conv2d_depthwise(a, op.shape, t, k.get("vectors_x"), k.get("rows"),
+                                                   k.get("task_rows"), k.get("task_planes"));
+     }},
     {"gpu_register_tile",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
          schedules::gpu::schedule_conv2d_registers(a, op.shape, schedules::gpu::conv2d_knobs(op.choice.knobs));
+     }},
+    {"gpu_depthwise",
+     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
+         schedules::gpu::schedule_conv2d_depthwise(a, op.shape, op.choice.knobs.get("threads"),
+                                                   op.choice.knobs.get("rows"));
      }},
     {"gpu_staged",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {

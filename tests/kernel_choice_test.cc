@@ -127,7 +127,8 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
                 if constexpr (std::is_same_v<Shape, ops::Conv2dShape>)
                     shapes = {ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                               ops::Conv2dShape{2, 32, 6, 6, 64, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1},
-                              ops::Conv2dShape{1, 32, 14, 14, 16, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1}};
+                              ops::Conv2dShape{1, 32, 14, 14, 16, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1},
+                              ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 32}};
                 // The GPU and HVX families have no gemm op yet; no Caffe layer plans one.
                 if (space.variants.empty() && std::string(op) == "gemm" && (name == "gpu" || name == "hvx")) return;
                 ASSERT_FALSE(space.variants.empty()) << name << " " << op;
@@ -219,6 +220,17 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     EXPECT_EQ(choose(ops::Conv2dShape{1, 8, 32, 32, 32, 32, 32, 5, 5, 1, 1, 2, 2, 1, 1, 1}).variant,
               "cpu_direct_channel_lanes")
         << "a reduction of 200";
+    // Depthwise: small planes grouped into tasks, a large plane on few channels cut into strips.
+    const ops::Choice small_planes = choose(ops::Conv2dShape{20, 960, 7, 7, 960, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 960});
+    EXPECT_EQ(small_planes.variant, "cpu_depthwise");
+    EXPECT_GT(small_planes.knobs.get("task_planes"), 1);
+    EXPECT_GE(960 / small_planes.knobs.get("task_planes") * 20, 16);
+    const ops::Choice few_planes = choose(ops::Conv2dShape{1, 8, 112, 112, 8, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 8});
+    EXPECT_EQ(few_planes.variant, "cpu_depthwise");
+    EXPECT_GE(8 * ((112 + few_planes.knobs.get("task_rows") - 1) / few_planes.knobs.get("task_rows")), 16);
+    EXPECT_EQ(choose(ops::Conv2dShape{1, 8, 14, 14, 16, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 4}).variant,
+              "cpu_register_tile")
+        << "2 input channels per group: not depthwise";
     // Tasks: at least four where the product allows, whole tiles each.
     const ops::Choice square = choose(ops::GemmShape{256, 256, 256, false, false});
     const int rows = square.knobs.get("rows"), cols = square.knobs.get("cols");
@@ -297,6 +309,27 @@ TEST(GemmRules, GpuFormsFollowTheRowsAndTheSize) {
               std::string::npos);
     EXPECT_NE(refused({{"threads_x", 64}, {"threads_y", 32}}, 1024).find("a block of 2048 threads"), std::string::npos);
     EXPECT_EQ(refused({{"k_block", 25}, {"k_unroll", 1}}), "") << "a short last share is fine without staged loads";
+}
+
+// The GPU depthwise variant: the default for every depthwise layer; whole warps over a plane's
+// pixel columns, two rows a thread at stride 1, and a block that is no whole warp refused.
+TEST(DepthwiseRules, GpuDefaultsAndLimits) {
+    const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
+    const ops::Choice small = choose_on(h100, ops::Conv2dShape{20, 960, 7, 7, 960, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 960});
+    EXPECT_EQ(small.variant, "gpu_depthwise");
+    EXPECT_EQ(small.knobs.get("rows"), 2);
+    EXPECT_EQ(small.knobs.get("threads"), 32) << "7 columns x 4 row pairs fill one warp";
+    const ops::Choice strided =
+        choose_on(h100, ops::Conv2dShape{1, 96, 112, 112, 96, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 96});
+    EXPECT_EQ(strided.knobs.get("rows"), 1) << "stride-2 rows share no window row";
+    EXPECT_EQ(strided.knobs.get("threads"), 256);
+    try {
+        choose_on(h100, ops::Conv2dShape{1, 8, 9, 9, 8, 9, 9, 3, 3, 1, 1, 1, 1, 1, 1, 8}, {{"threads", 48}},
+                  "gpu_depthwise");
+        ADD_FAILURE() << "48 threads accepted";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("not a whole number of warps"), std::string::npos) << e.what();
+    }
 }
 
 // The GPU channel-lanes variant: the default for deep layers on narrow maps from batch 5 and for

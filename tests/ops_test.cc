@@ -169,6 +169,40 @@ TEST(Convolution, WinogradVariantsForced) {
     }
 }
 
+// Depthwise layers (one input channel per group), by the family's default and with its
+// depthwise variant's knobs forced small and odd: strides 1 and 2, maps narrower than a vector
+// and not a whole number of row tiles, no padding, two outputs per input channel, dilation,
+// batch 2, fused leaky ReLU, no bias; and MobileNetV2's 7x7 and 14x14 stride-2 shapes.
+TEST(Convolution, DepthwiseShapes) {
+    std::vector<std::string> forced = {""};
+    if (cpu_test_target()) {
+        forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=1,conv2d.rows=3,conv2d.task_rows=5");
+        forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=3,conv2d.rows=1,conv2d.task_planes=3");
+    }
+    if (gpu_test_target()) forced.push_back("conv2d.variant=gpu_depthwise,conv2d.threads=64,conv2d.rows=3");
+    for (const std::string &knobs : forced) {
+        const ScopedKnobs force(knobs.c_str());
+        const std::string what = knobs.empty() ? "default" : knobs;
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_size: 3 pad: 1 group: 6")) +
+                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                 {2, 6, 13, 19}, what + ": 3x3 stride 1, 13x19, batch 2, leaky ReLU");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 stride: 2 pad: 1 group: 5")),
+            {1, 5, 15, 22}, what + ": 3x3 stride 2, odd and even maps");
+        expect_matches_reference(layer("c", "Convolution", "data", "c",
+                                       conv_params(8, "kernel_size: 5 group: 4 dilation: 2 bias_term: false")),
+                                 {1, 4, 12, 11}, what + ": 5x5, 2 outputs per channel, dilation 2, no padding or bias");
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(3, "kernel_size: 3 pad: 1 group: 3")),
+                                 {1, 3, 3, 2}, what + ": a 3x2 map");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 3 pad: 1 group: 40")), {2, 40, 7, 7},
+            what + ": 40 channels of 7x7, batch 2");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 stride: 2 pad: 1 group: 24")),
+            {1, 24, 14, 14}, what + ": 14x14 to 7x7");
+    }
+}
+
 TEST(Convolution, RandomShapes) {
     std::mt19937 random(static_cast<uint32_t>(test_seed()));
     auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(random); };

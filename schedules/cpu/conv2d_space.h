@@ -6,6 +6,7 @@
 #include <string>
 
 #include "schedules/cpu/conv2d_channel_lanes_space.h"
+#include "schedules/cpu/conv2d_depthwise_space.h"
 #include "schedules/cpu/conv2d_winograd_space.h"
 #include "schedules/cpu/gemm_space.h"
 
@@ -34,8 +35,8 @@ inline bool test_variants_offered() {
 
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
-// the pixels b; on small maps the other way round, channels in the vector lanes); everything
-// else by the channel-lanes direct convolution, and by `direct` (output x in the lanes) where no
+// the pixels b; on small maps the other way round, channels in the vector lanes); depthwise
+// layers by a streaming schedule of their own; everything else by the channel-lanes direct convolution, and by `direct` (output x in the lanes) where no
 // whole vector of channels fits a group or the reduction is shallow.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
@@ -46,6 +47,7 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     }
     space.variants.push_back(std::move(direct));
     space.variants.push_back(conv2d_channel_lanes(registers));
+    space.variants.push_back(conv2d_depthwise());
     auto fc = gemm_variant<Conv2dShape>("cpu_gemm_fully_connected", ops::WeightPacking::ColumnPanels, false,
                                         ops::fully_connected_gemm_dims, registers);
     fc.unsupported = [](const Conv2dShape &s) {
@@ -69,6 +71,7 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     const std::string direct_name = space.variants[test_variants_offered() ? 1 : 0].name;
     space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &t) -> std::string {
         if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
+        if (ops::is_depthwise(s)) return kDepthwise;
         if (ops::is_pointwise(s))
             return s.out_h * s.out_w >= kPixelLanesMinPixels && s.out_channels >= kPixelLanesMinChannels
                        ? "cpu_gemm_1x1"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "schedules/gpu/conv2d_channel_lanes_space.h"
+#include "schedules/gpu/conv2d_depthwise_space.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/conv2d_winograd_space.h"
@@ -145,12 +146,13 @@ inline FamilySpace space() {
     FamilySpace f;
     f.name = "gpu";
     OpSpace<Conv2dShape> conv;
-    conv.variants = {conv2d_register_tile(), conv2d_staged(), conv2d_channel_lanes()};
+    conv.variants = {conv2d_register_tile(), conv2d_staged(), conv2d_channel_lanes(), conv2d_depthwise()};
     add_conv2d_gemm_variants(conv);
     conv.variants.push_back(conv2d_winograd(2));
     conv.variants.push_back(conv2d_winograd(4));
     // Staging lost on most of the H100 conv suite (Conv2dKnobs::stage_channels): never the default.
     conv.default_variant = [](const Conv2dShape &s, const TargetInfo &) {
+        if (ops::is_depthwise(s)) return std::string(kGpuDepthwise);
         const std::string gemm = conv2d_gemm_default(s);
         if (!gemm.empty()) return gemm;
         if (winograd_by_default(s)) return std::string("gpu_winograd_f2");

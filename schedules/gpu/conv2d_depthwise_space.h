@@ -1,0 +1,38 @@
+// The depthwise convolution of the GPU family (Halide-free): its knobs and default rule
+// (schedule: conv2d_depthwise.h).
+#pragma once
+
+#include <algorithm>
+#include <string>
+
+#include "schedules/space.h"
+
+namespace cortado::schedules::gpu {
+
+inline constexpr const char *kGpuDepthwise = "gpu_depthwise";
+
+inline VariantSpec<Conv2dShape> conv2d_depthwise() {
+    VariantSpec<Conv2dShape> v;
+    v.name = kGpuDepthwise;
+    v.knobs = {{"threads", 32, 1024, "threads per block, over the pixels of one channel plane"},
+               {"rows", 1, 8, "outputs per thread, down one column"}};
+    v.unsupported = [](const Conv2dShape &s) {
+        return ops::is_depthwise(s) ? "" : "not a depthwise layer (one input channel per group)";
+    };
+    v.complete = [](const Conv2dShape &s, const TargetInfo &, Knobs &k) {
+        // Two rows per thread at stride 1, where they share two of their three window rows;
+        // one at larger strides, where they share none.
+        if (!k.has("rows")) k.set("rows", s.stride_h == 1 && s.kernel_h > 1 ? 2 : 1);
+        // A plane's pixel columns in whole warps, at most 256 threads.
+        const int columns = s.out_w * ((s.out_h + k.get("rows") - 1) / k.get("rows"));
+        if (!k.has("threads")) k.set("threads", std::clamp((columns + 31) / 32 * 32, 32, 256));
+    };
+    v.violated = [](const Conv2dShape &, const TargetInfo &, const Knobs &k) -> std::string {
+        if (k.get("threads") % 32 != 0)
+            return "threads = " + std::to_string(k.get("threads")) + " is not a whole number of warps";
+        return "";
+    };
+    return v;
+}
+
+}  // namespace cortado::schedules::gpu
