@@ -13,6 +13,9 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/ DESTINATION share/cortado/runtime
         FILES_MATCHING PATTERN "*.h" PATTERN "*.cc")
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/generators/ops/ DESTINATION share/cortado/generators/ops
         FILES_MATCHING PATTERN "*.h")
+# The scripts `cortado bench exported` runs: the exporter and the onnxruntime peer.
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/export_torchvision.py ${CMAKE_SOURCE_DIR}/tools/onnxruntime_peer.py
+        DESTINATION share/cortado/tools)
 file(GLOB halide_runtime_headers ${CORTADO_HALIDE_INCLUDE_DIR}/HalideRuntime*.h)
 install(FILES ${halide_runtime_headers} DESTINATION share/cortado/halide-include)
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/cortadoConfigVersion.cmake VERSION ${PROJECT_VERSION}

@@ -6,6 +6,7 @@
 //   PREFIX/share/cortado/runtime/, generators/ops/   runtime sources, for the emitted glue and
 //                                         for building the runtime for a cross target
 //   PREFIX/share/cortado/halide-include/  Halide's runtime headers
+//   PREFIX/share/cortado/tools/           the scripts `cortado bench exported` runs
 //   PREFIX/share/cortado/shared/          the benchmark suites (a source checkout's ../shared;
 //                                         absent from an install: give --set / --models)
 // The prefix is $CORTADO_HOME when set, else the folder above the running executable's, so an

@@ -42,8 +42,9 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
      }},
     {"gpu_depthwise",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
-         schedules::gpu::schedule_conv2d_depthwise(a, op.shape, op.choice.knobs.get("threads"),
-                                                   op.choice.knobs.get("rows"));
+         const ops::Knobs &k = op.choice.knobs;
+         schedules::gpu::schedule_conv2d_depthwise(a, op.shape, k.get("threads"), k.get("rows"), k.get("cols"),
+                                                   k.get("channels"));
      }},
     {"gpu_staged",
      [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {

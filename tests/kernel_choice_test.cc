@@ -319,6 +319,7 @@ TEST(DepthwiseRules, GpuDefaultsAndLimits) {
     EXPECT_EQ(small.variant, "gpu_depthwise");
     EXPECT_EQ(small.knobs.get("rows"), 2);
     EXPECT_EQ(small.knobs.get("threads"), 32) << "7 columns x 4 row pairs fill one warp";
+    EXPECT_EQ(small.knobs.get("channels"), 8) << "8 small planes share a block of 256 threads";
     const ops::Choice strided =
         choose_on(h100, ops::Conv2dShape{1, 96, 112, 112, 96, 56, 56, 3, 3, 2, 2, 1, 1, 1, 1, 96});
     EXPECT_EQ(strided.knobs.get("rows"), 1) << "stride-2 rows share no window row";

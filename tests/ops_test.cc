@@ -179,7 +179,7 @@ TEST(Convolution, DepthwiseShapes) {
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=1,conv2d.rows=3,conv2d.task_rows=5");
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=3,conv2d.rows=1,conv2d.task_planes=3");
     }
-    if (gpu_test_target()) forced.push_back("conv2d.variant=gpu_depthwise,conv2d.threads=64,conv2d.rows=3");
+    if (gpu_test_target()) forced.push_back("conv2d.variant=gpu_depthwise,conv2d.threads=64,conv2d.rows=3,conv2d.cols=3,conv2d.channels=3");
     for (const std::string &knobs : forced) {
         const ScopedKnobs force(knobs.c_str());
         const std::string what = knobs.empty() ? "default" : knobs;

@@ -4,7 +4,10 @@
 //
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
 //                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--non-finite]
+//                          [--write-model-weights W.caffemodel]
 //
+// --write-model-weights: first writes an ONNX model's own weights (its initializers, as
+// `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
 // --non-finite: instead, checks the output element by element on inputs holding NaN and
 // infinities (check_non_finite; the cases in tests/non_finite/).
 #include <algorithm>
@@ -30,7 +33,8 @@ int main(int argc, char **argv) {
     if (argc < 4) {
         std::fprintf(
             stderr,
-            "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] [--non-finite]\n",
+            "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
+            "[--non-finite] [--write-model-weights W.caffemodel]\n",
             argv[0]);
         return 2;
     }
@@ -39,6 +43,7 @@ int main(int argc, char **argv) {
         uint64_t seed = 1;
         int iterations = 20;
         bool non_finite = false;
+        std::string model_weights;
         for (int i = 4; i < argc; i++) {
             const std::string key = argv[i];
             if (key == "--non-finite") {
@@ -51,7 +56,13 @@ int main(int argc, char **argv) {
             else if (key == "--input-shape") options.input_shape = parse_shape(value);
             else if (key == "--seed") seed = std::stoull(value);
             else if (key == "--iterations") iterations = std::stoi(value);  // 0: check only
+            else if (key == "--write-model-weights") model_weights = value;
             else throw CompileError("unknown option " + key);
+        }
+        if (!model_weights.empty()) {
+            const Graph model = load_network(argv[1], options, true);
+            if (!model.weights) throw CompileError(std::string(argv[1]) + ": carries no weights (not an ONNX model)");
+            write_caffemodel(model_weights, model.name, *model.weights);
         }
         Graph unfused = load_network(argv[1], options, false);
         fill_untrained_weights(unfused);  // as the test harness did before compiling

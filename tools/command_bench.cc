@@ -1,5 +1,6 @@
-// `cortado bench conv|sgemm|nets`: cortado against the CPU peers (oneDNN, OpenBLAS) on the same
-// data in the same process. Every cortado result is checked against the peer's output before either is
+// `cortado bench conv|sgemm|nets|exported`: cortado against the CPU peers (oneDNN, OpenBLAS, and
+// onnxruntime for the exported networks) on the same data, the CPU peers in the same process.
+// Every cortado result is checked against the peer's output before either is
 // timed; times are medians over --iterations runs after a warm-up. The sgemm suite runs the gemm
 // op on its own, against OpenBLAS with the kernel set of this CPU's instruction set.
 #include <unistd.h>
@@ -27,6 +28,7 @@
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
 #include "tools/bench_cases.h"
+#include "tools/bench_exported.h"
 #include "tools/bench_gpu_prepare.h"
 #include "tools/bench_networks.h"
 #include "tools/bench_report.h"
@@ -161,7 +163,8 @@ int command_bench(const std::vector<std::string> &args) {
     const std::string csv = suite != "conv"  ? ""
                             : cli.has("set") ? cli.get("set")
                                              : shared_file("bench/boda-convs.csv", "--set CSV");
-    const std::string models = suite != "nets"     ? ""
+    const std::string models = suite == "exported" ? cli.get("models", "")
+                               : suite != "nets"   ? ""
                                : cli.has("models") ? cli.get("models")
                                                    : shared_file("models", "--models DIR");
     const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
@@ -240,17 +243,27 @@ int command_bench(const std::vector<std::string> &args) {
                                 {}};
             }));
         }
-    } else if (suite == "nets") {
+    } else if (suite == "nets" || suite == "exported") {
         std::vector<int64_t> batches;
         if (cli.has("batch"))
             for (int64_t b : parse_shape(cli.get("batch"))) batches.push_back(b);
         std::vector<std::string> names;
         std::stringstream list(cli.get("net"));
         for (std::string name; std::getline(list, name, ',');) names.push_back(name);
-        for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick"), batches, names))
-            check(steady([&] { return bench_network(c, target, iterations, scratch, tuning.records); }));
+        if (suite == "nets") {
+            for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick"), batches, names))
+                check(steady([&] { return bench_network(c, target, iterations, scratch, tuning.records); }));
+        } else {
+            std::string exported = models;
+            if (exported.empty()) {
+                exported = scratch + "/exported";
+                export_torchvision_networks(exported);
+            }
+            for (const ExportedBenchCase &c : exported_network_cases(exported, batches, names))
+                check(steady([&] { return bench_exported_network(c, target, iterations, scratch, tuning.records); }));
+        }
     } else {
-        throw CompileError("unknown bench suite '" + suite + "': give conv, sgemm or nets");
+        throw CompileError("unknown bench suite '" + suite + "': give conv, sgemm, nets or exported");
     }
     std::cerr << "\n";
     write_bench_reports(rows, suite, target, cli.get("markdown", ""), cli.get("json", ""));

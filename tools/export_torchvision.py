@@ -8,6 +8,7 @@ TorchScript-based exporter writes it (opset 13, a symbolic batch), and writes an
 OUT_DIR/NAME.onnx and OUT_DIR/NAME.input.npy (1 x 3 x 224 x 224, uniform(-1, 1)). Runs with
 Debian's python3 and its python3-torch and python3-torchvision (CPU builds), which
 tools/bootstrap.sh installs; tests/onnx/run_onnxruntime.py then writes the expected outputs."""
+import inspect
 import os
 import sys
 
@@ -20,13 +21,16 @@ NETWORKS = ["alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2"]
 
 def main(out_dir, seed, names):
     os.makedirs(out_dir, exist_ok=True)
+    # PyTorch 2.9 and later export through torch.export unless told otherwise; the GPU machine's
+    # PyTorch must write the same TorchScript-exported graph as the CI machine's 1.13.
+    exporter = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
     for name in names:
         torch.manual_seed(seed)
         model = getattr(torchvision.models, name)(weights=None).eval()
         x = np.random.default_rng(seed).uniform(-1, 1, (1, 3, 224, 224)).astype(np.float32)
         torch.onnx.export(model, torch.from_numpy(x), os.path.join(out_dir, name + ".onnx"), opset_version=13,
                           input_names=["data"], output_names=["logits"],
-                          dynamic_axes={"data": {0: "batch"}, "logits": {0: "batch"}})
+                          dynamic_axes={"data": {0: "batch"}, "logits": {0: "batch"}}, **exporter)
         np.save(os.path.join(out_dir, name + ".input.npy"), x)
         print(name)
 

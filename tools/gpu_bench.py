@@ -15,7 +15,11 @@ fastest algorithm) and cuBLAS, fp32 with TF32 off; a second column with TF32 all
 `nets`: each network is rebuilt in PyTorch from the graph JSON cortado wrote (`cortado info
 --json` form) with the same weights; the whole forward pass is timed on both sides including the
 input's copy to the GPU and the output's copy back; peers are PyTorch eager and torch.compile.
-Writes the same JSON as `cortado bench --json` (tools/bench_plots.py plots it) plus a markdown
+Suite `exported`: torchvision's networks as tools/export_torchvision.py writes them, regenerated
+in BENCH_DIR on this machine from the same seed (tools/gpu-exported.sh), checked against
+onnxruntime and PyTorch eager fp32, and timed against PyTorch eager, copies included. Conv cases
+also report the GPU's kernel time alone (CUPTI, through PyTorch's profiler), from which a
+memory-bound kernel's share of the bandwidth roofline is read. Writes the same JSON as `cortado bench --json` (tools/bench_plots.py plots it) plus a markdown
 table.
 """
 import ctypes
@@ -72,7 +76,7 @@ class Library:
         lib.net_layer_time_ms.argtypes = [ctypes.c_void_p, ctypes.c_int]
         lib.net_last_error.restype = ctypes.c_char_p
 
-    def run(self, weights_path, x, out_shape, iterations):
+    def run(self, weights_path, x, out_shape, iterations, kernel_times=None):
         lib = self.lib
         ctx = lib.net_create(weights_path.encode(), 0)
         if not ctx:
@@ -88,6 +92,14 @@ class Library:
                 if lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr()) != 0:
                     raise RuntimeError(lib.net_last_error().decode())
                 times.append(lib.net_layer_time_ms(ctx, 0))
+            if kernel_times is not None:
+                lib.net_set_profiling(ctx, 0)
+
+                def forward():
+                    if lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr()) != 0:
+                        raise RuntimeError(lib.net_last_error().decode())
+
+                kernel_times.append(kernel_ms(forward, iterations))
             return host_out, timing(times)
         finally:
             lib.net_destroy(ctx)
@@ -122,6 +134,23 @@ def time_peer(run, iterations):
     return timing(times)
 
 
+def kernel_ms(run, iterations):
+    """Milliseconds the GPU spent in kernels per call of `run` (copies and memsets left out), from
+    CUPTI's activity records through PyTorch's profiler: the device time without the launch and
+    synchronisation that host-timed steps include, which is what a memory-bound kernel's share of
+    the bandwidth roofline is read from. CUPTI sees CUDA kernels only: 0 for an OpenCL library."""
+    run()
+    torch.cuda.synchronize()
+    activities = [torch.profiler.ProfilerActivity.CUDA]
+    with torch.profiler.profile(activities=activities) as profile:
+        for _ in range(iterations):
+            run()
+        torch.cuda.synchronize()
+    total_us = sum(e.self_device_time_total for e in profile.key_averages()
+                   if not e.key.startswith(("Memcpy", "Memset")))
+    return total_us / 1e3 / iterations
+
+
 def set_tf32(allowed):
     torch.backends.cudnn.allow_tf32 = allowed
     torch.backends.cuda.matmul.allow_tf32 = allowed
@@ -147,12 +176,15 @@ def bench_case(case, suite, bench_dir, scratch, iterations, generator):
         peer_name = "cuBLAS sgemm"
     model = os.path.join(scratch, "weights.caffemodel")
     write_caffemodel(model, {layer: blobs})
-    ours, ours_timing = Library(os.path.join(bench_dir, case["library"])).run(model, x, out_shape, iterations)
+    kernel_times = []
+    ours, ours_timing = Library(os.path.join(bench_dir, case["library"])).run(model, x, out_shape, iterations,
+                                                                           kernel_times)
     set_tf32(False)
     expected = peer().float().cpu()
     error = float((ours - expected).norm() / expected.norm())
     row = {key: case[key] for key in ("name", "gflop", "megabytes")}
-    row.update(cortado=ours_timing, peer=peer_name + " fp32", relative_error=error)
+    row.update(cortado=ours_timing, cortado_kernel_ms=kernel_times[0], peer=peer_name + " fp32",
+               relative_error=error)
     if "untuned_library" in case:  # tuning records changed the kernel: the default build too
         plain, row["untuned"] = Library(os.path.join(bench_dir, case["untuned_library"])).run(model, x, out_shape, iterations)
         row["untuned_relative_error"] = float((plain - expected).norm() / expected.norm())
@@ -161,6 +193,7 @@ def bench_case(case, suite, bench_dir, scratch, iterations, generator):
         row.update(peer_timing={"median_ms": 0, "min_ms": 0, "max_ms": 0})
         return row
     row["peer_timing"] = time_peer(peer, iterations)
+    row["peer_kernel_ms"] = kernel_ms(peer, iterations)
     set_tf32(True)
     row["peer_tf32_timing"] = time_peer(peer, iterations)
     set_tf32(False)
@@ -337,10 +370,61 @@ def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
     return row
 
 
+def bench_exported(case, bench_dir, iterations, generator):
+    """An exported torchvision network (tools/export_torchvision.py, regenerated on this machine
+    from the same seed into BENCH_DIR): cortado's library with the model's own weights (written
+    from the .onnx file by `prebuilt_network_check --write-model-weights`), checked against onnxruntime on the CPU (where it is installed) and PyTorch eager fp32 on
+    the GPU; then both timed, input and output copies included."""
+    import torchvision
+    torch.manual_seed(case["seed"])
+    model = getattr(torchvision.models, case["network"])(weights=None).eval().cuda()
+    onnx_path = os.path.join(bench_dir, case["network"] + ".onnx")
+    x = (torch.rand(case["batch"], 3, 224, 224, generator=generator) * 2 - 1).contiguous()
+    lib = Library(os.path.join(bench_dir, case["library"]))
+    ctx = lib.lib.net_create(os.path.join(bench_dir, case["network"] + ".caffemodel").encode(), 0)
+    if not ctx:
+        raise RuntimeError(lib.lib.net_last_error().decode())
+    ours = torch.full((case["batch"], 1000), float("nan"))
+
+    def forward():
+        if lib.lib.net_forward(ctx, x.data_ptr(), ours.data_ptr()) != 0:
+            raise RuntimeError(lib.lib.net_last_error().decode())
+
+    try:
+        forward()
+        set_tf32(False)
+        eager = lambda: model(x.cuda()).cpu()  # noqa: E731  (both sides copy in and out)
+        with torch.no_grad():
+            expected = eager()
+            row = {"name": case["name"], "gflop": case["gflop"], "megabytes": 0, "peer": "PyTorch eager fp32",
+                   "relative_error": float((ours - expected).norm() / expected.norm())}
+            try:
+                import onnxruntime
+                session = onnxruntime.InferenceSession(onnx_path, providers=["CPUExecutionProvider"])
+                (reference,) = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+                reference = torch.from_numpy(reference)
+                row["onnxruntime_relative_error"] = float((ours - reference).norm() / reference.norm())
+                row["relative_error"] = max(row["relative_error"], row["onnxruntime_relative_error"])
+            except ImportError:
+                pass
+            if not row["relative_error"] <= 1e-4:
+                print(f"{case['name']}: cortado differs from its peers (relative L2 {row['relative_error']:.2e}); "
+                      "not timed", flush=True)
+                row["cortado"] = row["peer_timing"] = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
+                return row
+            row["cortado"] = wall_times(forward, iterations)
+            row["peer_timing"] = wall_times(eager, iterations)
+    finally:
+        lib.lib.net_destroy(ctx)
+        lib.release()
+    return row
+
+
 def nets_markdown(results):
+    compiled = any("peer_compiled_timing" in r for r in results["rows"])  # the exported suite has none
     lines = ["| network | GFLOP | cortado ms (min-max) | PyTorch eager ms (min-max) | speed-up over eager "
-             "| torch.compile ms (min-max) | speed-up over torch.compile | rel. error |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             + ("| torch.compile ms (min-max) | speed-up over torch.compile " if compiled else "") + "| rel. error |",
+             "|---|---:|---:|---:|---:|" + ("---:|---:|" if compiled else "") + "---:|"]
     for r in results["rows"]:
         o, e = r["cortado"], r["peer_timing"]
         c = r.get("peer_compiled_timing", {"median_ms": 0, "min_ms": 0, "max_ms": 0})
@@ -348,7 +432,8 @@ def nets_markdown(results):
             continue
         span = lambda t: f"{t['median_ms']:.3f} ({t['min_ms']:.3f}-{t['max_ms']:.3f})"  # noqa: E731
         lines.append(f"| {r['name']} | {r['gflop']:.3f} | {span(o)} | {span(e)} | {e['median_ms'] / o['median_ms']:.2f} "
-                     f"| {span(c)} | {c['median_ms'] / o['median_ms']:.2f} | {r['relative_error']:.1e} |")
+                     + (f"| {span(c)} | {c['median_ms'] / o['median_ms']:.2f} " if compiled else "")
+                     + f"| {r['relative_error']:.1e} |")
     for r in results["rows"]:
         if "untuned" in r:  # tuning records changed some kernel: the default build, same run
             u = r["untuned"]
@@ -358,10 +443,12 @@ def nets_markdown(results):
 
 
 def markdown(results):
+    kernels = any(r.get("cortado_kernel_ms", 0) > 0 for r in results["rows"])
     lines = [f"| {results['suite']} | GFLOP | cortado ms (min-max) | TFLOP/s | % of roofline | peer | peer ms (min-max) "
-             "| speed-up over peer | peer TF32 ms | speed-up over TF32 | rel. error |",
-             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"]
-    ours_total = theirs_total = 0.0
+             "| speed-up over peer | peer TF32 ms | speed-up over TF32 | rel. error |"
+             + (" cortado kernel ms | kernel % of roofline | peer kernel ms | kernel speed-up |" if kernels else ""),
+             "|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|---:|" if kernels else "")]
+    ours_total = theirs_total = ours_kernels = theirs_kernels = roof_kernels = 0.0
     for r in results["rows"]:
         o, p, t = r["cortado"], r["peer_timing"], r.get("peer_tf32_timing", {"median_ms": 0})
         if p["median_ms"] <= 0:
@@ -371,10 +458,17 @@ def markdown(results):
         achieved = r["gflop"] / o["median_ms"]
         roof = min(results["peak_gflops"], r["gflop"] * 1e3 / r["megabytes"] * results["bandwidth_gbs"])
         roof_text = f"{100 * achieved * 1e3 / roof:.1f}%" if roof > 0 else "-"  # no roofline: a raw Halide target
-        lines.append(f"| {r['name']} | {r['gflop']:.3f} | {o['median_ms']:.4f} ({o['min_ms']:.4f}-{o['max_ms']:.4f}) "
-                     f"| {achieved:.2f} | {roof_text} | {r['peer']} "
-                     f"| {p['median_ms']:.4f} ({p['min_ms']:.4f}-{p['max_ms']:.4f}) | {p['median_ms'] / o['median_ms']:.2f} "
-                     f"| {t['median_ms']:.4f} | {t['median_ms'] / o['median_ms']:.2f} | {r['relative_error']:.1e} |")
+        line = (f"| {r['name']} | {r['gflop']:.3f} | {o['median_ms']:.4f} ({o['min_ms']:.4f}-{o['max_ms']:.4f}) "
+                f"| {achieved:.2f} | {roof_text} | {r['peer']} "
+                f"| {p['median_ms']:.4f} ({p['min_ms']:.4f}-{p['max_ms']:.4f}) | {p['median_ms'] / o['median_ms']:.2f} "
+                f"| {t['median_ms']:.4f} | {t['median_ms'] / o['median_ms']:.2f} | {r['relative_error']:.1e} |")
+        if kernels and r.get("cortado_kernel_ms", 0) > 0 and r.get("peer_kernel_ms", 0) > 0:
+            ok, pk = r["cortado_kernel_ms"], r["peer_kernel_ms"]
+            ours_kernels, theirs_kernels = ours_kernels + ok, theirs_kernels + pk
+            roof_ms = r["gflop"] / roof * 1e3 if roof > 0 else 0
+            roof_kernels += roof_ms
+            line += f" {ok:.4f} | {100 * roof_ms / ok:.1f}% | {pk:.4f} | {pk / ok:.2f} |"
+        lines.append(line)
     ratios = sorted(r["peer_timing"]["median_ms"] / r["cortado"]["median_ms"] for r in results["rows"]
                     if r["peer_timing"]["median_ms"] > 0)
     lines.append("")
@@ -382,6 +476,10 @@ def markdown(results):
         lines.append(f"{len(ratios)} cases: cortado {ours_total:.2f} ms in total, peers {theirs_total:.2f} ms "
                      f"(speed-up {theirs_total / ours_total:.2f}); median per-case speed-up "
                      f"{ratios[len(ratios) // 2]:.2f} (min {ratios[0]:.2f}, max {ratios[-1]:.2f})")
+    if ours_kernels > 0:
+        lines.append(f"GPU kernel time alone: cortado {ours_kernels:.3f} ms, peers {theirs_kernels:.3f} ms (speed-up "
+                     f"{theirs_kernels / ours_kernels:.2f}); cortado's kernels at {100 * roof_kernels / ours_kernels:.1f}% "
+                     "of the roofline in total")
     tuned = [r for r in results["rows"] if "untuned" in r and r["peer_timing"]["median_ms"] > 0]
     if tuned:  # tuning records changed these cases: the same run timed their default build
         with_records = sum(r["cortado"]["median_ms"] for r in results["rows"] if r["peer_timing"]["median_ms"] > 0)
@@ -409,6 +507,8 @@ def main():
             try:
                 if suite == "nets":
                     rows.append(bench_network(case, bench_dir, scratch, iterations, generator))
+                elif suite == "exported":
+                    rows.append(bench_exported(case, bench_dir, iterations, generator))
                 else:
                     rows.append(bench_case(case, suite, bench_dir, scratch, iterations, generator))
             except RuntimeError as error:  # a failing library fails its row, not the whole run
@@ -423,7 +523,7 @@ def main():
                    cudnn=torch.backends.cudnn.version(), rows=rows)
     with open(out_path, "w") as f:
         json.dump(results, f, indent=1)
-    table = nets_markdown(results) if suite == "nets" else markdown(results)
+    table = nets_markdown(results) if suite in ("nets", "exported") else markdown(results)
     with open(os.path.splitext(out_path)[0] + ".md", "w") as f:
         f.write(table)
     print(table)

@@ -39,10 +39,6 @@ inline bool panel_fits_groups(const Conv2dShape &s, int width) {
     return s.group == 1 || (s.out_channels / s.group) % width == 0;
 }
 
-// Whether each output channel reads one input channel (a depthwise layer, with any number of
-// outputs per input channel): the memory-bound case the depthwise variants serve.
-inline bool is_depthwise(const Conv2dShape &s) { return s.group > 1 && s.in_channels == s.group; }
-
 // The length of each output's sum: input channels per group x kernel area.
 inline int reduction_depth(const Conv2dShape &s) { return s.in_channels / s.group * s.kernel_h * s.kernel_w; }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string>
 
+#include "generators/ops/depthwise.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {
