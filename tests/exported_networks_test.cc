@@ -56,6 +56,27 @@ TEST_P(Exported, MatchesOnnxRuntime) {
     EXPECT_LE(relative_l2(ours, theirs), 1e-5) << "relative L2 error against onnxruntime";
 }
 
+// `cortado bench exported` on the models already made: onnxruntime (the python3 on PATH) is the
+// peer, the outputs agree, and a network the suite lacks or a folder without the models is
+// refused by name.
+TEST_F(Exported, BenchTimesThemAgainstOnnxRuntime) {
+    if (test_target() != "host") GTEST_SKIP() << "bench runs on the host; the test target is " << test_target();
+    const std::string path = "PATH=" + fs::path(CORTADO_PYTHON).parent_path().string() + ":$PATH";
+    Result r = cortado("bench exported --models " + dir_.string() + " --net squeezenet1_1 --batch 1,2 --iterations 2 " +
+                           "--json " + file("bench.json"),
+                       path);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("| squeezenet1_1 b1 |"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("| squeezenet1_1 b2 |"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("onnxruntime"), std::string::npos) << r.output;
+    r = cortado("bench exported --models " + dir_.string() + " --net vgg16");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("no network 'vgg16'"), std::string::npos) << r.output;
+    r = cortado("bench exported --models " + fs::temp_directory_path().string() + " --net resnet18");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("resnet18.onnx: missing"), std::string::npos) << r.output;
+}
+
 INSTANTIATE_TEST_SUITE_P(Torchvision, Exported,
                          ::testing::Values("alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2"),
                          [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
