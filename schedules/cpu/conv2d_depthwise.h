@@ -7,7 +7,7 @@
 // broadcast. Output x is in the lanes because it is the contiguous axis of NCHW; channels in the
 // lanes would gather across planes. Stride 2 reads x as even/odd deinterleaved vectors.
 // MobileNetV2's ten depthwise layers reached 58.6-86.7% of the bandwidth roofline per batch size
-// (1, 5, 20) on a 2-core Zen 4 VM; maps of 28 and narrower 35-52% (docs/PERFORMANCE.md,
+// (1, 5, 20) on a 2-core Zen 4 VM; stride-1 maps of 28 and narrower 35-52% (docs/PERFORMANCE.md,
 // "Depthwise convolution on the host").
 #pragma once
 
