@@ -16,6 +16,7 @@
 #include "compiler/shell_quote.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
+#include "frontend/fusion.h"
 #include "frontend/layer_cost.h"
 #include "frontend/load_network.h"
 #include "tools/npy.h"
@@ -69,7 +70,8 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
     ImportOptions options;
     options.batch = c.batch;
     const Graph unfused = load_network(c.model, options, false);
-    const Graph graph = load_network(c.model, options, true);
+    Graph graph = unfused;
+    fuse_activations(graph);
     const BuiltNetwork built = build_network(graph, "net", target, scratch, false, records);
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     // The model's own weights, written as `cortado compile` writes them for NAME_create.
