@@ -59,12 +59,11 @@ int main(int argc, char **argv) {
             else if (key == "--write-model-weights") model_weights = value;
             else throw CompileError("unknown option " + key);
         }
-        if (!model_weights.empty()) {
-            const Graph model = load_network(argv[1], options, true);
-            if (!model.weights) throw CompileError(std::string(argv[1]) + ": carries no weights (not an ONNX model)");
-            write_caffemodel(model_weights, model.name, *model.weights);
-        }
         Graph unfused = load_network(argv[1], options, false);
+        if (!model_weights.empty()) {  // fusion folds only weightless layers: these are compile's weights
+            if (!unfused.weights) throw CompileError(std::string(argv[1]) + ": carries no weights (not an ONNX model)");
+            write_caffemodel(model_weights, unfused.name, *unfused.weights);
+        }
         fill_untrained_weights(unfused);  // as the test harness did before compiling
         Graph fused = unfused;
         fuse_activations(fused);

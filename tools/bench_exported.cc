@@ -2,13 +2,11 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "compiler/install_layout.h"
 #include "compiler/loaded_network.h"
@@ -43,9 +41,11 @@ std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_
                                                       const std::vector<int64_t> &batches,
                                                       const std::vector<std::string> &names) {
     for (const std::string &name : names)
-        if (std::find(kExportedNetworks.begin(), kExportedNetworks.end(), name) == kExportedNetworks.end())
-            throw CompileError("the exported suite has no network '" + name +
-                               "': alexnet, resnet18, resnet50, squeezenet1_1, mobilenet_v2");
+        if (std::find(kExportedNetworks.begin(), kExportedNetworks.end(), name) == kExportedNetworks.end()) {
+            std::string known;
+            for (const std::string &n : kExportedNetworks) known += (known.empty() ? "" : ", ") + n;
+            throw CompileError("the exported suite has no network '" + name + "': " + known);
+        }
     std::vector<ExportedBenchCase> cases;
     for (const std::string &name : kExportedNetworks) {
         if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) continue;
@@ -92,9 +92,9 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
     for (const Layer &layer : unfused.layers) row.gflop += layer_cost(unfused, layer).flops * 1e-9;
     row.ours = time_calls(iterations, [&] { net.forward(input.data(), output.data()); });
 
-    // The peer runs after cortado's timing, in a process of its own, once Halide's worker threads
-    // have stopped spinning (they would take its cores); run first, it slowed cortado's runs 2x.
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    // The peer runs after cortado's timing, in a process of its own; run first, it slowed
+    // cortado's runs 2x.
+    let_spinning_threads_settle();
     const std::string input_path = scratch + "/input.npy", peer_path = scratch + "/peer.npy";
     std::string error;
     if (!write_npy(input_path, input_shape, input.data(), &error)) throw CompileError(error);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "compiler/kernel_plan.h"
@@ -19,6 +20,11 @@ struct Timing {
 
 // The median, fastest and slowest of some run times (at least one).
 Timing timing_of(std::vector<double> ms);
+
+// Thread pools keep spinning for a while after their last call (OpenBLAS for about 0.1 s,
+// OpenMP runtimes and Halide's workers for milliseconds), taking cores from whatever runs next:
+// each side's timing starts once the other side's threads have gone idle.
+inline void let_spinning_threads_settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 
 // Times `iterations` calls of `run` (warming up is the caller's).
 template <typename Run>

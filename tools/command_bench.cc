@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -15,7 +14,6 @@
 #include <memory>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "compiler/gemm_kernel.h"
 #include "compiler/install_layout.h"
@@ -51,12 +49,6 @@ struct SingleLayer {
     Timing untuned;
 };
 
-// Peers' thread pools keep spinning for a while after their last call (OpenBLAS for about
-// 0.1 s, OpenMP runtimes for milliseconds), taking cores from whatever runs next: cortado's
-// timing waits for them to go idle, as the peer's own timing starts after cortado's threads
-// have.
-void let_peer_threads_settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
-
 SingleLayer run_single_layer(const std::string &prototxt, const TargetDescription &target, int iterations,
                              const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, "bench.prototxt", ImportOptions{});
@@ -83,7 +75,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
         untuned->forward(result.input.data(), untuned_output.data());
         untuned->set_profiling(true);
     }
-    let_peer_threads_settle();
+    let_spinning_threads_settle();
     net.forward(result.input.data(), result.output.data());
     net.set_profiling(true);
     std::vector<double> ms, untuned_ms;
@@ -120,7 +112,7 @@ GemmRun run_gemm(int n, const TargetDescription &target, int iterations, const s
     const GemmKernel gemm(ops::GemmShape{n, n, n, false, false}, ops::Epilogue{}, target, scratch);
     const std::vector<float> no_bias(size_t(n), 0.0f);
     gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());  // warm-up
-    let_peer_threads_settle();
+    let_spinning_threads_settle();
     const auto run = [&] { gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data()); };
     run();
     result.timing = time_calls(iterations, run);

@@ -19,8 +19,8 @@ Suite `exported`: torchvision's networks as tools/export_torchvision.py writes t
 in BENCH_DIR on this machine from the same seed (tools/gpu-exported.sh), checked against
 onnxruntime and PyTorch eager fp32, and timed against PyTorch eager, copies included. Conv cases
 also report the GPU's kernel time alone (CUPTI, through PyTorch's profiler), from which a
-memory-bound kernel's share of the bandwidth roofline is read. Writes the same JSON as `cortado bench --json` (tools/bench_plots.py plots it) plus a markdown
-table.
+memory-bound kernel's share of the bandwidth roofline is read. Writes the same JSON as `cortado
+bench --json` (tools/bench_plots.py plots it) plus a markdown table.
 """
 import ctypes
 import json
@@ -373,8 +373,9 @@ def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
 def bench_exported(case, bench_dir, iterations, generator):
     """An exported torchvision network (tools/export_torchvision.py, regenerated on this machine
     from the same seed into BENCH_DIR): cortado's library with the model's own weights (written
-    from the .onnx file by `prebuilt_network_check --write-model-weights`), checked against onnxruntime on the CPU (where it is installed) and PyTorch eager fp32 on
-    the GPU; then both timed, input and output copies included."""
+    from the .onnx file by `prebuilt_network_check --write-model-weights`), checked against
+    onnxruntime on the CPU (where it is installed) and PyTorch eager fp32 on the GPU; then both
+    timed, input and output copies included."""
     import torchvision
     torch.manual_seed(case["seed"])
     model = getattr(torchvision.models, case["network"])(weights=None).eval().cuda()

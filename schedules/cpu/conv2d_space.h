@@ -36,8 +36,9 @@ inline bool test_variants_offered() {
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
 // the pixels b; on small maps the other way round, channels in the vector lanes); depthwise
-// layers by a streaming schedule of their own; everything else by the channel-lanes direct convolution, and by `direct` (output x in the lanes) where no
-// whole vector of channels fits a group or the reduction is shallow.
+// layers by a streaming schedule of their own; everything else by the channel-lanes direct
+// convolution, and by `direct` (output x in the lanes) where no whole vector of channels fits a
+// group or the reduction is shallow.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
     if (test_variants_offered()) {
