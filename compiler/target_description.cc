@@ -127,7 +127,7 @@ TargetDescription resolve_target(const std::string &name) {
         const std::string near = nearest_word(name, names);
         std::string list;
         for (const std::string &n : names) list += ", " + n;
-        throw CompileError("unknown target '" + name + "'" + (near.empty() ? "" : " (did you mean " + near + "?)") +
+        throw UnknownTarget("unknown target '" + name + "'" + (near.empty() ? "" : " (did you mean " + near + "?)") +
                            ": give host" + list +
                            " (cortado targets), a path to a .target file, or a Halide target string");
     }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/plan_target.h"
+#include "frontend/compile_error.h"
 
 namespace cortado {
 
@@ -30,8 +31,15 @@ struct TargetDescription {
     PlanTarget plan_target() const;
 };
 
+// A target name that is none of those resolve_target takes: a usage error (exit 2), where a
+// description file that exists but is wrong is bad input.
+class UnknownTarget : public CompileError {
+  public:
+    using CompileError::CompileError;
+};
+
 // `name`: "host", a file name in targets/ without ".target", a path ending in ".target", or a
-// Halide target string. Throws CompileError for unknown names, invalid Halide strings,
+// Halide target string. Throws UnknownTarget for names that are none of these, CompileError for
 // malformed descriptions (naming file:line) and families that cannot serve the target.
 TargetDescription resolve_target(const std::string &name);
 

@@ -5,6 +5,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <map>
 #include <set>
@@ -114,6 +115,27 @@ Shape shape_from_proto(const caffe::BlobShape &proto) {
     return shape;
 }
 
+// The first word of a text, past blanks and # comments: what tells a prototxt with a typo from a
+// file that is no prototxt at all.
+std::string first_word(const std::string &text) {
+    size_t at = 0;
+    while (at < text.size()) {
+        if (std::isspace(static_cast<unsigned char>(text[at]))) {
+            at++;
+        } else if (text[at] == '#') {
+            at = text.find('\n', at);
+            if (at == std::string::npos) return "";
+        } else {
+            break;
+        }
+    }
+    size_t end = at;
+    while (end < text.size() && end - at < 40 && !std::isspace(static_cast<unsigned char>(text[end])) &&
+           text[end] != ':' && text[end] != '{')
+        end++;
+    return text.substr(at, end - at);
+}
+
 class Importer {
   public:
     Importer(std::string path, const ImportOptions &options) : path_(std::move(path)), options_(options) {}
@@ -133,6 +155,10 @@ class Importer {
         parser.WriteLocationsTo(&locations);
         if (!parser.ParseFromString(text, &net)) {
             if (errors.text.empty()) errors.text = path_ + ": not a valid Caffe prototxt\n";
+            const std::string word = first_word(text);
+            if (!caffe::NetParameter::descriptor()->FindFieldByName(word))
+                errors.text = path_ + ": is not a Caffe prototxt (it starts with '" + word +
+                              "', which is no field of a network)\n" + errors.text;
             throw CompileError(errors.text.substr(0, errors.text.size() - 1));
         }
         if (net.layer_size() > 0 && net.layers_size() > 0)

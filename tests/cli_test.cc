@@ -19,6 +19,7 @@
 #include "frontend/compile_error.h"
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
+#include "tools/machine_load.h"
 #include "tools/npy.h"
 #include "tools/report_errors.h"
 
@@ -103,7 +104,7 @@ TEST_F(Cli, HelpVersionTargetsAndUsageErrors) {
     }
     EXPECT_EQ(cortado("info").exit_code, 2);
     r = cortado("info " + net + " --plan --target cuda-h10");
-    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(r.exit_code, 2) << r.output;
     EXPECT_NE(r.output.find("did you mean cuda-h100?"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("opencl-pocl"), std::string::npos) << "the valid targets are listed\n" << r.output;
     r = cortado("targets");
@@ -116,9 +117,11 @@ TEST_F(Cli, HelpVersionTargetsAndUsageErrors) {
 TEST_F(Cli, InfoNamesWhatFusionFolds) {
     const Result r = cortado("info " + write("small.prototxt", kSmallNet));
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("compile runs 4 steps: 1 layer is folded into the layer before (relu1 into conv1)"),
+    EXPECT_NE(r.output.find("compile runs 4 steps for these 5 layers:\n"
+                            "  1 layer is folded into the layer before: relu1 into conv1\n"),
               std::string::npos)
         << r.output;
+    EXPECT_EQ(r.output.find("view"), std::string::npos) << "no views here, so no line for them\n" << r.output;
 }
 
 // --opt=value and NxCxHxW shapes, as cortado prints them, are accepted.
@@ -160,6 +163,9 @@ TEST_F(Cli, WrongKindsOfFilesAreNamed) {
     EXPECT_NE(r.output.find("is not a text prototxt (it holds binary data; a .caffemodel goes to --weights)"),
               std::string::npos)
         << r.output;
+    r = cortado("info " + write("notes.txt", "Shopping: milk, eggs\n"));
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("is not a Caffe prototxt (it starts with 'Shopping'"), std::string::npos) << r.output;
     r = cortado("info " + path("missing.prototxt"));
     EXPECT_EQ(r.exit_code, 1) << r.output;
     EXPECT_NE(r.output.find("missing.prototxt: no such file"), std::string::npos) << r.output;
@@ -284,6 +290,10 @@ TEST_F(Cli, CheckFiniteNamesTheFirstLayerThatOverflows) {
     std::vector<float> out;
     ASSERT_TRUE(read_npy(path("y.npy"), &shape, &out, &error)) << error;
     for (float v : out) EXPECT_TRUE(std::isnan(v)) << "a NaN input must reach the output";
+    // --check alone on the same input: a non-finite output is exit 5, not a failed error bound.
+    r = cortado("run " + net + " --input " + path("x.npy") + " --check --iterations 1");
+    EXPECT_EQ(r.exit_code, 5) << r.output;
+    EXPECT_NE(r.output.find("4 output values are NaN or infinite"), std::string::npos) << r.output;
 
     input[2] = 0.5f;
     ASSERT_TRUE(write_npy(path("x.npy"), {1, 4}, input.data(), &error));
@@ -402,6 +412,7 @@ TEST_F(Cli, BenchMarksCasesMeasuredUnderLoad) {
     EXPECT_NE(r.output.find("Warning: 1 of 1 cases stayed unstable"), std::string::npos) << r.output;
     const nlohmann::json report = nlohmann::json::parse(std::ifstream(path("b.json")));
     EXPECT_NE(report.at("rows").at(0).value("unstable", ""), "") << report.dump();
+    EXPECT_EQ(report.at("unstable_rows"), 1) << report.dump();
 }
 
 // `run` reports throughput, mean, percentiles and a per-layer share; --json holds the record.
@@ -419,6 +430,10 @@ TEST_F(Cli, RunTimingRecordAndTheInstabilityWarning) {
     EXPECT_LE(record.at("min_ms").get<double>(), record.at("median_ms").get<double>());
     EXPECT_LE(record.at("median_ms").get<double>(), record.at("p90_ms").get<double>());
     EXPECT_FALSE(record.at("layers").empty());
+    r = cortado("run " + net + " --warmup 0 --iterations 3");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("0 warm-up and 3 timed runs"), std::string::npos) << r.output;
+    EXPECT_EQ(cortado("run " + net + " --warmup -1").exit_code, 2);
 
     {
         const BusyCores load(dir_);
@@ -434,6 +449,26 @@ TEST_F(Cli, RunTimingRecordAndTheInstabilityWarning) {
     record = nlohmann::json::parse(std::ifstream(path("busy.json")));
     EXPECT_NE(record.at("unstable").get<std::string>(), "") << record.dump();
     EXPECT_GT(record.at("other_busy_cores").get<double>(), 0.25) << record.dump();
+}
+
+// The instability rule on made-up timings, where real load can only be provoked: a spread of the
+// 90th percentile beyond 1.5x the fastest, and other processes' work beyond a quarter of a core
+// over a window long enough for /proc/stat's 10 ms ticks.
+TEST(Timing, InstabilityFromASimulatedSpread) {
+    EXPECT_EQ(instability({1.0, 1.1, 1.2, 1.3, 1.4}, 0), "");
+    std::vector<double> runs(20, 1.0);
+    runs[19] = 9.0;  // one preemption in 20 runs is no spread
+    EXPECT_EQ(instability(runs, 0), "");
+    runs[18] = runs[17] = 1.6;
+    EXPECT_EQ(instability(runs, 0), "the 90th percentile run took 1.6x the fastest");
+    EXPECT_EQ(instability({1.0, 5.0}, 0), "") << "two runs say nothing of a spread";
+    EXPECT_EQ(instability({1.0, 1.0, 1.0}, 0.3), "other processes kept 0.3 cores busy");
+    EXPECT_EQ(instability({1.0, 2.0, 2.0}, 0.8), "the 90th percentile run took 2.0x the fastest; other processes kept 0.8 cores busy");
+
+    const CpuTimes before{100.0, 10.0, 1000.0};
+    EXPECT_DOUBLE_EQ(other_busy_cores(before, {102.0, 11.0, 1002.0}), 0.5);  // 2 s busy, 1 s ours, over 2 s
+    EXPECT_DOUBLE_EQ(other_busy_cores(before, {101.0, 11.0, 1001.0}), 0.0);  // all of it ours
+    EXPECT_DOUBLE_EQ(other_busy_cores(before, {100.1, 10.0, 1000.2}), 0.0);  // too short to tell
 }
 
 // Every float in `info --json` reads back as the float cortado computes with.

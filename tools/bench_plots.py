@@ -9,6 +9,7 @@ cortado over the peer, sorted, the slowest and fastest cases named, one shade pe
 Uses the .venv's matplotlib (installed by tools/bootstrap.sh).
 """
 import json
+import math
 import sys
 
 import matplotlib
@@ -19,9 +20,12 @@ import matplotlib.ticker  # noqa: E402
 
 
 def batch_of(name):
-    """The batch size a case name starts with ("b20 1024>1000 ..."), else None."""
-    first = name.split(" ")[0]
-    return int(first[1:]) if first[:1] == "b" and first[1:].isdigit() else None
+    """The batch size a case name starts or ends with ("b20 1024>1000 ...", "alexnet b5"), else None."""
+    words = name.split(" ")
+    for word in (words[0], words[-1]):
+        if word[:1] == "b" and word[1:].isdigit():
+            return int(word[1:])
+    return None
 
 
 def main(results_path, prefix):
@@ -71,16 +75,23 @@ def main(results_path, prefix):
                 continue
             colour = plt.get_cmap("Reds" if faster else "Blues")(0.9 - 0.5 * shade / max(1, len(batches) - 1))
             label = ("cortado faster" if faster else "peer faster") + (f", batch {batch}" if batch else "")
-            ax.bar(picked, [speedups[i] for i in picked], width=1.0, color=colour, label=label)
+            # Bars grow from 1x, up for faster cases and down for slower ones.
+            ax.bar(picked, [speedups[i] - 1 for i in picked], bottom=1, width=1.0, color=colour, label=label)
     ax.axhline(1.0, color="k", lw=1)
     ax.set_yscale("log")
-    ticks = [t for t in (0.125, 0.25, 0.5, 1, 2, 4, 8, 16) if speedups[0] / 1.5 <= t <= speedups[-1] * 1.5]
+    powers = [2.0 ** k for k in range(-10, 11)]  # 1/1024x to 1024x
+    ticks = [t for t in powers if min(speedups[0], 1) / 1.5 <= t <= max(speedups[-1], 1) * 1.5]
+    if len(ticks) > 9:  # every other power of two, 1x kept
+        ticks = [t for t in ticks if round(abs(math.log2(t))) % 2 == 0]
+    # Room above the fastest bar and below the slowest for their names.
+    ax.set_ylim(min(speedups[0], 1) / 1.8, max(speedups[-1], 1) * 2.2)
     ax.yaxis.set_major_locator(matplotlib.ticker.FixedLocator(ticks))
     ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda t, _: f"{t:g}x"))
     ax.yaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
     for index in (0, len(cases) - 1):  # name the slowest and the fastest case
         ax.annotate(cases[index][1], (index, speedups[index]), textcoords="offset points",
-                    xytext=(6 if index == 0 else -6, 8), ha="left" if index == 0 else "right", fontsize=8)
+                    xytext=(6 if index == 0 else -6, -12 if speedups[index] < 1 else 6),
+                    ha="left" if index == 0 else "right", fontsize=8)
     ax.set_xlabel(f"case (sorted), {len(speedups)} in all")
     ax.set_ylabel("speed-up of cortado over " + "/".join(peer_names))
     ax.set_title(f"{title}: median {speedups[len(speedups) // 2]:.2f}x, "

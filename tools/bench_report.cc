@@ -157,6 +157,7 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
     json["cpu"] = cpu.model;
     json["cpu_threads"] = cpu.cores;
     json["isa"] = cpu.isa;
+    json["unstable_rows"] = unstable;
     json["rows"] = nlohmann::ordered_json::array();
     for (const BenchRow &r : rows) {
         nlohmann::ordered_json row{{"name", r.name},

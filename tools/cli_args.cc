@@ -31,10 +31,12 @@ int64_t CliArgs::get_int(const std::string &key, int64_t fallback) const {
     return has(key) ? parse_integer(get(key), "--" + key) : fallback;
 }
 
-int64_t CliArgs::get_count(const std::string &key, int64_t fallback) const {
+int64_t CliArgs::get_count(const std::string &key, int64_t fallback, int64_t minimum) const {
     if (!has(key)) return fallback;
     const int64_t value = parse_integer(get(key), "--" + key);
-    if (value < 1) throw UsageError("--" + key + " takes a whole number of at least 1, not " + get(key));
+    if (value < minimum)
+        throw UsageError("--" + key + " takes a whole number of at least " + std::to_string(minimum) + ", not " +
+                         get(key));
     return value;
 }
 

@@ -28,8 +28,9 @@ struct CliArgs {
     bool has(const std::string &key) const { return options.count(key) > 0; }
     std::string get(const std::string &key, const std::string &fallback = "") const;
     int64_t get_int(const std::string &key, int64_t fallback) const;
-    // A count: a whole number of at least 1 (a batch, iterations, jobs), else UsageError.
-    int64_t get_count(const std::string &key, int64_t fallback) const;
+    // A count: a whole number of at least `minimum` (a batch, iterations, jobs: 1; warm-up
+    // runs: 0), else UsageError.
+    int64_t get_count(const std::string &key, int64_t fallback, int64_t minimum = 1) const;
 };
 
 // `--key value` and `--key=value`. Throws UsageError on unknown options (naming the nearest

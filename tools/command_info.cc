@@ -1,5 +1,8 @@
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "compiler/kernel_plan.h"
 #include "compiler/target_description.h"
@@ -13,6 +16,35 @@
 #include "tools/plan_report.h"
 
 namespace cortado {
+
+namespace {
+
+// "  HEAD a, b, c" wrapped at 100 columns, continuation lines indented; past 8 items, the rest
+// are counted rather than listed (GoogLeNet folds 57 ReLUs).
+std::string wrapped_list(const std::string &head, const std::vector<std::string> &items) {
+    constexpr size_t kListed = 8;
+    const std::string indent(4, ' ');
+    std::string text = "  " + head;
+    size_t column = text.size();
+    for (size_t i = 0; i < std::min(items.size(), kListed); i++) {
+        const bool last = i + 1 == std::min(items.size(), kListed);
+        std::string item = items[i];
+        if (!last) item += ",";
+        if (last && items.size() > kListed) item += " and " + std::to_string(items.size() - kListed) + " more";
+        if (column + 1 + item.size() > 100 && column > indent.size()) {
+            text += "\n" + indent;
+            column = indent.size();
+        } else if (i > 0) {
+            text += " ";
+            column++;
+        }
+        text += item;
+        column += item.size();
+    }
+    return text + "\n";
+}
+
+}  // namespace
 
 int command_info(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned"});
@@ -60,18 +92,25 @@ int command_info(const std::vector<std::string> &args) {
     // Why compile counts fewer steps than this table has layers.
     const Graph fused = load_network(cli.positional, options, true);
     const NetworkPlan plan = plan_network(fused, fused.name, resolve_target("host").plan_target());
-    std::string folded, views;
-    size_t folded_count = 0, view_count = 0;
+    std::vector<std::string> folded, views;
     for (const Layer &layer : fused.layers)
-        for (const std::string &name : layer.fused_layers)
-            folded += (folded_count++ ? ", " : "") + name + " into " + layer.name;
+        for (const std::string &name : layer.fused_layers) folded.push_back(name + " into " + layer.name);
     for (const PlannedStep &step : plan.steps)
-        if (step.kernel < 0) views += (view_count++ ? ", " : "") + step.layer;
-    std::printf(
-        "compile runs %zu steps: %zu %s folded into the layer before (%s); %zu %s of their input, no kernel%s%s%s\n",
-        plan.steps.size(), folded_count, folded_count == 1 ? "layer is" : "layers are",
-        folded_count ? folded.c_str() : "none", view_count, view_count == 1 ? "step is a view" : "steps are views",
-        view_count ? " (" : "", views.c_str(), view_count ? ")" : "");
+        if (step.kernel < 0) views.push_back(step.layer);
+    std::printf("compile runs %zu steps for these %zu layers%s\n", plan.steps.size(), graph.layers.size(),
+                folded.empty() && views.empty() ? ", one kernel each" : ":");
+    if (!folded.empty())
+        std::printf("%s", wrapped_list(std::to_string(folded.size()) +
+                                           (folded.size() == 1 ? " layer is" : " layers are") +
+                                           " folded into the layer before: ",
+                                       folded)
+                              .c_str());
+    if (!views.empty())
+        std::printf("%s", wrapped_list(std::to_string(views.size()) +
+                                           (views.size() == 1 ? " step is a view of its input" : " steps are views of their inputs") +
+                                           ", with no kernel: ",
+                                       views)
+                              .c_str());
     for (int v : graph.outputs)
         std::printf("output '%s': %s\n", graph.values[v].blob_name.c_str(),
                     shape_to_string(graph.values[v].shape).c_str());

@@ -102,7 +102,7 @@ int command_run(const std::vector<std::string> &args) {
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
     const int64_t iterations = cli.get_count("iterations", 10);
-    const int64_t warmup = cli.get_count("warmup", 1);  // the first run also fills the arena
+    const int64_t warmup = cli.get_count("warmup", 1, 0);
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
 
     Graph graph = load_network(cli.positional, options, true);
@@ -168,7 +168,9 @@ int command_run(const std::vector<std::string> &args) {
     std::vector<float> output(static_cast<size_t>(out_count), std::nanf(""));
     DumpState dump{cli.get("dump-dir"), ""};
     if (cli.has("dump-dir")) net.set_blob_callback(dump_blob, &dump);
-    net.forward(input.data(), output.data());  // warm-up: first touch of arena and thread pool
+    // The first run touches the arena and wakes the thread pool; --warmup 0 times it, unless
+    // --dump-dir needs it.
+    if (warmup > 0 || cli.has("dump-dir")) net.forward(input.data(), output.data());
     if (cli.has("dump-dir")) {
         net.set_blob_callback(nullptr, nullptr);
         if (!dump.error.empty()) throw CompileError(dump.error);
@@ -273,9 +275,19 @@ int command_run(const std::vector<std::string> &args) {
         const auto values = reference::run_graph(unfused, reference_weights(weights), {in_tensor});
         const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);
         const double limit = built.plan.tolerance();
-        std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,
-                    error <= limit ? "PASS" : "FAIL");
-        if (!(error <= limit)) exit_code = 4;
+        const int64_t non_finite =
+            std::count_if(output.begin(), output.end(), [](float v) { return !std::isfinite(v); });
+        if (non_finite > 0) {
+            // An error norm over NaN or infinity says nothing; the exit code is --check-finite's.
+            std::printf("reference check: FAIL, %lld output values are NaN or infinite "
+                        "(--check-finite names the first blob that holds one)\n",
+                        static_cast<long long>(non_finite));
+            exit_code = 5;
+        } else {
+            std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,
+                        error <= limit ? "PASS" : "FAIL");
+            if (!(error <= limit) && exit_code == 0) exit_code = 4;
+        }
     }
     return exit_code;
 }

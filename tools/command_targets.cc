@@ -1,4 +1,5 @@
 // `cortado targets`: the shipped target descriptions, one line each.
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -13,33 +14,43 @@ namespace cortado {
 
 namespace {
 
-// The first sentence of the description's first comment, which says what device it is.
+// The first sentence of the description's opening comment, which says what device it is; the
+// sentence may run over several comment lines.
 std::string summary(const std::string &file) {
     std::ifstream in(file);
+    std::string text;
     for (std::string line; std::getline(in, line);) {
-        if (line.rfind("#", 0) != 0) continue;
+        if (line.rfind("#", 0) != 0) {
+            if (text.empty()) continue;
+            break;
+        }
         const size_t start = line.find_first_not_of("# ");
         if (start == std::string::npos) continue;
-        const std::string text = line.substr(start);
+        text += (text.empty() ? "" : " ") + line.substr(start);
         const size_t end = text.find(". ");
-        return end == std::string::npos ? text : text.substr(0, end + 1);
+        if (end != std::string::npos) return text.substr(0, end + 1);
     }
-    return "";
+    return text;
 }
 
 }  // namespace
 
 int command_targets(const std::vector<std::string> &args) {
     parse_cli_args(args, {}, {}, false);
-    std::printf("%-18s %-7s %s\n", "target", "family", "description  [Halide target]");
-    std::printf("%-18s %-7s %s\n", "host", "", "This machine's CPU, with every instruction set it has.");
-    for (const std::string &name : target_description_names()) {
+    const std::vector<std::string> names = target_description_names();
+    int width = 6;
+    for (const std::string &name : names) width = std::max(width, int(name.size()));
+    const auto row = [&](const std::string &name, const std::string &family, const std::string &text) {
+        std::printf("%-*s  %-7s %s\n", width, name.c_str(), family.c_str(), text.c_str());
+    };
+    row("target", "family", "description  [Halide target]");
+    row("host", "", "This machine's CPU, with every instruction set it has.");
+    for (const std::string &name : names) {
         try {
             const TargetDescription t = resolve_target(name);
-            std::printf("%-18s %-7s %s  [%s]\n", name.c_str(), t.schedule_family.c_str(), summary(t.file).c_str(),
-                        t.halide_target.c_str());
+            row(name, t.schedule_family, summary(t.file) + "  [" + t.halide_target + "]");
         } catch (const CompileError &e) {
-            std::printf("%-18s %-7s (cannot be used here: %s)\n", name.c_str(), "", e.what());
+            row(name, "", std::string("(cannot be used here: ") + e.what() + ")");
         }
     }
     std::printf("Descriptions are in %s/targets; a path to a .target file of one's own works too.\n",

@@ -49,7 +49,9 @@ int main(int argc, char **argv) {
         if (command == "bench") return command_bench(args);
         if (command == "tune") return command_tune(args);
         if (command == "targets") return command_targets(args);
-        const std::string near = nearest_word(command, command_names());
+        std::vector<std::string> words = command_names();
+        words.insert(words.end(), {"--help", "--version"});
+        const std::string near = nearest_word(command, words);
         throw UsageError("unknown command '" + command + "'" + (near.empty() ? "" : "; did you mean " + near + "?"));
     });
 }

@@ -22,17 +22,17 @@ CpuTimes sample_cpu_times() {
     std::ifstream self("/proc/self/stat");
     std::string line;
     std::getline(self, line);
-    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15.
+    // Fields after the command name, which may hold spaces: state is field 3, utime 14, stime 15,
+    // and cutime 16, cstime 17: the children this process has waited for (a peer run in a process
+    // of its own, a kernel compiled in a child) are its own work, not another process's.
     const size_t close = line.rfind(')');
     if (close != std::string::npos) {
         std::istringstream fields(line.substr(close + 2));
         std::string field;
-        long long utime = 0, stime = 0;
-        for (int index = 3; fields >> field && index <= 15; index++) {
-            if (index == 14) utime = std::atoll(field.c_str());
-            if (index == 15) stime = std::atoll(field.c_str());
-        }
-        t.own_s = double(utime + stime) / tick;
+        long long ticks = 0;
+        for (int index = 3; fields >> field && index <= 17; index++)
+            if (index >= 14) ticks += std::atoll(field.c_str());
+        t.own_s = double(ticks) / tick;
     }
     t.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     return t;

@@ -9,7 +9,7 @@ namespace cortado {
 
 struct CpuTimes {
     double all_busy_s = 0;  // every process on every core
-    double own_s = 0;       // this process (its threads included)
+    double own_s = 0;       // this process (its threads and the children it waited for included)
     double wall_s = 0;
 };
 

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "Halide.h"
+#include "compiler/target_description.h"
 #include "frontend/compile_error.h"
 #include "tools/cli_args.h"
 
@@ -14,6 +15,9 @@ int run_reporting_errors(const std::function<int()> &command) {
         return command();
     } catch (const UsageError &e) {
         std::cerr << "cortado: error: " << e.what() << " (cortado help for usage)\n";
+        return 2;
+    } catch (const UnknownTarget &e) {
+        std::cerr << "cortado: error: " << e.what() << "\n";
         return 2;
     } catch (const CompileError &e) {
         std::cerr << "cortado: error: " << e.what() << "\n";

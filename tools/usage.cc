@@ -3,6 +3,7 @@
 #include <map>
 
 #include "Halide.h"
+#include "git_describe.h"  // generated at build time (cmake/git_describe.cmake)
 
 namespace cortado {
 namespace {
@@ -47,7 +48,7 @@ const std::map<std::string, std::string> &usages() {
                             "  --output Y.npy       write the output\n"
                             "  --dump-dir D         write every blob as D/<blob>.npy\n"
                             "Timing:\n"
-                            "  --warmup N           untimed runs first (default 1)\n"
+                            "  --warmup N           untimed runs first (default 1; 0 times the first, cold run)\n"
                             "  --iterations K       timed runs (default 10)\n"
                             "  --json F             the timing record (per run and per layer) as JSON\n"
                             "Checks:\n"
@@ -131,9 +132,7 @@ std::string command_usage(const std::string &command) {
 
 std::string version_text() {
     std::string text = "cortado " CORTADO_VERSION;
-#ifdef CORTADO_GIT_DESCRIBE
-    text += " (" CORTADO_GIT_DESCRIBE ")";
-#endif
+    if (*CORTADO_GIT_DESCRIBE) text += " (" CORTADO_GIT_DESCRIBE ")";
     return text + "\nHalide " + std::to_string(HALIDE_VERSION_MAJOR) + "." + std::to_string(HALIDE_VERSION_MINOR) +
            "." + std::to_string(HALIDE_VERSION_PATCH) + "\nhost target " + Halide::get_host_target().to_string() + "\n";
 }
