@@ -128,8 +128,8 @@ TargetDescription resolve_target(const std::string &name) {
         std::string list;
         for (const std::string &n : names) list += ", " + n;
         throw UnknownTarget("unknown target '" + name + "'" + (near.empty() ? "" : " (did you mean " + near + "?)") +
-                           ": give host" + list +
-                           " (cortado targets), a path to a .target file, or a Halide target string");
+                            ": give host" + list +
+                            " (cortado targets), a path to a .target file, or a Halide target string");
     }
     const Halide::Target halide(target.halide_target);
     target.halide_target = halide.to_string();

@@ -69,6 +69,12 @@ class Converter {
         spatial(p.stride(), p.has_stride_h(), p.stride_h(), p.has_stride_w(), p.stride_w(), 1, "stride", 1, &c.stride_h,
                 &c.stride_w);
         spatial(p.pad(), p.has_pad_h(), p.pad_h(), p.has_pad_w(), p.pad_w(), 0, "pad", 0, &c.pad_h, &c.pad_w);
+        for (uint32_t d : p.dilation())
+            if (d == 0)
+                // Caffe does not check this; its im2col then reads one input pixel for every tap.
+                fail(
+                    "dilation 0 is not supported (Caffe leaves it unchecked and samples one pixel for the whole "
+                    "kernel); dilation 1 is the ordinary convolution");
         spatial(p.dilation(), false, 0, false, 0, 1, "dilation", 1, &c.dilation_h, &c.dilation_w);
         c.group = checked(p.group(), "group", 1);
         if (c.num_output % c.group) fail("num_output is not a multiple of group");
@@ -92,7 +98,10 @@ class Converter {
         if (c.global_pooling) {
             if (has_size || has_hw) fail("global_pooling takes no kernel size");
         } else {
-            if (has_size && has_hw) fail("kernel_size and kernel_h/_w both given");
+            // Caffe refuses kernel_size with both kernel_h and kernel_w, but takes kernel_size with
+            // one of them (PoolingLayer::LayerSetUp's `!has_kernel_size != !(has_h && has_w)`) and
+            // then uses kernel_size alone.
+            if (has_size && p.has_kernel_h() && p.has_kernel_w()) fail("kernel_size and kernel_h/_w both given");
             if (!has_size && !(p.has_kernel_h() && p.has_kernel_w()))
                 fail("kernel_size (or kernel_h and kernel_w) is missing");
             c.kernel_h = checked(has_size ? p.kernel_size() : p.kernel_h(), "kernel", 1);

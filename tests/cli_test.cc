@@ -463,7 +463,8 @@ TEST(Timing, InstabilityFromASimulatedSpread) {
     EXPECT_EQ(instability(runs, 0), "the 90th percentile run took 1.6x the fastest");
     EXPECT_EQ(instability({1.0, 5.0}, 0), "") << "two runs say nothing of a spread";
     EXPECT_EQ(instability({1.0, 1.0, 1.0}, 0.3), "other processes kept 0.3 cores busy");
-    EXPECT_EQ(instability({1.0, 2.0, 2.0}, 0.8), "the 90th percentile run took 2.0x the fastest; other processes kept 0.8 cores busy");
+    EXPECT_EQ(instability({1.0, 2.0, 2.0}, 0.8),
+              "the 90th percentile run took 2.0x the fastest; other processes kept 0.8 cores busy");
 
     const CpuTimes before{100.0, 10.0, 1000.0};
     EXPECT_DOUBLE_EQ(other_busy_cores(before, {102.0, 11.0, 1002.0}), 0.5);  // 2 s busy, 1 s ours, over 2 s

@@ -327,6 +327,8 @@ TEST(Caffe, ConvolutionHWRulesAreCaffes) {
     EXPECT_NE(e.find("kernel is 0"), std::string::npos) << e;
     e = error_of(head + "kernel_size: 3 stride: 0 } }\n");
     EXPECT_NE(e.find("stride is 0"), std::string::npos) << e;
+    e = error_of(head + "kernel_size: 3 dilation: 0 } }\n");
+    EXPECT_NE(e.find("dilation 0 is not supported"), std::string::npos) << e;
 }
 
 // Caffe's PoolingLayer::LayerSetUp: kernel_h/_w, pad_h/_w and stride_h/_w each come in pairs.
@@ -352,6 +354,10 @@ TEST(Caffe, PoolingHWRulesAreCaffes) {
     EXPECT_NE(e.find("kernel_h and kernel_w"), std::string::npos) << e;
     e = error_of(head + "kernel_size: 3 kernel_h: 3 kernel_w: 3 } }\n");
     EXPECT_NE(e.find("both given"), std::string::npos) << e;
+    // kernel_size with one of kernel_h/_w passes Caffe's check, and kernel_size wins.
+    const Graph one_side = parse(head + "kernel_size: 3 kernel_h: 5 } }\n");
+    EXPECT_EQ(std::get<PoolingParams>(one_side.layers[0].params).kernel_h, 3);
+    EXPECT_EQ(std::get<PoolingParams>(one_side.layers[0].params).kernel_w, 3);
     e = error_of(head + "kernel_size: 2 pad: 2 } }\n");
     EXPECT_NE(e.find("pad must be smaller than the kernel"), std::string::npos) << e;
     e = error_of(head + "global_pooling: true kernel_size: 2 } }\n");

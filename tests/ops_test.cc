@@ -179,21 +179,25 @@ TEST(Convolution, DepthwiseShapes) {
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=1,conv2d.rows=3,conv2d.task_rows=5");
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=3,conv2d.rows=1,conv2d.task_planes=3");
     }
-    if (gpu_test_target()) forced.push_back("conv2d.variant=gpu_depthwise,conv2d.threads=64,conv2d.rows=3,conv2d.cols=3,conv2d.channels=3");
+    if (gpu_test_target())
+        forced.push_back(
+            "conv2d.variant=gpu_depthwise,conv2d.threads=64,conv2d.rows=3,conv2d.cols=3,conv2d.channels=3");
     for (const std::string &knobs : forced) {
         const ScopedKnobs force(knobs.c_str());
         const std::string what = knobs.empty() ? "default" : knobs;
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(6, "kernel_size: 3 pad: 1 group: 6")) +
-                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
-                                 {2, 6, 13, 19}, what + ": 3x3 stride 1, 13x19, batch 2, leaky ReLU");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(6, "kernel_size: 3 pad: 1 group: 6")) +
+                layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+            {2, 6, 13, 19}, what + ": 3x3 stride 1, 13x19, batch 2, leaky ReLU");
         expect_matches_reference(
             layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 stride: 2 pad: 1 group: 5")),
             {1, 5, 15, 22}, what + ": 3x3 stride 2, odd and even maps");
         expect_matches_reference(layer("c", "Convolution", "data", "c",
                                        conv_params(8, "kernel_size: 5 group: 4 dilation: 2 bias_term: false")),
                                  {1, 4, 12, 11}, what + ": 5x5, 2 outputs per channel, dilation 2, no padding or bias");
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(3, "kernel_size: 3 pad: 1 group: 3")),
-                                 {1, 3, 3, 2}, what + ": a 3x2 map");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(3, "kernel_size: 3 pad: 1 group: 3")), {1, 3, 3, 2},
+            what + ": a 3x2 map");
         expect_matches_reference(
             layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 3 pad: 1 group: 40")), {2, 40, 7, 7},
             what + ": 40 channels of 7x7, batch 2");

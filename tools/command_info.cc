@@ -97,17 +97,19 @@ int command_info(const std::vector<std::string> &args) {
         for (const std::string &name : layer.fused_layers) folded.push_back(name + " into " + layer.name);
     for (const PlannedStep &step : plan.steps)
         if (step.kernel < 0) views.push_back(step.layer);
-    std::printf("compile runs %zu steps for these %zu layers%s\n", plan.steps.size(), graph.layers.size(),
+    std::printf("compile runs %zu step%s for %s %zu layer%s%s\n", plan.steps.size(), plan.steps.size() == 1 ? "" : "s",
+                graph.layers.size() == 1 ? "this" : "these", graph.layers.size(), graph.layers.size() == 1 ? "" : "s",
                 folded.empty() && views.empty() ? ", one kernel each" : ":");
     if (!folded.empty())
-        std::printf("%s", wrapped_list(std::to_string(folded.size()) +
-                                           (folded.size() == 1 ? " layer is" : " layers are") +
-                                           " folded into the layer before: ",
-                                       folded)
-                              .c_str());
+        std::printf("%s",
+                    wrapped_list(std::to_string(folded.size()) + (folded.size() == 1 ? " layer is" : " layers are") +
+                                     " folded into the layer before: ",
+                                 folded)
+                        .c_str());
     if (!views.empty())
         std::printf("%s", wrapped_list(std::to_string(views.size()) +
-                                           (views.size() == 1 ? " step is a view of its input" : " steps are views of their inputs") +
+                                           (views.size() == 1 ? " step is a view of its input"
+                                                              : " steps are views of their inputs") +
                                            ", with no kernel: ",
                                        views)
                               .c_str());

@@ -279,9 +279,10 @@ int command_run(const std::vector<std::string> &args) {
             std::count_if(output.begin(), output.end(), [](float v) { return !std::isfinite(v); });
         if (non_finite > 0) {
             // An error norm over NaN or infinity says nothing; the exit code is --check-finite's.
-            std::printf("reference check: FAIL, %lld output values are NaN or infinite "
-                        "(--check-finite names the first blob that holds one)\n",
-                        static_cast<long long>(non_finite));
+            std::printf(
+                "reference check: FAIL, %lld output values are NaN or infinite "
+                "(--check-finite names the first blob that holds one)\n",
+                static_cast<long long>(non_finite));
             exit_code = 5;
         } else {
             std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,

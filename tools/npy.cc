@@ -7,6 +7,8 @@
 #include <optional>
 #include <utility>
 
+#include "runtime/file_bytes.h"
+
 namespace cortado {
 namespace {
 
@@ -236,23 +238,9 @@ bool parse_npy(const uint8_t *bytes, size_t size, std::vector<int64_t> *shape, s
 }
 
 bool read_npy(const std::string &path, std::vector<int64_t> *shape, std::vector<float> *data, std::string *error) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *error = path + ": cannot open file";
-        return false;
-    }
-    // Read in chunks rather than trusting tellg(), which reports nonsense sizes for directories
-    // and cannot be used on pipes.
-    std::vector<uint8_t> bytes;
-    char chunk[1 << 16];
-    while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-        bytes.insert(bytes.end(), chunk, chunk + in.gcount());
-    }
-    if (in.bad()) {
-        *error = path + ": read failed";
-        return false;
-    }
-    return parse_named(path, bytes.data(), bytes.size(), shape, data, error);
+    std::string bytes;
+    if (!read_file_bytes(path, &bytes, error)) return false;
+    return parse_named(path, reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), shape, data, error);
 }
 
 bool write_npy(const std::string &path, const std::vector<int64_t> &shape, const float *data, std::string *error) {

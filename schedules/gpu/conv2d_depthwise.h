@@ -16,8 +16,7 @@
 
 namespace cortado::schedules::gpu {
 
-inline void schedule_conv2d_depthwise(Conv2d &a, const Conv2dShape &s, int threads, int rows, int cols,
-                                      int channels) {
+inline void schedule_conv2d_depthwise(Conv2d &a, const Conv2dShape &s, int threads, int rows, int cols, int channels) {
     using namespace Halide;
     rows = std::min(rows, s.out_h);
     cols = std::min(cols, s.out_w);
@@ -34,12 +33,7 @@ inline void schedule_conv2d_depthwise(Conv2d &a, const Conv2dShape &s, int threa
         .unroll(xi)
         .unroll(yi);
     a.conv.compute_at(a.output, thread).store_in(MemoryType::Register).unroll(a.x).unroll(a.y);
-    a.conv.update()
-        .reorder(a.x, a.y, a.r.x, a.r.y, a.r.z)
-        .unroll(a.x)
-        .unroll(a.y)
-        .unroll(a.r.x)
-        .unroll(a.r.y);
+    a.conv.update().reorder(a.x, a.y, a.r.x, a.r.y, a.r.z).unroll(a.x).unroll(a.y).unroll(a.r.x).unroll(a.r.y);
 }
 
 }  // namespace cortado::schedules::gpu

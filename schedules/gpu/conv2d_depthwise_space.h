@@ -28,7 +28,8 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise() {
         if (!k.has("rows")) k.set("rows", s.stride_h == 1 && s.kernel_h > 1 ? 2 : 1);
         if (!k.has("cols")) k.set("cols", 1);
         // A plane's thread tiles in whole warps, at most 256 threads.
-        const int columns = (s.out_w + k.get("cols") - 1) / k.get("cols") * ((s.out_h + k.get("rows") - 1) / k.get("rows"));
+        const int columns =
+            (s.out_w + k.get("cols") - 1) / k.get("cols") * ((s.out_h + k.get("rows") - 1) / k.get("rows"));
         if (!k.has("threads")) k.set("threads", std::clamp((columns + 31) / 32 * 32, 32, 256));
         // Small planes share a block, up to 256 threads.
         if (!k.has("channels")) k.set("channels", std::clamp(256 / k.get("threads"), 1, s.out_channels));
