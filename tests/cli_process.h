@@ -13,16 +13,20 @@ struct Result {
     std::string output;  // stdout and stderr together
 };
 
-// `environment` is prefixed to the command line ("NAME=value ...").
-inline Result cortado(const std::string &args, const std::string &environment = "") {
-    const std::string command = environment + (environment.empty() ? "" : " ") + CORTADO_BINARY + " " + args + " 2>&1";
-    FILE *pipe = popen(command.c_str(), "r");
+// A shell command line, its stdout and stderr together.
+inline Result shell(const std::string &command) {
+    FILE *pipe = popen((command + " 2>&1").c_str(), "r");
     std::string output;
     char buffer[4096];
     while (size_t n = fread(buffer, 1, sizeof buffer, pipe)) output.append(buffer, n);
     const int status = pclose(pipe);
     // A crash is never a success: a command killed by a signal reads as 128 + the signal.
     return Result{WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0), output};
+}
+
+// `environment` is prefixed to the command line ("NAME=value ...").
+inline Result cortado(const std::string &args, const std::string &environment = "") {
+    return shell(environment + (environment.empty() ? "" : " ") + CORTADO_BINARY + " " + args);
 }
 
 }  // namespace cortado::testing

@@ -171,6 +171,29 @@ TEST_F(Cli, WrongKindsOfFilesAreNamed) {
     EXPECT_NE(r.output.find("missing.prototxt: no such file"), std::string::npos) << r.output;
 }
 
+// The CLI as a machine without oneDNN and OpenBLAS builds it (peers_missing.cc): it links
+// neither, compiles and runs a network and checks it, and bench's CPU suites say what is missing.
+TEST_F(Cli, CompilesAndRunsWithoutTheBenchPeers) {
+    const std::string binary = CORTADO_WITHOUT_PEERS_BINARY;
+    Result r = shell("ldd " + binary);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("libdnnl"), std::string::npos) << r.output;
+    EXPECT_EQ(r.output.find("libopenblas"), std::string::npos) << r.output;
+    if (binary != CORTADO_BINARY) {  // the ldd check can see the peers where they are linked
+        EXPECT_NE(shell(std::string("ldd ") + CORTADO_BINARY).output.find("libdnnl"), std::string::npos);
+    }
+    const std::string net = write("small.prototxt", kSmallNet);
+    r = shell(binary + " run " + net + " --check --iterations 2");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+    r = shell(binary + " compile " + net + " -o " + path("lib"));
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_TRUE(fs::exists(path("lib/libsmall.a"))) << r.output;
+    r = shell(binary + " bench conv --quick");
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_NE(r.output.find("built without oneDNN and OpenBLAS"), std::string::npos) << r.output;
+}
+
 // A reference check that fails exits 4: a deliberately wrong test-only variant (its bias left
 // out) forced on the convolution.
 TEST_F(Cli, FailedReferenceCheckExits4) {
