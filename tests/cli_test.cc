@@ -194,6 +194,45 @@ TEST_F(Cli, CompilesAndRunsWithoutTheBenchPeers) {
     EXPECT_NE(r.output.find("built without oneDNN and OpenBLAS"), std::string::npos) << r.output;
 }
 
+// tools/gpu_bench.py writes caffemodels through protobuf's Python runtime and the caffe_pb2 that
+// the build generates from frontend/caffe.proto: weights cortado wrote, read and written again
+// in Python, give the same output.
+TEST_F(Cli, PythonToolsWriteCaffemodelsWithTheSameSchema) {
+    if (shell("/usr/bin/python3 -c 'import torch, google.protobuf'").exit_code != 0)
+        GTEST_SKIP() << "/usr/bin/python3 has no torch or protobuf (tools/bootstrap.sh installs Debian's)";
+    const std::string net = write("small.prototxt", kSmallNet);
+    std::vector<float> input(2 * 9 * 9);
+    for (size_t i = 0; i < input.size(); i++) input[i] = std::sin(float(i));
+    std::string error;
+    ASSERT_TRUE(write_npy(path("x.npy"), {1, 2, 9, 9}, input.data(), &error)) << error;
+    const std::string in = " --input " + path("x.npy");
+    Result r = cortado("run " + net + in + " --seed 3 --iterations 1 --save-weights " + path("a.caffemodel") +
+                       " --output " + path("a.npy"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::string script = write("rewrite.py",
+                                     "import sys, torch\n"
+                                     "sys.path.insert(0, '" CORTADO_SOURCE_DIR
+                                     "/tools')\n"
+                                     "import gpu_bench\n"
+                                     "net = gpu_bench.caffe_pb2_module().NetParameter()\n"
+                                     "net.ParseFromString(open(sys.argv[1], 'rb').read())\n"
+                                     "weights = {l.name: [torch.tensor(list(b.data)).reshape(list(b.shape.dim))\n"
+                                     "                    for b in l.blobs] for l in net.layer if l.blobs}\n"
+                                     "gpu_bench.write_caffemodel(sys.argv[2], weights)\n"
+                                     "print(len(weights), 'layers')\n");
+    r = shell("/usr/bin/python3 " + script + " " + path("a.caffemodel") + " " + path("b.caffemodel"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("2 layers"), std::string::npos) << r.output;
+    r = cortado("run " + net + in + " --weights " + path("b.caffemodel") + " --iterations 1 --output " + path("b.npy"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::vector<int64_t> shape_a, shape_b;
+    std::vector<float> a, b;
+    ASSERT_TRUE(read_npy(path("a.npy"), &shape_a, &a, &error)) << error;
+    ASSERT_TRUE(read_npy(path("b.npy"), &shape_b, &b, &error)) << error;
+    EXPECT_EQ(shape_a, shape_b);
+    EXPECT_EQ(a, b);
+}
+
 // A reference check that fails exits 4: a deliberately wrong test-only variant (its bias left
 // out) forced on the convolution.
 TEST_F(Cli, FailedReferenceCheckExits4) {

@@ -31,7 +31,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh"
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
-cmake --build build --target prebuilt_network_check cortado
+cmake --build build --target prebuilt_network_check cortado cortado_caffe_pb2
 shared="$root/../shared/models"
 [ -d "$shared" ] || { echo "gpu-check: needs ../shared/models beside the checkout" >&2; exit 1; }
 
@@ -43,7 +43,7 @@ cp "$opencl_loader" .device/lib/libOpenCL.so.1
 cp "$opencl_loader" .device/lib/libOpenCL.so
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
 cp "$shared"/{alexnet,googlenet}.prototxt models/bench/overfeat_l6.prototxt .device/models/
-cp tools/gpu_bench.py .device/
+cp tools/gpu_bench.py build/python/caffe_pb2.py .device/
 
 # Compiles a network for the GPU into a shared library in DIR, keeping only what the device
 # needs: device_library DIR TARGET_NAME PROTOTXT [cortado compile options...]

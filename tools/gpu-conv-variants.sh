@@ -26,12 +26,12 @@ done
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
-cmake --build build --target cortado >/dev/null
+cmake --build build --target cortado cortado_caffe_pb2 >/dev/null
 rm -rf .device && mkdir -p .device/lib .device/stage
 protobuf=$(ldconfig -p | awk '/libprotobuf.so.32 /{print $NF; exit}')
 [ -n "$protobuf" ] || { echo "gpu-conv-variants: no libprotobuf.so.32 (run tools/bootstrap.sh)" >&2; exit 1; }
 cp "$protobuf" .device/lib/
-cp tools/gpu_bench.py .device/
+cp tools/gpu_bench.py build/python/caffe_pb2.py .device/
 env -u CORTADO_KNOBS build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/default "${set_option[@]}" >/dev/null
 for variant in "$@"; do
   label=${variant%%=*} knobs=${variant#*=}

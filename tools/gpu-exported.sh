@@ -16,7 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
-cmake --build build --target prebuilt_network_check cortado
+cmake --build build --target prebuilt_network_check cortado cortado_caffe_pb2
 models=$(mktemp -d)
 trap 'rm -rf "$models"' EXIT
 /usr/bin/python3 tools/export_torchvision.py "$models" 1 >/dev/null
@@ -28,7 +28,7 @@ cp "$(ldconfig -p | awk '/libprotobuf.so.32 /{print $NF; exit}')" .device/lib/
 opencl_loader=$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')
 cp "$opencl_loader" .device/lib/libOpenCL.so.1
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
-cp tools/gpu_bench.py tools/export_torchvision.py .device/
+cp tools/gpu_bench.py tools/export_torchvision.py build/python/caffe_pb2.py .device/
 
 declare -A names=([cuda]=cuda-h100 [opencl]=opencl-nvidia)
 {

@@ -11,9 +11,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
-cmake --build build --target cortado >/dev/null
+cmake --build build --target cortado cortado_caffe_pb2 >/dev/null
 rm -rf .device && mkdir -p .device/stage
-cp tools/gpu_bench.py .device/
+cp tools/gpu_bench.py build/python/caffe_pb2.py .device/
 tools/bench-subsets.sh "$root/../shared/bench/boda-convs.csv" .device
 
 # prepare LABEL SUITE KNOBS [bench options...]

@@ -19,8 +19,9 @@ shift 3
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
-cmake --build build --target cortado >/dev/null
+cmake --build build --target cortado cortado_caffe_pb2 >/dev/null
 rm -rf .device/tune && mkdir -p .device/tune
+cp build/python/caffe_pb2.py .device/tune/  # the runner's caffemodel writer (tools/gpu_bench.py)
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 set_number=0
@@ -56,7 +57,7 @@ for name in "${names[@]}"; do
   bundle=$here/stage/$name
   finished=""
   for attempt in 1 2 3 4 5 6 7 8; do
-    python3 tools/tune_runner.py "$bundle" "$out" && { finished=yes; break; }
+    PYTHONPATH=$here python3 tools/tune_runner.py "$bundle" "$out" && { finished=yes; break; }
   done
   [ -n "$finished" ] || { echo "runner: $name did not finish in 8 attempts" >&2; status=1; }
 done

@@ -35,33 +35,33 @@ import torch
 import torch.nn.functional as F
 
 
-def varint(value):
-    out = bytearray()
-    while True:
-        byte = value & 0x7F
-        value >>= 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
-
-
-def field(number, payload):  # length-delimited protobuf field
-    return varint(number << 3 | 2) + varint(len(payload)) + payload
+def caffe_pb2_module():
+    """caffe_pb2, which protoc generates from frontend/caffe.proto into <build>/python: on the
+    Python path (PYTHONPATH), beside this script where the GPU scripts copy it, or in the build tree."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[len(sys.path):] = [here, os.path.join(here, "..", "build", "python")]
+    try:
+        import caffe_pb2
+    except ImportError:
+        sys.exit("caffe_pb2.py is neither on PYTHONPATH, beside gpu_bench.py nor in build/python "
+                 "(cmake --build build writes it)")
+    return caffe_pb2
 
 
 def write_caffemodel(path, weights):
-    """weights: {layer name: [tensor, ...]} as NetParameter{layer(100): LayerParameter{name(1),
-    blobs(7): BlobProto{shape(7){dim(1)}, data(5)}}}, the subset cortado's reader needs."""
-    encoded = b""
+    """weights: {layer name: [tensor, ...]}, written as a NetParameter whose layers hold only their
+    name and blobs (shape and data), which is what cortado's libraries read."""
+    caffe_pb2 = caffe_pb2_module()
+    net = caffe_pb2.NetParameter()
     for name, blobs in weights.items():
-        layer = field(1, name.encode())
+        layer = net.layer.add()
+        layer.name = name
         for blob in blobs:
-            dims = b"".join(varint(d) for d in blob.shape)
-            data = blob.detach().cpu().contiguous().numpy().astype("<f4").tobytes()
-            layer += field(7, field(7, field(1, dims)) + field(5, data))
-        encoded += field(100, layer)
+            proto = layer.blobs.add()
+            proto.shape.dim.extend(blob.shape)
+            proto.data.extend(blob.detach().cpu().contiguous().flatten().tolist())
     with open(path, "wb") as f:
-        f.write(encoded)
+        f.write(net.SerializeToString())
 
 
 class Library:
