@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -228,6 +229,45 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
         for (const auto &[name, value] : c["knobs"].items()) key += " " + name + "=" + std::to_string(value.get<int>());
         EXPECT_FALSE(round_one.count(key)) << key;
     }
+}
+
+// After a schedule change voids a signature's records, the next tune proposes their fastest choice
+// right after the default, rather than searching from the defaults alone.
+TEST_F(Tune, ChoicesOfStaleRecordsAreRevisitedFirst) {
+    const Result plan = cortado("info " + net_ + " --plan --target opencl-pocl");
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    std::istringstream lines(plan.output);
+    std::string line, step, op, kernel, signature;
+    while (std::getline(lines, line))
+        if (line.rfind("conv+relu", 0) == 0) std::istringstream(line) >> step >> op >> kernel >> signature;
+    ASSERT_FALSE(signature.empty()) << plan.output;
+    const nlohmann::json knobs = {{"rows", 2},      {"cols", 2},    {"channels", 4},           {"threads_x", 6},
+                                  {"threads_c", 8}, {"split_k", 1}, {"target_threads", 65536}, {"registers", 64}};
+    nlohmann::json stale = {{"op_signature", signature},
+                            {"op", "conv2d"},
+                            {"layer", "conv"},
+                            {"variant", "gpu_register_tile"},
+                            {"knobs", knobs},
+                            {"median_ms", 0.1},
+                            {"min_ms", 0.1},
+                            {"max_ms", 0.1},
+                            {"repetitions", 10},
+                            {"error", 1e-7},
+                            {"tolerance", 1e-5},
+                            {"target", "opencl-pocl"},
+                            {"family", "gpu"},
+                            {"schedule_version", "000000000000"},
+                            {"date", "2026-11-01"}};
+    std::ofstream(db_) << stale.dump() << "\n";
+    const std::string bundles = (dir_ / "bundles").string();
+    const Result r =
+        cortado("tune " + net_ + " --target opencl-pocl --prepare " + bundles + " --max-candidates 2 --db " + db_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream manifest_file(bundles + "/bundle-0/tune.json");
+    const nlohmann::json candidates = nlohmann::json::parse(manifest_file)["signatures"][0]["candidates"];
+    ASSERT_EQ(candidates.size(), 2u) << candidates.dump(1);
+    EXPECT_EQ(candidates[1]["variant"], "gpu_register_tile") << candidates.dump(1);
+    EXPECT_EQ(candidates[1]["knobs"], knobs) << candidates.dump(1);
 }
 
 TEST_F(Tune, BadInputGetsAClearError) {

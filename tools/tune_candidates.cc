@@ -43,9 +43,22 @@ CandidateSearch::CandidateSearch(std::vector<VariantDomain> variants, uint64_t s
 std::optional<ChoiceSettings> CandidateSearch::next() {
     ChoiceSettings s;
     s.exact = true;
-    // The default choice, then each variant with the knobs its own default rule gives.
+    // The default choice, the earlier winners, then each variant with the knobs its own default
+    // rule gives.
+    if (seeded_ == 0) {
+        seeded_++;
+        return s;
+    }
+    while (!revisits_.empty()) {
+        const Candidate earlier = revisits_.front();
+        revisits_.erase(revisits_.begin());
+        if (tried(earlier)) continue;
+        s.variant = earlier.variant;
+        s.knobs = earlier.knobs;
+        return s;
+    }
     if (seeded_ <= variants_.size()) {
-        if (seeded_ > 0) s.variant = variants_[seeded_ - 1].name;
+        s.variant = variants_[seeded_ - 1].name;
         seeded_++;
         return s;
     }
@@ -115,6 +128,11 @@ ChoiceSettings CandidateSearch::random_sample() {
     return s;
 }
 
+void CandidateSearch::revisit(const std::vector<Candidate> &earlier_best) {
+    for (const Candidate &c : earlier_best)
+        if (domain(c.variant)) revisits_.push_back(c);
+}
+
 void CandidateSearch::refused(const ChoiceSettings &) {}
 
 void CandidateSearch::report_unmeasured(const ChoiceSettings &proposed, const Candidate &resolved) {
@@ -156,10 +174,15 @@ int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearc
                         std::map<std::string, double> *latest) {
     int resumed = 0;
     std::map<std::string, Candidate> choices;
+    std::map<std::string, std::pair<double, Candidate>> stale;  // choice -> latest median
     for (const TuningRecord &r : records) {
         if (r.hand_written() || r.variant.empty()) continue;
         try {
-            if (r.schedule_version != schedule_version(r.op, r.variant)) continue;
+            if (r.schedule_version != schedule_version(r.op, r.variant)) {
+                const Candidate c{r.variant, r.knobs};
+                stale[c.key()] = {r.rejected ? -1 : r.median_ms, c};
+                continue;
+            }
         } catch (const CompileError &) {
             continue;  // a variant that no longer exists
         }
@@ -175,6 +198,15 @@ int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearc
         search.report(s, c, latest->at(key));
         resumed++;
     }
+    std::vector<std::pair<double, Candidate>> earlier;
+    for (const auto &[key, timed] : stale)
+        if (timed.first >= 0) earlier.push_back(timed);
+    std::sort(earlier.begin(), earlier.end(), [](const auto &a, const auto &b) {
+        return std::make_pair(a.first, a.second.key()) < std::make_pair(b.first, b.second.key());
+    });
+    std::vector<Candidate> best;
+    for (size_t i = 0; i < std::min<size_t>(2, earlier.size()); i++) best.push_back(earlier[i].second);
+    search.revisit(best);
     return resumed;
 }
 

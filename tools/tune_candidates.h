@@ -48,6 +48,9 @@ class CandidateSearch {
     // The next setting to try: the variant and the knobs it fixes (the rest come from the
     // variant's default rule; no variant: the default choice). Unset: nothing left to propose.
     std::optional<ChoiceSettings> next();
+    // Choices that were fastest under an earlier schedule version, fastest first: proposed right
+    // after the default, so that tuning again after a schedule change starts from them.
+    void revisit(const std::vector<Candidate> &earlier_best);
     // The plan refused `proposed` (a limit of the shape or the device).
     void refused(const ChoiceSettings &proposed);
     // `proposed` resolved to `resolved`, which measured `median_ms` (< 0: rejected). Also takes
@@ -72,7 +75,8 @@ class CandidateSearch {
 
     std::vector<VariantDomain> variants_;
     std::mt19937_64 random_;
-    size_t seeded_ = 0;  // proposals made of the default and of each variant's defaults
+    size_t seeded_ = 0;                // proposals made of the default and of each variant's defaults
+    std::vector<Candidate> revisits_;  // earlier winners not proposed yet
     const VariantDomain *domain(const std::string &variant) const;
 
     std::map<std::string, double> results_;  // key -> median (< 0: rejected)
@@ -92,7 +96,8 @@ CandidateSearch search_for(const std::string &family, const std::string &op, con
 
 // Reports the records of earlier runs for the search's signature (`records`: that signature's,
 // from a tuning database) as tried, where their schedule version is current; fills `latest`
-// (choice -> its latest median, < 0 rejected). Returns how many choices they covered.
+// (choice -> its latest median, < 0 rejected). The two fastest choices among records of an
+// older schedule version are to be revisited. Returns how many current choices they covered.
 int resume_from_records(const std::vector<TuningRecord> &records, CandidateSearch &search,
                         std::map<std::string, double> *latest);
 
