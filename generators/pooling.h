@@ -19,6 +19,9 @@ struct Pooling {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::RDom r;
     Halide::Func window_max{"window_max"};  // MAX only
+    // The input with the window's fill outside the image; inlined unless a schedule stages rows
+    // of it, so that the window's loads need no bounds selects.
+    Halide::Func padded{"padded"};
     Halide::Func output{"pooling"};
 
     Pooling(Halide::Func input, const PoolingShape &s) {
@@ -27,8 +30,9 @@ struct Pooling {
         const float fill = s.average ? 0.0f : -std::numeric_limits<float>::infinity();
         Func outside = BoundaryConditions::constant_exterior(input, fill,
                                                              {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
+        padded(x, y, c, n) = outside(x, y, c, n);
         Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
-        Expr window = outside(x0 + r.x, y0 + r.y, c, n);
+        Expr window = padded(x0 + r.x, y0 + r.y, c, n);
         if (s.average && !s.count_padding) {
             Expr w = min(x0 + s.kernel_w, s.in_w) - max(x0, 0);
             Expr h = min(y0 + s.kernel_h, s.in_h) - max(y0, 0);
