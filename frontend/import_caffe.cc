@@ -115,16 +115,16 @@ Shape shape_from_proto(const caffe::BlobShape &proto) {
     return shape;
 }
 
-// The first word of a text, past blanks and # comments: what tells a prototxt with a typo from a
-// file that is no prototxt at all.
-std::string first_word(const std::string &text) {
+// The first word of a text, past blanks and # comments, and its line (from 1): what tells a
+// prototxt with a typo from a file that is no prototxt at all.
+std::pair<std::string, int> first_word(const std::string &text) {
     size_t at = 0;
     while (at < text.size()) {
         if (std::isspace(static_cast<unsigned char>(text[at]))) {
             at++;
         } else if (text[at] == '#') {
             at = text.find('\n', at);
-            if (at == std::string::npos) return "";
+            if (at == std::string::npos) return {"", 0};
         } else {
             break;
         }
@@ -133,7 +133,7 @@ std::string first_word(const std::string &text) {
     while (end < text.size() && end - at < 40 && !std::isspace(static_cast<unsigned char>(text[end])) &&
            text[end] != ':' && text[end] != '{')
         end++;
-    return text.substr(at, end - at);
+    return {text.substr(at, end - at), 1 + int(std::count(text.begin(), text.begin() + at, '\n'))};
 }
 
 class Importer {
@@ -155,8 +155,11 @@ class Importer {
         parser.WriteLocationsTo(&locations);
         if (!parser.ParseFromString(text, &net)) {
             if (errors.text.empty()) errors.text = path_ + ": not a valid Caffe prototxt\n";
-            const std::string word = first_word(text);
-            if (!caffe::NetParameter::descriptor()->FindFieldByName(word))
+            // Only where the parser failed on that first word's line: unknown fields are allowed,
+            // so a file that starts with one may still be a prototxt with a later mistake.
+            const auto [word, line] = first_word(text);
+            if (!caffe::NetParameter::descriptor()->FindFieldByName(word) &&
+                errors.text.rfind(path_ + ":" + std::to_string(line) + ":", 0) == 0)
                 errors.text = path_ + ": is not a Caffe prototxt (it starts with '" + word +
                               "', which is no field of a network)\n" + errors.text;
             throw CompileError(errors.text.substr(0, errors.text.size() - 1));

@@ -69,13 +69,9 @@ class Converter {
         spatial(p.stride(), p.has_stride_h(), p.stride_h(), p.has_stride_w(), p.stride_w(), 1, "stride", 1, &c.stride_h,
                 &c.stride_w);
         spatial(p.pad(), p.has_pad_h(), p.pad_h(), p.has_pad_w(), p.pad_w(), 0, "pad", 0, &c.pad_h, &c.pad_w);
-        for (uint32_t d : p.dilation())
-            if (d == 0)
-                // Caffe does not check this; its im2col then reads one input pixel for every tap.
-                fail(
-                    "dilation 0 is not supported (Caffe leaves it unchecked and samples one pixel for the whole "
-                    "kernel); dilation 1 is the ordinary convolution");
-        spatial(p.dilation(), false, 0, false, 0, 1, "dilation", 1, &c.dilation_h, &c.dilation_w);
+        // Caffe leaves dilation unchecked: 0 is accepted, and every tap then reads the one pixel
+        // under the kernel's origin (a window of extent 1).
+        spatial(p.dilation(), false, 0, false, 0, 1, "dilation", 0, &c.dilation_h, &c.dilation_w);
         c.group = checked(p.group(), "group", 1);
         if (c.num_output % c.group) fail("num_output is not a multiple of group");
         if (p.axis() != 1) fail("only axis 1 (channels) is supported");

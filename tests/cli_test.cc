@@ -195,8 +195,8 @@ TEST_F(Cli, CompilesAndRunsWithoutTheBenchPeers) {
 }
 
 // tools/gpu_bench.py writes caffemodels through protobuf's Python runtime and the caffe_pb2 that
-// the build generates from frontend/caffe.proto: weights cortado wrote, read and written again
-// in Python, give the same output.
+// this build generates from frontend/caffe.proto (found through PYTHONPATH): weights cortado
+// wrote, read and written again in Python, give the same output.
 TEST_F(Cli, PythonToolsWriteCaffemodelsWithTheSameSchema) {
     if (shell("/usr/bin/python3 -c 'import torch, google.protobuf'").exit_code != 0)
         GTEST_SKIP() << "/usr/bin/python3 has no torch or protobuf (tools/bootstrap.sh installs Debian's)";
@@ -220,7 +220,8 @@ TEST_F(Cli, PythonToolsWriteCaffemodelsWithTheSameSchema) {
                                      "                    for b in l.blobs] for l in net.layer if l.blobs}\n"
                                      "gpu_bench.write_caffemodel(sys.argv[2], weights)\n"
                                      "print(len(weights), 'layers')\n");
-    r = shell("/usr/bin/python3 " + script + " " + path("a.caffemodel") + " " + path("b.caffemodel"));
+    r = shell("PYTHONPATH=" CORTADO_PYTHON_DIR " /usr/bin/python3 " + script + " " + path("a.caffemodel") + " " +
+              path("b.caffemodel"));
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("2 layers"), std::string::npos) << r.output;
     r = cortado("run " + net + in + " --weights " + path("b.caffemodel") + " --iterations 1 --output " + path("b.npy"));

@@ -327,8 +327,10 @@ TEST(Caffe, ConvolutionHWRulesAreCaffes) {
     EXPECT_NE(e.find("kernel is 0"), std::string::npos) << e;
     e = error_of(head + "kernel_size: 3 stride: 0 } }\n");
     EXPECT_NE(e.find("stride is 0"), std::string::npos) << e;
-    e = error_of(head + "kernel_size: 3 dilation: 0 } }\n");
-    EXPECT_NE(e.find("dilation 0 is not supported"), std::string::npos) << e;
+    // Caffe accepts dilation 0 (it does not check it): a window of extent 1.
+    const Graph zero = parse(head + "kernel_size: 3 dilation: 0 } }\n");
+    EXPECT_EQ(std::get<ConvolutionParams>(zero.layers[0].params).dilation_h, 0);
+    EXPECT_EQ(zero.values[zero.layers[0].outputs[0]].shape, (Shape{1, 2, 8, 8}));
 }
 
 // Caffe's PoolingLayer::LayerSetUp: kernel_h/_w, pad_h/_w and stride_h/_w each come in pairs.

@@ -67,6 +67,9 @@ TEST(Convolution, StridePadGroupDilationEdgeCases) {
     expect_matches_reference(
         layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 dilation: 2 pad: 2")), {1, 3, 10, 9},
         "dilation 2");
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(5, "kernel_size: 3 dilation: 0 pad: 1")), {1, 3, 8, 7},
+        "dilation 0 (Caffe accepts it: every tap reads the pixel under the origin)");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(7, "kernel_size: 5")), {1, 4, 5, 5},
                              "1x1 output");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(3, "kernel_size: 1")), {1, 20, 3, 2},

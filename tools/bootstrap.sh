@@ -7,7 +7,7 @@ cd "$root"
 
 debian_packages=(libprotobuf-dev:amd64 protobuf-compiler libgtest-dev ocl-icd-opencl-dev opencl-headers pocl-opencl-icd
                  libdnnl-dev libopenblas-dev clang-15 nlohmann-json3-dev libonnx-dev
-                 g++-aarch64-linux-gnu qemu-user libprotobuf-dev:arm64 python3-torch python3-torchvision)
+                 g++-aarch64-linux-gnu qemu-user libprotobuf-dev:arm64 python3-torch python3-torchvision python3-protobuf)
 sudo_cmd=""
 [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
 # The ARM64 checker links Debian's arm64 libprotobuf (multiarch) and runs under qemu-aarch64.

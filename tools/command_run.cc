@@ -102,7 +102,7 @@ int command_run(const std::vector<std::string> &args) {
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
     const int64_t iterations = cli.get_count("iterations", 10);
-    const int64_t warmup = cli.get_count("warmup", 1, 0);
+    const int64_t asked_warmup = cli.get_count("warmup", 1, 0);
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
 
     Graph graph = load_network(cli.positional, options, true);
@@ -169,8 +169,12 @@ int command_run(const std::vector<std::string> &args) {
     DumpState dump{cli.get("dump-dir"), ""};
     if (cli.has("dump-dir")) net.set_blob_callback(dump_blob, &dump);
     // The first run touches the arena and wakes the thread pool; --warmup 0 times it, unless
-    // --dump-dir needs it.
-    if (warmup > 0 || cli.has("dump-dir")) net.forward(input.data(), output.data());
+    // --dump-dir or --check-finite need a run first. Those untimed runs count as warm-up.
+    int64_t untimed = 0;
+    if (asked_warmup > 0 || cli.has("dump-dir")) {
+        net.forward(input.data(), output.data());
+        untimed++;
+    }
     if (cli.has("dump-dir")) {
         net.set_blob_callback(nullptr, nullptr);
         if (!dump.error.empty()) throw CompileError(dump.error);
@@ -183,12 +187,14 @@ int command_run(const std::vector<std::string> &args) {
         FiniteState finite{&net, 0, ""};
         net.set_blob_callback(check_finite, &finite);
         net.forward(input.data(), output.data());
+        untimed++;
         net.set_blob_callback(nullptr, nullptr);
         std::cout << "check-finite: " << (finite.first_bad.empty() ? "every blob is finite" : finite.first_bad) << "\n";
         if (!finite.first_bad.empty()) exit_code = 5;
     }
 
-    for (int64_t i = 1; i < warmup; i++) net.forward(input.data(), output.data());  // the first ran above
+    for (; untimed < asked_warmup; untimed++) net.forward(input.data(), output.data());
+    const int64_t warmup = untimed;
     // Timed without profiling, which synchronises a GPU after every step; the per-layer table
     // comes from as many profiled runs afterwards (at most 10).
     std::vector<double> runs, layer_ms(net.layer_count(), 0.0);
@@ -207,7 +213,9 @@ int command_run(const std::vector<std::string> &args) {
     }
     net.set_profiling(false);
     const RunStatistics stats = run_statistics(runs, in_shape[0]);
-    const std::string unstable = instability(runs, others);
+    // A cold first run (no warm-up) is slow by design, not a sign of an unsteady machine.
+    const std::string unstable =
+        instability(warmup == 0 ? std::vector<double>(runs.begin() + 1, runs.end()) : runs, others);
     std::map<std::string, int64_t> flops;  // by the step's first layer
     for (const Layer &layer : graph.layers) flops[layer.name] = layer_cost(graph, layer).flops;
     double layer_total = 0;

@@ -25,7 +25,10 @@ std::string summary(const std::string &file) {
             break;
         }
         const size_t start = line.find_first_not_of("# ");
-        if (start == std::string::npos) continue;
+        if (start == std::string::npos) {  // a bare "#" ends the opening paragraph
+            if (text.empty()) continue;
+            break;
+        }
         text += (text.empty() ? "" : " ") + line.substr(start);
         const size_t end = text.find(". ");
         if (end != std::string::npos) return text.substr(0, end + 1);

@@ -39,7 +39,9 @@ def caffe_pb2_module():
     """caffe_pb2, which protoc generates from frontend/caffe.proto into <build>/python: on the
     Python path (PYTHONPATH), beside this script where the GPU scripts copy it, or in the build tree."""
     here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[len(sys.path):] = [here, os.path.join(here, "..", "build", "python")]
+    for folder in (here, os.path.join(here, "..", "build", "python")):
+        if folder not in sys.path:
+            sys.path.append(folder)
     try:
         import caffe_pb2
     except ImportError:

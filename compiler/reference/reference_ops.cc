@@ -73,8 +73,8 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
     require(Cout > 0 && G > 0 && C % G == 0 && Cout % G == 0,
             "convolution: channels and num_output must be positive multiples of group");
     require(
-        p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dilation_h > 0 && p.dilation_w > 0,
-        "convolution: kernel, stride and dilation must be positive");
+        p.kernel_h > 0 && p.kernel_w > 0 && p.stride_h > 0 && p.stride_w > 0 && p.dilation_h >= 0 && p.dilation_w >= 0,
+        "convolution: kernel and stride must be positive, dilation not negative");
     const int64_t Cin_g = C / G, Cout_g = Cout / G;
     const int64_t KH = p.kernel_h, KW = p.kernel_w;
     require_size(weights, Cout * Cin_g * KH * KW, "convolution weights");
