@@ -19,18 +19,21 @@ namespace cortado {
 
 namespace {
 
-// "  HEAD a, b, c" wrapped at 100 columns, continuation lines indented; past 8 items, the rest
-// are counted rather than listed (GoogLeNet folds 57 ReLUs).
-std::string wrapped_list(const std::string &head, const std::vector<std::string> &items) {
+// Prints "  N WHAT: a, b, c" (WHAT in the singular or plural form), wrapped at 100 columns with
+// continuation lines indented; past 8 items the rest are counted rather than listed (GoogLeNet
+// folds 57 ReLUs). Prints nothing for no items.
+void print_list(const char *one, const char *many, const std::vector<std::string> &items) {
+    if (items.empty()) return;
     constexpr size_t kListed = 8;
     const std::string indent(4, ' ');
-    std::string text = "  " + head;
+    const size_t listed = std::min(items.size(), kListed);
+    std::string text = "  " + std::to_string(items.size()) + " " + (items.size() == 1 ? one : many) + ": ";
     size_t column = text.size();
-    for (size_t i = 0; i < std::min(items.size(), kListed); i++) {
-        const bool last = i + 1 == std::min(items.size(), kListed);
+    for (size_t i = 0; i < listed; i++) {
         std::string item = items[i];
-        if (!last) item += ",";
-        if (last && items.size() > kListed) item += " and " + std::to_string(items.size() - kListed) + " more";
+        if (i + 1 < listed) item += ",";
+        if (i + 1 == listed && items.size() > kListed)
+            item += " and " + std::to_string(items.size() - kListed) + " more";
         if (column + 1 + item.size() > 100 && column > indent.size()) {
             text += "\n" + indent;
             column = indent.size();
@@ -41,7 +44,7 @@ std::string wrapped_list(const std::string &head, const std::vector<std::string>
         text += item;
         column += item.size();
     }
-    return text + "\n";
+    std::printf("%s\n", text.c_str());
 }
 
 }  // namespace
@@ -100,19 +103,8 @@ int command_info(const std::vector<std::string> &args) {
     std::printf("compile runs %zu step%s for %s %zu layer%s%s\n", plan.steps.size(), plan.steps.size() == 1 ? "" : "s",
                 graph.layers.size() == 1 ? "this" : "these", graph.layers.size(), graph.layers.size() == 1 ? "" : "s",
                 folded.empty() && views.empty() ? ", one kernel each" : ":");
-    if (!folded.empty())
-        std::printf("%s",
-                    wrapped_list(std::to_string(folded.size()) + (folded.size() == 1 ? " layer is" : " layers are") +
-                                     " folded into the layer before: ",
-                                 folded)
-                        .c_str());
-    if (!views.empty())
-        std::printf("%s", wrapped_list(std::to_string(views.size()) +
-                                           (views.size() == 1 ? " step is a view of its input"
-                                                              : " steps are views of their inputs") +
-                                           ", with no kernel: ",
-                                       views)
-                              .c_str());
+    print_list("layer is folded into the layer before", "layers are folded into the layer before", folded);
+    print_list("step is a view of its input, with no kernel", "steps are views of their inputs, with no kernel", views);
     for (int v : graph.outputs)
         std::printf("output '%s': %s\n", graph.values[v].blob_name.c_str(),
                     shape_to_string(graph.values[v].shape).c_str());

@@ -278,21 +278,22 @@ int command_run(const std::vector<std::string> &args) {
     }
 
     if (cli.flags.count("check")) {
-        const Graph unfused = load_network(cli.positional, options, false);
-        reference::Tensor in_tensor{in_shape, std::vector<double>(input.begin(), input.end())};
-        const auto values = reference::run_graph(unfused, reference_weights(weights), {in_tensor});
-        const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);
-        const double limit = built.plan.tolerance();
         const int64_t non_finite =
             std::count_if(output.begin(), output.end(), [](float v) { return !std::isfinite(v); });
         if (non_finite > 0) {
-            // An error norm over NaN or infinity says nothing; the exit code is --check-finite's.
+            // An error norm over NaN or infinity says nothing (so the reference is not run); the
+            // exit code is --check-finite's.
             std::printf(
                 "reference check: FAIL, %lld output values are NaN or infinite "
                 "(--check-finite names the first blob that holds one)\n",
                 static_cast<long long>(non_finite));
             exit_code = 5;
         } else {
+            const Graph unfused = load_network(cli.positional, options, false);
+            reference::Tensor in_tensor{in_shape, std::vector<double>(input.begin(), input.end())};
+            const auto values = reference::run_graph(unfused, reference_weights(weights), {in_tensor});
+            const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);
+            const double limit = built.plan.tolerance();
             std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,
                         error <= limit ? "PASS" : "FAIL");
             if (!(error <= limit) && exit_code == 0) exit_code = 4;
