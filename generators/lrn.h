@@ -42,8 +42,9 @@ struct LRN {
         const float power_at_infinity = std::pow(shift + factor * std::numeric_limits<float>::infinity(), -s.beta);
         Expr power_of_non_finite = select(is_nan(total), power_at_nan, power_at_infinity);
         // Caffe's networks use beta 0.75 (AlexNet, CaffeNet, GoogLeNet): base^-0.75 is
-        // 1 / (sqrt(base) * sqrt(sqrt(base))), within two roundings of pow and several times cheaper
-        // than its exp(log()) polynomials; a zero or negative base gives pow's inf or NaN as well.
+        // 1 / (sqrt(base) * sqrt(sqrt(base))), within two roundings of pow, with two hardware square
+        // roots in place of pow's exp(log()) polynomials; a zero or negative base gives pow's inf or
+        // NaN as well.
         Expr base = shift + factor * total;
         Expr power = s.beta == 0.75f ? 1.0f / (sqrt(base) * sqrt(sqrt(base))) : pow(base, -s.beta);
         output(x, y, c, n) = select(is_finite(total), value * power, strict_float(value * power_of_non_finite));
