@@ -1,4 +1,5 @@
-// Sets $CORTADO_KNOBS for one scope and puts back what was there.
+// Sets an environment variable ($CORTADO_KNOBS by default) for one scope and puts back what
+// was there.
 #pragma once
 
 #include <cstdlib>
@@ -7,21 +8,27 @@
 
 namespace cortado::testing {
 
-class ScopedKnobs {
+class ScopedEnv {
   public:
-    explicit ScopedKnobs(const char *knobs) {
-        if (const char *before = std::getenv("CORTADO_KNOBS")) before_ = before;
-        ::setenv("CORTADO_KNOBS", knobs, 1);
+    ScopedEnv(const char *name, const char *value) : name_(name) {
+        if (const char *before = std::getenv(name)) before_ = before;
+        ::setenv(name, value, 1);
     }
-    ~ScopedKnobs() {
-        if (before_) ::setenv("CORTADO_KNOBS", before_->c_str(), 1);
-        else ::unsetenv("CORTADO_KNOBS");
+    ~ScopedEnv() {
+        if (before_) ::setenv(name_.c_str(), before_->c_str(), 1);
+        else ::unsetenv(name_.c_str());
     }
-    ScopedKnobs(const ScopedKnobs &) = delete;
-    ScopedKnobs &operator=(const ScopedKnobs &) = delete;
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
 
   private:
+    std::string name_;
     std::optional<std::string> before_;
+};
+
+class ScopedKnobs : public ScopedEnv {
+  public:
+    explicit ScopedKnobs(const char *knobs) : ScopedEnv("CORTADO_KNOBS", knobs) {}
 };
 
 }  // namespace cortado::testing
