@@ -1,5 +1,6 @@
 // `cortado tune` end to end on a small network: a deliberately wrong variant is rejected and
-// never chosen, Ctrl-C keeps every record and a rerun resumes without repeating a candidate, the
+// never chosen, a compile killed from outside is not recorded, a hand-written record is named in
+// the summary, Ctrl-C keeps every record and a rerun resumes without repeating a candidate, the
 // budget holds, the database feeds `info --plan`, and bad input gets a clear error.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -83,6 +84,43 @@ TEST_F(Tune, AWrongVariantIsRejectedAndNeverChosen) {
     const Result run = cortado("run " + net_ + " --check --db " + db_, env);
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
+}
+
+// A compile that dies of SIGKILL (the out-of-memory killer, or a person) says nothing about the
+// candidate: it is named in a warning, left out of the database, and the tune goes on.
+TEST_F(Tune, ACandidateKilledFromOutsideIsNotRecorded) {
+    const std::string env = "CORTADO_TEST_VARIANTS=killed";
+    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 5 --max-candidates 4 --seed 3", env);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("test_killed_while_compiling"), std::string::npos) << "never proposed:\n" << r.output;
+    EXPECT_NE(r.output.find("killed from outside (SIGKILL: out of memory?); not recorded, so a rerun tries it again"),
+              std::string::npos)
+        << r.output;
+    int measured = 0;
+    for (const TuningRecord &record : records()) {
+        EXPECT_NE(record.variant, "test_killed_while_compiling") << record.reason;
+        measured += record.measured();
+    }
+    EXPECT_GE(measured, 2) << r.output;
+}
+
+// The database offers a hand-written record before any measured one, so the summary names it
+// rather than the fastest candidate.
+TEST_F(Tune, TheSummaryNamesAHandWrittenRecordThatOverridesTheMeasuredBest) {
+    const Result plan = cortado("info " + net_ + " --plan");
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    std::istringstream lines(plan.output);
+    std::string line, step, op, kernel, signature;
+    while (std::getline(lines, line))
+        if (line.rfind("conv+relu", 0) == 0) std::istringstream(line) >> step >> op >> kernel >> signature;
+    ASSERT_FALSE(signature.empty()) << plan.output;
+    const nlohmann::json hand = {{"op_signature", signature}, {"op", "conv2d"}, {"variant", "cpu_register_tile"}};
+    std::ofstream(db_) << hand.dump() << "\n";
+    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 1 --max-candidates 2 --seed 3");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("the hand-written record at " + db_ + ":1 (cpu_register_tile), not the measured"),
+              std::string::npos)
+        << r.output;
 }
 
 TEST_F(Tune, CtrlCKeepsTheRecordsAndARerunResumesWithoutRepeatingACandidate) {

@@ -242,6 +242,10 @@ class Tuner {
                 row.tuned_ms = t.latest.at(best);
                 row.choice = best == t.default_key ? "default (" + best + ")" : best;
             }
+            // The database offers a hand-written record before any measured one (compiler/tuning_db.h).
+            if (const TuningRecord *hand = last_hand_written(t.layer.signature))
+                row.choice = "the hand-written record at " + hand->where + " (" + hand->variant +
+                             "), not the measured " + (best.empty() ? "choices" : best);
             row.candidates = t.candidates + t.resumed;
             row.rejected = t.rejected;
             rows.push_back(row);
@@ -250,6 +254,14 @@ class Tuner {
     }
 
   private:
+    const TuningRecord *last_hand_written(const std::string &signature) const {
+        const auto records = earlier_.find(signature);
+        if (records == earlier_.end()) return nullptr;
+        for (auto r = records->second.rbegin(); r != records->second.rend(); ++r)
+            if (r->hand_written()) return &*r;
+        return nullptr;
+    }
+
     static double weight(const Tuning &t) { return t.default_ms * double(t.layer.steps.size()); }
     double seconds_left() const {
         return std::max(0.0, std::chrono::duration<double>(phase_end_ - Clock::now()).count());
@@ -264,9 +276,8 @@ class Tuner {
         return best;
     }
 
-    // Measures the default and the two fastest other choices once more, one after another, so
-    // that the summary compares times taken together and a lucky first timing does not decide.
-    void confirm(Tuning &t) {
+    // The default (when it passed) and the two fastest other choices so far.
+    static std::vector<std::string> finalists_of(const Tuning &t) {
         std::vector<std::pair<double, std::string>> ranked;
         for (const auto &[key, ms] : t.latest)
             if (ms >= 0 && key != t.default_key) ranked.emplace_back(ms, key);
@@ -274,6 +285,29 @@ class Tuner {
         std::vector<std::string> finalists;
         if (t.latest.count(t.default_key) && t.latest.at(t.default_key) >= 0) finalists.push_back(t.default_key);
         for (size_t i = 0; i < ranked.size() && i < 2; i++) finalists.push_back(ranked[i].second);
+        return finalists;
+    }
+
+    // Only the finalists' libraries are measured again (confirm() builds any it lacks), so the
+    // others' build folders (about 1 MB each) go as soon as they drop out: a long tune keeps a
+    // few per signature in its scratch folder, not every candidate.
+    static void drop_non_finalists(Tuning &t) {
+        const std::vector<std::string> keep = finalists_of(t);
+        for (auto it = t.libraries.begin(); it != t.libraries.end();) {
+            if (std::find(keep.begin(), keep.end(), it->first) != keep.end()) {
+                ++it;
+                continue;
+            }
+            std::error_code ignored;  // a folder left behind goes with the scratch folder at exit
+            std::filesystem::remove_all(std::filesystem::path(it->second).parent_path(), ignored);
+            it = t.libraries.erase(it);
+        }
+    }
+
+    // Measures the default and the two fastest other choices once more, one after another, so
+    // that the summary compares times taken together and a lucky first timing does not decide.
+    void confirm(Tuning &t) {
+        const std::vector<std::string> finalists = finalists_of(t);
         if (finalists.size() < 2) return;
         std::vector<ChoiceSettings> missing;
         std::vector<std::string> missing_keys;
@@ -295,6 +329,10 @@ class Tuner {
             if (!k) continue;
             const CandidateRun run = t.bench->measure(t.libraries.at(key), k->choice.tolerance, -1);
             if (run.outcome == CandidateRun::Outcome::Interrupted) return;
+            if (run.outcome == CandidateRun::Outcome::KilledFromOutside) {
+                warn_not_recorded(t, key, run.reason);
+                continue;
+            }
             write(t, *k, run);
             const bool measured = run.outcome == CandidateRun::Outcome::Measured;
             t.latest[key] = measured ? run.median_ms : -1;
@@ -392,12 +430,18 @@ class Tuner {
             if (stopped()) return;  // compiled but not measured: a rerun finds it in the cache
             CandidateRun run;
             if (libraries[i].empty()) {
-                if (errors[i] == "interrupted") return;
+                if (errors[i] == kStoppedByUser) return;
+                if (errors[i] == kKilledFromOutside) run.outcome = CandidateRun::Outcome::KilledFromOutside;
                 run.reason = "does not compile: " + errors[i].substr(0, 400);
             } else {
                 t.libraries[candidates[i].key()] = libraries[i];
                 run = t.bench->measure(libraries[i], kernels[i].choice.tolerance, t.search->best_ms());
                 if (run.outcome == CandidateRun::Outcome::Interrupted) return;
+            }
+            if (run.outcome == CandidateRun::Outcome::KilledFromOutside) {
+                warn_not_recorded(t, candidates[i].key(), run.reason);
+                t.search->report(proposals[i], candidates[i], -1);  // not proposed again in this run
+                continue;
             }
             write(t, kernels[i], run);
             const bool measured = run.outcome == CandidateRun::Outcome::Measured;
@@ -411,6 +455,12 @@ class Tuner {
             }
             print_progress(progress(t), false);
         }
+        drop_non_finalists(t);
+    }
+
+    static void warn_not_recorded(const Tuning &t, const std::string &key, const std::string &why) {
+        std::cerr << "\ncortado: warning: " << t.layer.steps.front() << ", " << key << ": " << why
+                  << "; not recorded, so a rerun tries it again\n";
     }
 
     TargetDescription target_;

@@ -73,6 +73,8 @@ bool interrupted_by_user(int status) {
     return false;
 }
 
+bool killed_from_outside(int status) { return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL; }
+
 // A child takes the default action for the signals the tuner only notes.
 void default_stop_signals() {
     for (int signal : kStopSignals) ::signal(signal, SIG_DFL);
@@ -164,9 +166,10 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
             libraries[i] = so.string();
         } else {
             const std::string message = read_text(fs::path(dirs[i]) / "error.txt");
-            (*errors)[i] = interrupted_by_user(status) ? "interrupted"
-                           : message.empty()           ? "the compiler " + describe_status(status)
-                                                       : message;
+            (*errors)[i] = interrupted_by_user(status)  ? kStoppedByUser
+                           : killed_from_outside(status) ? kKilledFromOutside
+                           : message.empty()             ? "the compiler " + describe_status(status)
+                                                         : message;
         }
     };
     while (next < candidates.size() || !running.empty()) {
@@ -278,6 +281,11 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
     CandidateRun run;
     if (interrupted_by_user(status)) {
         run.outcome = CandidateRun::Outcome::Interrupted;
+        return run;
+    }
+    if (killed_from_outside(status)) {
+        run.outcome = CandidateRun::Outcome::KilledFromOutside;
+        run.reason = kKilledFromOutside;
         return run;
     }
     std::istringstream in(text);

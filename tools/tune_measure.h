@@ -23,6 +23,13 @@ namespace cortado {
 // finishes cleanly; its children take their default action.
 inline constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
+// What compile() leaves in `errors` for a candidate that did not fail by itself; neither is
+// recorded, so a rerun tries the candidate again.
+inline constexpr char kStoppedByUser[] = "interrupted";
+// SIGKILL: the out-of-memory killer or a person, never the candidate's own fault as far as we
+// can tell (a hung measurement dies of SIGALRM instead).
+inline constexpr char kKilledFromOutside[] = "killed from outside (SIGKILL: out of memory?)";
+
 // An op signature of a network, and the first layer that uses it as a one-layer network.
 struct TuneLayer {
     std::string signature;           // KernelInstance::op_signature_hash
@@ -36,7 +43,8 @@ struct TuneLayer {
 std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped);
 
 struct CandidateRun {
-    enum class Outcome { Measured, Rejected, Interrupted } outcome = Outcome::Rejected;
+    // KilledFromOutside: see kKilledFromOutside; not recorded, like Interrupted.
+    enum class Outcome { Measured, Rejected, Interrupted, KilledFromOutside } outcome = Outcome::Rejected;
     std::string reason;  // why it was rejected
     double median_ms = -1, min_ms = -1, max_ms = -1;
     int repetitions = 0;
