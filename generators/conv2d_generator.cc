@@ -1,7 +1,5 @@
 // The conv2d generator: the descriptor (shape, variant, knobs, epilogue) arrives as one
 // generator parameter; every value in it is a compile-time constant of the kernel.
-#include <csignal>
-
 #include "generators/buffer_shape.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
@@ -57,8 +55,6 @@ const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
          schedules::cpu::schedule_conv2d_register_tile(a, op.shape, t, op.choice.knobs.get("channel_block"),
                                                        op.choice.knobs.get("vectors_x"));
      }},
-    {schedules::cpu::kTestKilledVariant,
-     [](Conv2d &, const ops::Conv2dOp &, const Halide::Target &) { ::raise(SIGKILL); }},
     {"hvx_register_tile", [](Conv2d &a, const ops::Conv2dOp &op,
                              const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},
 };

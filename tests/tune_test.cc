@@ -89,16 +89,17 @@ TEST_F(Tune, AWrongVariantIsRejectedAndNeverChosen) {
 // A compile that dies of SIGKILL (the out-of-memory killer, or a person) says nothing about the
 // candidate: it is named in a warning, left out of the database, and the tune goes on.
 TEST_F(Tune, ACandidateKilledFromOutsideIsNotRecorded) {
-    const std::string env = "CORTADO_TEST_VARIANTS=killed";
+    // The test-only wrong variant, whose compiles the tuner kills with SIGKILL.
+    const std::string env = "CORTADO_TEST_VARIANTS=wrong CORTADO_TEST_KILL_COMPILE=test_wrong_without_bias";
     const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 5 --max-candidates 4 --seed 3", env);
     ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("test_killed_while_compiling"), std::string::npos) << "never proposed:\n" << r.output;
+    EXPECT_NE(r.output.find("test_wrong_without_bias"), std::string::npos) << "never proposed:\n" << r.output;
     EXPECT_NE(r.output.find("killed from outside (SIGKILL: out of memory?); not recorded, so a rerun tries it again"),
               std::string::npos)
         << r.output;
     int measured = 0;
     for (const TuningRecord &record : records()) {
-        EXPECT_NE(record.variant, "test_killed_while_compiling") << record.reason;
+        EXPECT_NE(record.variant, "test_wrong_without_bias") << record.reason;
         measured += record.measured();
     }
     EXPECT_GE(measured, 2) << r.output;
