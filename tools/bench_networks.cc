@@ -123,8 +123,8 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
         std::vector<float> untuned_output(output.size());
         untuned.forward(input.data(), untuned_output.data());
         const AlternatingTimings both = time_alternating(
-            iterations, [&] { net.forward(input.data(), output.data()); },
-            [&] { untuned.forward(input.data(), untuned_output.data()); });
+            iterations, [&] { return wall_ms([&] { net.forward(input.data(), output.data()); }); },
+            [&] { return wall_ms([&] { untuned.forward(input.data(), untuned_output.data()); }); });
         row.ours = both.first;
         row.untuned = both.second;
         row.has_untuned = true;

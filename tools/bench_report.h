@@ -3,6 +3,7 @@
 // as a markdown table and as JSON (which tools/bench_plots.py turns into PNG plots).
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -38,24 +39,37 @@ Timing time_calls(int iterations, Run run) {
     return timing_of(std::move(ms));
 }
 
-// Times `iterations` calls of each of two runs, alternating them so that a change in the
-// machine's speed hits both alike.
+// Times `iterations` calls of each of two runs (each returns the milliseconds it took), in
+// alternating blocks so that a change in the machine's speed hits both alike. The two are
+// separate libraries with thread pools of their own: alternated call by call, each side ran
+// beside the other's still-spinning workers, so every block starts once the other side's threads
+// have settled, with one untimed call.
 struct AlternatingTimings {
     Timing first, second;
 };
 template <typename RunA, typename RunB>
 AlternatingTimings time_alternating(int iterations, RunA a, RunB b) {
+    constexpr int kBlock = 5;
     std::vector<double> ms_a, ms_b;
-    const auto time = [](auto &run, std::vector<double> &ms) {
-        const auto start = std::chrono::steady_clock::now();
+    const auto block = [](auto &run, int calls, std::vector<double> &ms) {
+        let_spinning_threads_settle();
         run();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        for (int i = 0; i < calls; i++) ms.push_back(run());
     };
-    for (int i = 0; i < iterations; i++) {
-        time(a, ms_a);
-        time(b, ms_b);
+    for (int done = 0; done < iterations; done += kBlock) {
+        const int calls = std::min(kBlock, iterations - done);
+        block(a, calls, ms_a);
+        block(b, calls, ms_b);
     }
     return {timing_of(std::move(ms_a)), timing_of(std::move(ms_b))};
+}
+
+// Runs `run` and returns the milliseconds it took.
+template <typename Run>
+double wall_ms(Run run) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 struct BenchRow {

@@ -75,22 +75,26 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
         untuned->forward(result.input.data(), untuned_output.data());
         untuned->set_profiling(true);
     }
-    let_spinning_threads_settle();
-    net.forward(result.input.data(), result.output.data());
     net.set_profiling(true);
-    std::vector<double> ms, untuned_ms;
-    for (int i = 0; i < iterations; i++) {
+    const auto layer_ms = [&] {
         net.forward(result.input.data(), result.output.data());
-        ms.push_back(net.layer_time_ms(0));
-        if (!untuned) continue;
-        untuned->forward(result.input.data(), untuned_output.data());
-        untuned_ms.push_back(untuned->layer_time_ms(0));
-    }
-    result.timing = timing_of(std::move(ms));
+        return net.layer_time_ms(0);
+    };
     if (untuned) {
+        const AlternatingTimings both = time_alternating(iterations, layer_ms, [&] {
+            untuned->forward(result.input.data(), untuned_output.data());
+            return untuned->layer_time_ms(0);
+        });
+        result.timing = both.first;
         result.has_untuned = true;
-        result.untuned = timing_of(std::move(untuned_ms));
+        result.untuned = both.second;
+        return result;
     }
+    let_spinning_threads_settle();
+    layer_ms();
+    std::vector<double> ms;
+    for (int i = 0; i < iterations; i++) ms.push_back(layer_ms());
+    result.timing = timing_of(std::move(ms));
     return result;
 }
 
