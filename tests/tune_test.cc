@@ -46,6 +46,17 @@ class Tune : public ::testing::Test {
     }
     void TearDown() override { fs::remove_all(dir_); }
     std::vector<TuningRecord> records() const { return read_tuning_records(db_, true).records; }
+    // The op signature of the net's conv+relu step, from `info --plan` (`extra`: e.g. a target).
+    std::string conv_signature(const std::string &extra = "") const {
+        const Result plan = cortado("info " + net_ + " --plan" + extra);
+        EXPECT_EQ(plan.exit_code, 0) << plan.output;
+        std::istringstream lines(plan.output);
+        std::string line, step, op, kernel, signature;
+        while (std::getline(lines, line))
+            if (line.rfind("conv+relu", 0) == 0) std::istringstream(line) >> step >> op >> kernel >> signature;
+        EXPECT_FALSE(signature.empty()) << plan.output;
+        return signature;
+    }
     fs::path dir_;
     std::string net_, db_;
 };
@@ -108,13 +119,8 @@ TEST_F(Tune, ACandidateKilledFromOutsideIsNotRecorded) {
 // The database offers a hand-written record before any measured one, so the summary names it
 // rather than the fastest candidate.
 TEST_F(Tune, TheSummaryNamesAHandWrittenRecordThatOverridesTheMeasuredBest) {
-    const Result plan = cortado("info " + net_ + " --plan");
-    ASSERT_EQ(plan.exit_code, 0) << plan.output;
-    std::istringstream lines(plan.output);
-    std::string line, step, op, kernel, signature;
-    while (std::getline(lines, line))
-        if (line.rfind("conv+relu", 0) == 0) std::istringstream(line) >> step >> op >> kernel >> signature;
-    ASSERT_FALSE(signature.empty()) << plan.output;
+    const std::string signature = conv_signature();
+    ASSERT_FALSE(signature.empty());
     const nlohmann::json hand = {{"op_signature", signature}, {"op", "conv2d"}, {"variant", "cpu_register_tile"}};
     std::ofstream(db_) << hand.dump() << "\n";
     const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 1 --max-candidates 2 --seed 3");
@@ -273,13 +279,8 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
 // After a schedule change voids a signature's records, the next tune proposes their fastest choice
 // right after the default, rather than searching from the defaults alone.
 TEST_F(Tune, ChoicesOfStaleRecordsAreRevisitedFirst) {
-    const Result plan = cortado("info " + net_ + " --plan --target opencl-pocl");
-    ASSERT_EQ(plan.exit_code, 0) << plan.output;
-    std::istringstream lines(plan.output);
-    std::string line, step, op, kernel, signature;
-    while (std::getline(lines, line))
-        if (line.rfind("conv+relu", 0) == 0) std::istringstream(line) >> step >> op >> kernel >> signature;
-    ASSERT_FALSE(signature.empty()) << plan.output;
+    const std::string signature = conv_signature(" --target opencl-pocl");
+    ASSERT_FALSE(signature.empty());
     const nlohmann::json knobs = {{"rows", 2},      {"cols", 2},    {"channels", 4},           {"threads_x", 6},
                                   {"threads_c", 8}, {"split_k", 1}, {"target_threads", 65536}, {"registers", 64}};
     nlohmann::json stale = {{"op_signature", signature},
