@@ -431,8 +431,12 @@ class Tuner {
             CandidateRun run;
             if (libraries[i].empty()) {
                 if (errors[i] == kStoppedByUser) return;
-                if (errors[i] == kKilledFromOutside) run.outcome = CandidateRun::Outcome::KilledFromOutside;
-                run.reason = "does not compile: " + errors[i].substr(0, 400);
+                if (errors[i] == kKilledFromOutside) {
+                    run.outcome = CandidateRun::Outcome::KilledFromOutside;
+                    run.reason = "its compile was " + errors[i];
+                } else {
+                    run.reason = "does not compile: " + errors[i].substr(0, 400);
+                }
             } else {
                 t.libraries[candidates[i].key()] = libraries[i];
                 run = t.bench->measure(libraries[i], kernels[i].choice.tolerance, t.search->best_ms());
