@@ -27,15 +27,19 @@ Timing timing_of(std::vector<double> ms);
 // each side's timing starts once the other side's threads have gone idle.
 inline void let_spinning_threads_settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 
+// Runs `run` and returns the milliseconds it took.
+template <typename Run>
+double wall_ms(Run run) {
+    const auto start = std::chrono::steady_clock::now();
+    run();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Times `iterations` calls of `run` (warming up is the caller's).
 template <typename Run>
 Timing time_calls(int iterations, Run run) {
     std::vector<double> ms;
-    for (int i = 0; i < iterations; i++) {
-        const auto start = std::chrono::steady_clock::now();
-        run();
-        ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-    }
+    for (int i = 0; i < iterations; i++) ms.push_back(wall_ms(run));
     return timing_of(std::move(ms));
 }
 
@@ -62,14 +66,6 @@ AlternatingTimings time_alternating(int iterations, RunA a, RunB b) {
         block(b, calls, ms_b);
     }
     return {timing_of(std::move(ms_a)), timing_of(std::move(ms_b))};
-}
-
-// Runs `run` and returns the milliseconds it took.
-template <typename Run>
-double wall_ms(Run run) {
-    const auto start = std::chrono::steady_clock::now();
-    run();
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 struct BenchRow {
