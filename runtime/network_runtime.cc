@@ -299,6 +299,29 @@ int download(halide_buffer_t *buffer) {
     return halide_copy_to_host(nullptr, buffer);
 }
 
+// The network's input and output move between the caller's memory and their device crops
+// directly: staging them through the host arena would add a host copy as long as the transfer
+// itself (the 12 MB input of an ImageNet network at batch 20 took about 1 ms each way).
+int upload_from(const float *caller, halide_buffer_t *crop, const halide_device_interface_t *device) {
+    uint8_t *const arena_host = crop->host;
+    crop->host = reinterpret_cast<uint8_t *>(const_cast<float *>(caller));  // only read
+    crop->set_host_dirty(true);
+    const int result = halide_copy_to_device(nullptr, crop, device);
+    crop->host = arena_host;
+    crop->flags = 0;
+    return result;
+}
+
+int download_to(float *caller, halide_buffer_t *crop) {
+    uint8_t *const arena_host = crop->host;
+    crop->host = reinterpret_cast<uint8_t *>(caller);
+    crop->set_device_dirty(true);
+    const int result = halide_copy_to_host(nullptr, crop);
+    crop->host = arena_host;
+    crop->flags = 0;
+    return result;
+}
+
 Network *create(const NetworkDescription *description, const WeightSource &source) {
     static std::once_flag install_hooks;
     std::call_once(install_hooks, [] {
@@ -376,17 +399,18 @@ int network_forward(Network *network, const float *input, float *output) {
     const NetworkDescription &d = *network->description;
     auto count = [&](int tensor) { return size_t(tensor_count(d.tensors[tensor])); };
     float *arena = network->arena.get();
-    std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
     if (network->device) {
-        network->input_crop.set_host_dirty(true);
-        if (int result = halide_copy_to_device(nullptr, &network->input_crop, network->device)) {
+        if (int result = upload_from(input, &network->input_crop, network->device)) {
             g_last_error = std::string(d.name) + ": copying the input to the device failed: " + g_last_error;
             return result;
         }
+    } else {
+        std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
     }
     if (network->callback) {
         const TensorSpec &t = d.tensors[d.input_tensor];
-        network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
+        network->callback(network->callback_user, t.blob_name, t.rank, t.shape,
+                          network->device ? input : arena + t.offset);
     }
     size_t first_argument = 0;
     for (int s = 0; s < d.step_count; s++) {
@@ -423,11 +447,11 @@ int network_forward(Network *network, const float *input, float *output) {
         }
     }
     if (network->device) {
-        if (int result = download(&network->output_crop)) {
+        if (int result = download_to(output, &network->output_crop)) {
             g_last_error = std::string(d.name) + ": copying the output from the device failed: " + g_last_error;
             return result;
         }
-        network->output_crop.flags = 0;
+        return 0;
     }
     std::memcpy(output, arena + d.tensors[d.output_tensor].offset, count(d.output_tensor) * sizeof(float));
     return 0;

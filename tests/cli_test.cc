@@ -409,6 +409,27 @@ TEST_F(Cli, BenchGroupedConvolutionsRooflineAndNetworks) {
     EXPECT_NE(text.str().find("\"peer_timing\""), std::string::npos);
 }
 
+TEST_F(Cli, BenchPrepareForAGpuTakesTheNetsAndBatchesAsked) {
+    const std::string models = shared_models_dir();
+    if (models.empty()) GTEST_SKIP() << "../shared/models is absent; the nets suite reads it";
+    const std::string dir = path("prepared");
+    Result r = cortado("bench nets --target opencl-pocl --models " + models + " --net lenet --batch 1,2 --prepare " + dir);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream json(dir + "/nets.json");
+    std::stringstream text;
+    text << json.rdbuf();
+    EXPECT_NE(text.str().find("\"lenet b1\""), std::string::npos) << text.str();
+    EXPECT_NE(text.str().find("\"lenet b2\""), std::string::npos) << text.str();
+    EXPECT_EQ(text.str().find("alexnet"), std::string::npos) << text.str();
+    EXPECT_TRUE(fs::exists(dir + "/nets-1/libnet.so"));
+    EXPECT_FALSE(fs::exists(dir + "/nets-2"));
+    r = cortado("bench nets --target opencl-pocl --models " + models + " --net lenett --prepare " + dir);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("has no network 'lenett'"), std::string::npos) << r.output;
+    r = cortado("bench conv --target opencl-pocl --batch 1,5 --prepare " + dir);
+    EXPECT_NE(r.output.find("the conv suite takes one batch"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, InputOfTheWrongShapeIsRefused) {
     std::vector<float> input(10, 1.0f);
     std::string error;

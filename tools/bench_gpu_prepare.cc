@@ -56,8 +56,9 @@ nlohmann::ordered_json build_case(const std::string &prototxt, const TargetDescr
 
 }  // namespace
 
-void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir, int64_t batch,
-                       bool quick, bool with_overfeat, const TargetDescription &target, const std::string &dir,
+void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir,
+                       const std::vector<int64_t> &batches, const std::vector<std::string> &net_names, bool quick,
+                       bool with_overfeat, const TargetDescription &target, const std::string &dir,
                        const ChoiceOverrides &records) {
     if (gpu_api(target.halide_target).empty())
         throw CompileError("--prepare needs a CUDA or OpenCL target, not " + target.halide_target);
@@ -76,8 +77,9 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
         count++;
         std::cerr << "\rcortado: prepared " << count << " " << name << "          " << std::flush;
     };
+    if (suite != "nets" && batches.size() > 1) throw CompileError("--batch: the " + suite + " suite takes one batch");
     if (suite == "conv") {
-        for (const ConvShape &s : conv_set(csv, batch, quick, with_overfeat)) {
+        for (const ConvShape &s : conv_set(csv, batches.empty() ? 0 : batches[0], quick, with_overfeat)) {
             const auto libraries = build_case(conv_prototxt(s), target, dir, "conv-" + std::to_string(count), records);
             const nlohmann::ordered_json shape{
                 {"conv",
@@ -92,8 +94,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
         }
     } else if (suite == "nets") {
         // Each network with its graph as JSON, for tools/gpu_bench.py to rebuild it in PyTorch.
-        for (const NetworkBenchCase &c : shipped_network_cases(models_dir, quick)) {
-            if (batch != 0 && c.batch != batch) continue;
+        for (const NetworkBenchCase &c : shipped_network_cases(models_dir, quick, batches, net_names)) {
             const Graph graph = load_bench_network(c);
             const std::string case_name = "nets-" + std::to_string(count);
             const fs::path out = fs::path(dir) / case_name;

@@ -165,9 +165,15 @@ int command_bench(const std::vector<std::string> &args) {
                                                    : shared_file("models", "--models DIR");
     const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
     for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
+    std::vector<int64_t> batches;
+    if (cli.has("batch"))
+        for (int64_t b : parse_shape(cli.get("batch"))) batches.push_back(b);
+    std::vector<std::string> names;
+    std::stringstream list(cli.get("net"));
+    for (std::string name; std::getline(list, name, ',');) names.push_back(name);
     if (cli.has("prepare")) {
-        prepare_gpu_bench(suite, csv, models, cli.get_count("batch", 0), cli.flags.count("quick"), !cli.has("set"),
-                          target, cli.get("prepare"), tuning.records);
+        prepare_gpu_bench(suite, csv, models, batches, names, cli.flags.count("quick"), !cli.has("set"), target,
+                          cli.get("prepare"), tuning.records);
         return 0;
     }
     require_runs_here(target.halide_target, "bench");
@@ -240,12 +246,6 @@ int command_bench(const std::vector<std::string> &args) {
             }));
         }
     } else if (suite == "nets" || suite == "exported") {
-        std::vector<int64_t> batches;
-        if (cli.has("batch"))
-            for (int64_t b : parse_shape(cli.get("batch"))) batches.push_back(b);
-        std::vector<std::string> names;
-        std::stringstream list(cli.get("net"));
-        for (std::string name; std::getline(list, name, ',');) names.push_back(name);
         if (suite == "nets") {
             for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick"), batches, names))
                 check(steady([&] { return bench_network(c, target, iterations, scratch, tuning.records); }));
