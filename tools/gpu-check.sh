@@ -14,8 +14,11 @@
 #       --quick: the CI-sized subsets of the conv, sgemm and nets suites
 #       --checks-only: the correctness checks alone (networks with their per-layer times, ops,
 #                      non-finite cases); no benchmark suites, so no `run.sh nets` either
-#       --gemm: the checks, then the conv and sgemm suites only (no staged conv suite, nets,
-#               floors or knob sweep): what the GEMM's floors are read from
+#       --gemm: the checks, then the conv suite (CUDA, and NVIDIA OpenCL for the API ratio), the
+#               sgemm suite and the nets suite only (no staged conv suite, floors or knob sweep):
+#               what the GEMM's and the convolution variants' floors are read from; the nets run
+#               one batch per call, `bash .device/run.sh nets B`, the OpenCL conv suite in a call
+#               of its own, `bash .device/run.sh ocl-conv`
 set -euo pipefail
 usage="usage: tools/gpu-check.sh [--quick | --checks-only | --gemm]"
 quick="" checks_only="" gemm_only=""
@@ -107,6 +110,7 @@ cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1 gemm_mix:0 gemm_m
   echo 'nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader; status=0'
   echo 'mkdir -p stage && for t in *.tar.xz; do xz -dc "$t" | tar -C stage -xf -; done'
   echo 'if [ "${1:-}" = nets ]; then python3 gpu_bench.py stage/bench nets ${OUT:-/tmp}/gpu-nets-b${2:?usage: run.sh nets BATCH}.json 20 $2; exit $?; fi'
+  echo 'if [ "${1:-}" = ocl-conv ]; then python3 gpu_bench.py stage/ocl conv ${OUT:-/tmp}/gpu-conv-ocl.json 20; exit $?; fi'
 } > .device/run.sh
 for api in cuda opencl; do
   for case in $cases; do
@@ -150,6 +154,8 @@ mkdir -p .device/stage
 build/tools/cortado bench conv --target cuda-h100 --prepare .device/stage/bench $quick
 if [ -n "$gemm_only" ]; then
   build/tools/cortado bench sgemm --target cuda-h100 --prepare .device/stage/bench
+  build/tools/cortado bench nets --target cuda-h100 --prepare .device/stage/bench
+  build/tools/cortado bench conv --target opencl-nvidia --prepare .device/stage/ocl
   tar -C .device/stage -cf - . | xz -9 -T2 > .device/stage.tar.xz
   rm -rf .device/stage
   cat >> .device/run.sh <<'RUN'
