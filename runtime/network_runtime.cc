@@ -399,18 +399,19 @@ int network_forward(Network *network, const float *input, float *output) {
     const NetworkDescription &d = *network->description;
     auto count = [&](int tensor) { return size_t(tensor_count(d.tensors[tensor])); };
     float *arena = network->arena.get();
+    // CPU kernels read the input from the arena; on a GPU the blob callback reads it there too,
+    // for the input itself and for the layers that only alias it (Dropout, Reshape, ...).
+    if (!network->device || network->callback)
+        std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
     if (network->device) {
         if (int result = upload_from(input, &network->input_crop, network->device)) {
             g_last_error = std::string(d.name) + ": copying the input to the device failed: " + g_last_error;
             return result;
         }
-    } else {
-        std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
     }
     if (network->callback) {
         const TensorSpec &t = d.tensors[d.input_tensor];
-        network->callback(network->callback_user, t.blob_name, t.rank, t.shape,
-                          network->device ? input : arena + t.offset);
+        network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
     }
     size_t first_argument = 0;
     for (int s = 0; s < d.step_count; s++) {
