@@ -300,23 +300,13 @@ int download(halide_buffer_t *buffer) {
 }
 
 // The network's input and output move between the caller's memory and their device crops
-// directly: staging them through the host arena would add a host copy as long as the transfer
-// itself (the 12 MB input of an ImageNet network at batch 20 took about 1 ms each way).
-int upload_from(const float *caller, halide_buffer_t *crop, const halide_device_interface_t *device) {
+// directly: staging them through the host arena would add a host copy as long as the transfer.
+// `copy` runs with the crop's host pointer on the caller's array, then the arena's is restored.
+template <typename Copy>
+int copy_with_callers_memory(halide_buffer_t *crop, const float *caller, Copy copy) {
     uint8_t *const arena_host = crop->host;
-    crop->host = reinterpret_cast<uint8_t *>(const_cast<float *>(caller));  // only read
-    crop->set_host_dirty(true);
-    const int result = halide_copy_to_device(nullptr, crop, device);
-    crop->host = arena_host;
-    crop->flags = 0;
-    return result;
-}
-
-int download_to(float *caller, halide_buffer_t *crop) {
-    uint8_t *const arena_host = crop->host;
-    crop->host = reinterpret_cast<uint8_t *>(caller);
-    crop->set_device_dirty(true);
-    const int result = halide_copy_to_host(nullptr, crop);
+    crop->host = reinterpret_cast<uint8_t *>(const_cast<float *>(caller));
+    const int result = copy(crop);
     crop->host = arena_host;
     crop->flags = 0;
     return result;
@@ -404,7 +394,11 @@ int network_forward(Network *network, const float *input, float *output) {
     if (!network->device || network->callback)
         std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
     if (network->device) {
-        if (int result = upload_from(input, &network->input_crop, network->device)) {
+        const auto upload = [&](halide_buffer_t *crop) {  // reads the caller's input only
+            crop->set_host_dirty(true);
+            return halide_copy_to_device(nullptr, crop, network->device);
+        };
+        if (int result = copy_with_callers_memory(&network->input_crop, input, upload)) {
             g_last_error = std::string(d.name) + ": copying the input to the device failed: " + g_last_error;
             return result;
         }
@@ -448,7 +442,7 @@ int network_forward(Network *network, const float *input, float *output) {
         }
     }
     if (network->device) {
-        if (int result = download_to(output, &network->output_crop)) {
+        if (int result = copy_with_callers_memory(&network->output_crop, output, download)) {
             g_last_error = std::string(d.name) + ": copying the output from the device failed: " + g_last_error;
             return result;
         }
