@@ -333,6 +333,20 @@ TEST(DepthwiseRules, GpuDefaultsAndLimits) {
     }
 }
 
+// LeNet's conv2 (50 channels): no partial channel group may be shifted inwards by the block
+// split, which NVIDIA's OpenCL left unwritten (conv2d_tile_rule.h); one block of groups may
+// keep its partial group.
+TEST(RegisterTileRules, APartialChannelGroupIsNeverShiftedByTheBlockSplit) {
+    const schedules::TargetInfo h100{kCuda, "gpu", 128, 128};
+    const ops::Conv2dShape conv2{5, 20, 12, 12, 50, 8, 8, 5, 5, 1, 1, 0, 0, 1, 1, 1};
+    const ops::Choice plain = choose_on(h100, conv2);
+    ASSERT_EQ(plain.variant, "gpu_register_tile");
+    EXPECT_EQ(50 % plain.knobs.get("channels"), 0) << plain.knobs.get("channels");
+    EXPECT_EQ(choose_on(h100, conv2, {{"channels", 4}}).knobs.get("channels"), 2);
+    EXPECT_EQ(choose_on(h100, conv2, {{"channels", 8}, {"threads_c", 2}}).knobs.get("channels"), 5);
+    EXPECT_EQ(choose_on(h100, conv2, {{"channels", 4}, {"threads_c", 13}}).knobs.get("channels"), 4);
+}
+
 // The GPU channel-lanes variant: the default for deep layers on narrow maps from batch 5 and for
 // 11x11 stride-4 first layers up to batch 5; its panels fit the groups, split-K makes up the
 // threads a small batch lacks, and knobs that break its limits are refused with the reason.

@@ -45,7 +45,7 @@ opencl_loader=$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')
 cp "$opencl_loader" .device/lib/libOpenCL.so.1
 cp "$opencl_loader" .device/lib/libOpenCL.so
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
-cp "$shared"/{alexnet,googlenet}.prototxt models/bench/overfeat_l6.prototxt .device/models/
+cp "$shared"/{alexnet,googlenet,lenet}.prototxt models/bench/overfeat_l6.prototxt .device/models/
 cp tools/gpu_bench.py build/python/caffe_pb2.py .device/
 
 # Compiles a network for the GPU into a shared library in DIR, keeping only what the device
@@ -103,7 +103,7 @@ NET
 # with the Halide target string.
 declare -A names=([cuda]=cuda-h100 [opencl]=opencl-nvidia)
 declare -A targets=([cuda]=$(sed -n 's/^halide_target = //p' targets/cuda-h100.target) [opencl]=$(sed -n 's/^halide_target = //p' targets/opencl-nvidia.target))
-cases="alexnet:1 googlenet:1 alexnet:5 ops_mix:0 overfeat_l6:1 gemm_mix:0 gemm_mix:3"
+cases="alexnet:1 googlenet:1 alexnet:5 lenet:5 ops_mix:0 overfeat_l6:1 gemm_mix:0 gemm_mix:3"
 {
   echo 'set -u; cd "$(dirname "$0")"; export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}'
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
