@@ -93,15 +93,12 @@ inline Conv2dKnobs register_tile(const Conv2dShape &s, Conv2dKnobs k) {
     }
     if (k.channels <= 0) k.channels = wide ? 8 : 4;
     if (k.threads_x <= 0) k.threads_x = 32;
-    // A last channel group that is both partial and shifted inwards by the block split (more
-    // groups than threads_c) comes out unwritten on NVIDIA's OpenCL: LeNet's conv2 (50 channels
-    // in groups of 4, 8 groups per block) at batch 5 and 20 lost channels 48 and 49, while
-    // CUDA and PoCL ran the same schedule correctly. Such layers take the largest group size
-    // that divides their channels instead.
+    // NVIDIA's OpenCL leaves unwritten a last channel group that is both partial and shifted
+    // inwards by the block split (more groups than threads_c), where CUDA and PoCL compute it;
+    // such layers take the largest group size that divides their channels.
     const int threads_c = k.threads_c > 0 ? k.threads_c : (k.channels >= 8 ? 2 : 8);
-    const int out_channels = s.out_channels > 0 ? s.out_channels : 1;
-    if (out_channels % k.channels != 0 && (out_channels + k.channels - 1) / k.channels > threads_c)
-        while (out_channels % k.channels != 0) k.channels--;
+    if (s.out_channels % k.channels != 0 && (s.out_channels + k.channels - 1) / k.channels > threads_c)
+        while (s.out_channels % k.channels != 0) k.channels--;
     if (k.threads_c <= 0) k.threads_c = k.channels >= 8 ? 2 : 8;
     return k;
 }
