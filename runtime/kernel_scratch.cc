@@ -5,6 +5,8 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime/huge_pages.h"
+
 namespace cortado {
 
 namespace {
@@ -51,7 +53,7 @@ void *kernel_scratch_malloc(void *, size_t bytes) {
             return static_cast<uint8_t *>(raw) + kAlignment;
         }
     }
-    void *raw = std::aligned_alloc(kAlignment, needed);
+    void *raw = allocate_large(kAlignment, needed);
     if (!raw) return nullptr;
     capacity_of(raw) = needed;
     return static_cast<uint8_t *>(raw) + kAlignment;

@@ -18,6 +18,7 @@
 
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
+#include "runtime/huge_pages.h"
 #include "runtime/kernel_hooks.h"
 #include "runtime/opencl_buffer_pool.h"
 #include "runtime/opencl_build_options.h"
@@ -192,23 +193,27 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
         break;
     }
     case Packing::WinogradF2Panels:
-    case Packing::WinogradF4Panels: {
+    case Packing::WinogradF4Panels:
+    case Packing::WinogradF2K5Panels: {
         const std::vector<float> &in = blobs[p.first_blob];
-        const ops::WinogradMatrices t = ops::winograd_matrices(p.packing == Packing::WinogradF4Panels ? 4 : 2);
+        const ops::WinogradMatrices t = p.packing == Packing::WinogradF4Panels   ? ops::winograd_matrices(4, 3)
+                                        : p.packing == Packing::WinogradF2K5Panels ? ops::winograd_matrices(2, 5)
+                                                                                   : ops::winograd_matrices(2, 3);
         const int64_t outputs = p.rows, inputs = p.cols, w = p.panel_width, panels = (outputs + w - 1) / w;
-        const int alpha = t.alpha;
+        const int alpha = t.alpha, r = t.r;
+        std::vector<double> gg(size_t(alpha) * r);  // G g, α × r
         for (int64_t o = 0; o < outputs; o++)
             for (int64_t i = 0; i < inputs; i++) {
-                const float *g = &in[(o * inputs + i) * 9];
-                double gg[6][3] = {};  // G g
-                for (int r = 0; r < alpha; r++)
-                    for (int c = 0; c < 3; c++)
-                        for (int k = 0; k < 3; k++) gg[r][c] += t.g[r * 3 + k] * g[k * 3 + c];
-                for (int r = 0; r < alpha; r++)
+                const float *g = &in[(o * inputs + i) * r * r];
+                std::fill(gg.begin(), gg.end(), 0.0);
+                for (int a = 0; a < alpha; a++)
+                    for (int c = 0; c < r; c++)
+                        for (int k = 0; k < r; k++) gg[a * r + c] += t.g[a * r + k] * g[k * r + c];
+                for (int a = 0; a < alpha; a++)
                     for (int c = 0; c < alpha; c++) {
-                        double u = 0;  // (G g Gᵀ)(r, c)
-                        for (int k = 0; k < 3; k++) u += gg[r][k] * t.g[c * 3 + k];
-                        out[(((r * alpha + c) * panels + o / w) * inputs + i) * w + o % w] = float(u);
+                        double u = 0;  // (G g Gᵀ)(a, c)
+                        for (int k = 0; k < r; k++) u += gg[a * r + k] * t.g[c * r + k];
+                        out[(((a * alpha + c) * panels + o / w) * inputs + i) * w + o % w] = float(u);
                     }
             }
         break;
@@ -327,7 +332,7 @@ Network *create(const NetworkDescription *description, const WeightSource &sourc
     for (int p = 0; p < d.param_count; p++) network->params.push_back(pack(d.params[p], blobs));
 
     const size_t arena_bytes = ((size_t(d.arena_floats) * sizeof(float) + 63) / 64) * 64;
-    network->arena.reset(static_cast<float *>(std::aligned_alloc(64, arena_bytes ? arena_bytes : 64)));
+    network->arena.reset(static_cast<float *>(allocate_large(64, arena_bytes ? arena_bytes : 64)));
     if (!network->arena) {
         g_last_error =
             std::string(d.name) + ": cannot allocate " + std::to_string(arena_bytes) + " bytes of activations";

@@ -1,8 +1,12 @@
 // The runtime's own readers, without protobuf: .caffemodel files written by protobuf (V2 with
 // shapes, V1 with legacy dims) read back exactly; damaged files are refused with a message.
-// Also the .npy files the CLI reads and writes.
+// Also the .npy files the CLI reads and writes, and the large allocations of the arena and the
+// kernels' scratch.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -10,6 +14,7 @@
 #include "frontend/caffemodel_writer.h"
 #include "runtime/caffemodel_reader.h"
 #include "runtime/cuda_register_cap.h"
+#include "runtime/huge_pages.h"
 #include "runtime/opencl_build_options.h"
 #include "tools/npy.h"
 
@@ -102,6 +107,21 @@ TEST(Npy, RoundTripAndRefusals) {
     EXPECT_FALSE(read_npy(path, &shape, &back, &error));
     EXPECT_NE(error.find("<f8"), std::string::npos) << "error: " << error;
     fs::remove(path);
+}
+
+// Small blocks keep the alignment asked for; from 2 MiB they start on a huge-page boundary,
+// and every byte asked for is writable (the block is rounded up, not cut).
+TEST(HugePages, LargeBlocksAreHugePageAlignedAndWhole) {
+    for (size_t bytes : {size_t(100), size_t(64) << 10, (size_t(2) << 20) - 1, size_t(2) << 20,
+                         (size_t(5) << 20) + 3}) {
+        char *block = static_cast<char *>(allocate_large(128, bytes));
+        ASSERT_NE(block, nullptr) << bytes;
+        const size_t alignment = bytes >= (size_t(2) << 20) ? size_t(2) << 20 : 128;
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % alignment, 0u) << bytes << " bytes";
+        std::fill(block, block + bytes, char(1));
+        EXPECT_EQ(block[bytes - 1], 1);
+        std::free(block);
+    }
 }
 
 TEST(CudaRegisterCap, AUsersSettingWinsAndOurOwnOnlyRises) {
