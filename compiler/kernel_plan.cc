@@ -281,14 +281,16 @@ class Planner {
         if (choice.weights == ops::WeightPacking::CaffeOrder) {
             packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
                                 {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
-        } else if (const int m = ops::winograd_tile(choice.variant)) {
+        } else if (const ops::WinogradKind kind = ops::winograd_kind(choice.variant); kind.m) {
             // Winograd (generators/conv2d_winograd.h): the tensors as they are, the weights
             // transformed in panels per position.
-            const int width = ops::panel_width(choice), alpha = ops::winograd_matrices(m).alpha;
+            const int width = ops::panel_width(choice), alpha = ops::winograd_matrices(kind.m, kind.r).alpha;
             const int panels = ops::panel_count(p.num_output, width);
             const int in_per_group = shape.in_channels / shape.group;
-            PlannedParam param{m == 4 ? Packing::WinogradF4Panels : Packing::WinogradF2Panels, weights,
-                               int64_t(alpha) * alpha * panels * width * in_per_group};
+            const Packing packing = kind.r == 5   ? Packing::WinogradF2K5Panels
+                                    : kind.m == 4 ? Packing::WinogradF4Panels
+                                                  : Packing::WinogradF2Panels;
+            PlannedParam param{packing, weights, int64_t(alpha) * alpha * panels * width * in_per_group};
             param.rows = p.num_output, param.cols = in_per_group, param.panel_width = width;
             packed = param_view(param, {width, in_per_group, panels, alpha * alpha});
         } else {

@@ -36,7 +36,7 @@ const std::map<std::string, std::vector<std::string>> &variant_roots() {
         r["conv2d cpu_direct_channel_lanes"] = {"schedules/cpu/conv2d_channel_lanes.h",
                                                 "schedules/cpu/conv2d_channel_lanes_space.h"};
         r["conv2d cpu_depthwise"] = {"schedules/cpu/conv2d_depthwise.h", "schedules/cpu/conv2d_depthwise_space.h"};
-        for (const char *v : {"cpu_winograd_f2", "cpu_winograd_f4"})
+        for (const char *v : {"cpu_winograd_f2", "cpu_winograd_f4", "cpu_winograd_f2_5x5"})
             r[std::string("conv2d ") + v] = {"schedules/cpu/conv2d_winograd.h",
                                              "schedules/cpu/conv2d_winograd_space.h"};
         for (const char *v : {"cpu_gemm_fully_connected", "cpu_gemm_1x1", "cpu_gemm_1x1_channel_lanes"})

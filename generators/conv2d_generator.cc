@@ -98,6 +98,7 @@ const auto gpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const H
 const VariantSchedules<Conv2dWinograd, ops::Conv2dOp> conv2d_winograd_schedules = {
     {"cpu_winograd_f2", cpu_winograd},
     {"cpu_winograd_f4", cpu_winograd},
+    {"cpu_winograd_f2_5x5", cpu_winograd},
     {"gpu_winograd_f2", gpu_winograd},
     {"gpu_winograd_f4", gpu_winograd},
 };
@@ -160,7 +161,8 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     void generate_winograd(const ops::Conv2dOp &op) {
         using namespace Halide;
         const Conv2dShape &s = op.shape;
-        const int m = ops::winograd_tile(op.choice.variant), alpha = ops::winograd_matrices(m).alpha;
+        const ops::WinogradKind kind = ops::winograd_kind(op.choice.variant);
+        const int m = kind.m, alpha = ops::winograd_matrices(m, kind.r).alpha;
         const int width = ops::panel_width(op.choice), panels = ops::panel_count(s.out_channels, width);
         Var lane{"lane"}, ci{"ci"}, panel{"panel"}, pos{"pos"};
         Func packed{"packed_weights"};

@@ -1,4 +1,4 @@
-// Convolution by Winograd's F(m×m, 3×3) (generators/ops/winograd.h), with the batched products
+// Convolution by Winograd's F(m×m, r×r) (generators/ops/winograd.h), with the batched products
 // on the GEMM algorithm (generators/gemm.h):
 // - `transformed(tx, ty, image, ci, pos)`: Bᵀ d B of each tile's α×α input patch d, position
 //   `pos` = i·α + j of the α² that the transform gives;
@@ -33,7 +33,7 @@ struct Conv2dWinograd {
 
     Conv2dWinograd(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
                    const ops::Epilogue &epilogue, int m, int panel_width, int k_block)
-        : matrices(ops::winograd_matrices(m)), tiles(ops::winograd_tiles(s, m)) {
+        : matrices(ops::winograd_matrices(m, s.kernel_h)), tiles(ops::winograd_tiles(s, m)) {
         using namespace Halide;
         const int alpha = matrices.alpha;
         // Tiles past the right and bottom edges read zeros, like the padding.

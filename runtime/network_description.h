@@ -39,11 +39,12 @@ enum class Packing : int {
     // panel_width, each stored k-major with its channels innermost, the last zero-padded.
     Panels = 5,             // from an outputs x K blob (Caffe's order)
     PanelsOfTranspose = 6,  // from a K x outputs blob (InnerProduct transpose: true)
-    // Winograd F(m×m, 3×3) (generators/ops/winograd.h): each output's 3×3 kernel per input
+    // Winograd F(m×m, r×r) (generators/ops/winograd.h): each output's r×r kernel per input
     // channel as G g Gᵀ, in panels of panel_width outputs per position of the α×α transform:
-    // (lane, input, panel, position), from an outputs x inputs x 3 x 3 blob (rows x cols x 9).
-    WinogradF2Panels = 7,
-    WinogradF4Panels = 8,
+    // (lane, input, panel, position), from an outputs x inputs x r x r blob (rows x cols x r²).
+    WinogradF2Panels = 7,    // F(2×2, 3×3)
+    WinogradF4Panels = 8,    // F(4×4, 3×3)
+    WinogradF2K5Panels = 9,  // F(2×2, 5×5)
 };
 
 struct ParamSpec {

@@ -128,7 +128,8 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
                     shapes = {ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1},
                               ops::Conv2dShape{2, 32, 6, 6, 64, 1, 1, 6, 6, 1, 1, 0, 0, 1, 1, 1},
                               ops::Conv2dShape{1, 32, 14, 14, 16, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1},
-                              ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 32}};
+                              ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 32},
+                              ops::Conv2dShape{1, 16, 14, 14, 32, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, 1}};
                 // The GPU and HVX families have no gemm op yet; no Caffe layer plans one.
                 if (space.variants.empty() && std::string(op) == "gemm" && (name == "gpu" || name == "hvx")) return;
                 ASSERT_FALSE(space.variants.empty()) << name << " " << op;

@@ -12,6 +12,7 @@
 #include "compiler/gemm_kernel.h"
 #include "compiler/target_description.h"
 #include "compiler/toolchain.h"
+#include "schedules/cpu/conv2d_winograd_space.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
 #include "tools/temporary_directory.h"
@@ -25,13 +26,14 @@ std::string input_header(const Shape &shape) {
     return text + " }\n";
 }
 
-void expect_matches_reference(const std::string &layers, const Shape &input_shape, const std::string &what) {
+BlobCheck expect_matches_reference(const std::string &layers, const Shape &input_shape, const std::string &what) {
     const uint64_t seed = test_seed();
     const std::string text = input_header(input_shape) + layers;
     SCOPED_TRACE(what + ", seed " + std::to_string(seed) + "\n" + text);
     const BlobCheck check = check_network_text(text, what, ImportOptions{}, seed);
     EXPECT_GT(check.blobs_checked, 1);
     EXPECT_LE(check.worst_error, check.tolerance) << "worst blob: " << check.worst_blob;
+    return check;
 }
 
 std::string layer(const std::string &name, const std::string &type, const std::string &bottom, const std::string &top,
@@ -141,8 +143,8 @@ TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
     }
 }
 
-// Winograd F(2x2, 3x3) and F(4x4, 3x3) of the target's family (CPU or GPU), forced, checked
-// against their own tolerances: maps that are not whole tiles, padding 0 and 1, batch 2, more
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) of the target's family (CPU or GPU), and the CPU's
+// F(2x2, 5x5), forced, checked against their own tolerances: maps that are not whole tiles, padding 0 and 1, batch 2, more
 // output channels than a register tile, fused activations, no bias, groups; on the GPU also a tile of
 // odd sizes whose blocks shift inwards, and the input channels split into shares (some short).
 TEST(Convolution, WinogradVariantsForced) {
@@ -170,6 +172,25 @@ TEST(Convolution, WinogradVariantsForced) {
             layer("c", "Convolution", "data", "c", conv_params(192, "kernel_size: 3 pad: 1 group: 2")), {2, 10, 7, 9},
             std::string(variant) + ": 2 groups of 96 outputs, batch 2");
     }
+    if (!cpu_test_target()) return;
+    // F(2x2, 5x5), the CPU's: the same kinds of shapes with 5x5 kernels, padding 0 and 2. The
+    // plan's tolerance is the variant's, so it did not fall back to an exact one.
+    const ScopedKnobs forced("conv2d.variant=cpu_winograd_f2_5x5");
+    const float tolerance = schedules::cpu::kWinogradF2K5Tolerance;
+    EXPECT_EQ(expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 5 pad: 2")) +
+                                           layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                       {2, 5, 9, 11}, "F(2x2, 5x5): 37 outputs, 9x11 map, batch 2, leaky ReLU")
+                  .tolerance,
+              tolerance);
+    EXPECT_EQ(expect_matches_reference(
+                  layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 5 bias_term: false")), {1, 4, 10, 9},
+                  "F(2x2, 5x5): no padding, 6x5 map, no bias")
+                  .tolerance,
+              tolerance);
+    expect_matches_reference(
+        layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 5 pad: 2 group: 2")) +
+            layer("r", "ReLU", "c", "c"),
+        {2, 48, 13, 13}, "F(2x2, 5x5): 2 groups of 24 inputs and 32 outputs, 13x13, batch 2");
 }
 
 // Depthwise layers (one input channel per group), by the family's default and with its

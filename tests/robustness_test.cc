@@ -111,9 +111,10 @@ TEST(NonFinite, NegativeInfinityThroughReluIsZeroNotNaN) {
     EXPECT_EQ(out[1], std::numeric_limits<float>::infinity());
 }
 
-// Winograd's documented non-finite behaviour, for an Inf in the input: F(2x2) spoils exactly the
-// outputs the direct convolution spoils (though an Inf may come out as NaN); F(4x4) spoils every
-// output of the tiles whose input patches hold it, beyond that 3x3 neighbourhood. Outputs of
+// Winograd's documented non-finite behaviour, for an Inf in the input: F(2x2), of 3x3 and of 5x5
+// kernels, spoils exactly the outputs the direct convolution spoils (though an Inf may come out
+// as NaN); F(4x4) spoils every output of the tiles whose input patches hold it, beyond that 3x3
+// neighbourhood. Outputs of
 // other tiles stay finite. CPU and GPU families alike (the GPU's F(2x2) is a default).
 TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
     const std::string family = resolve_target(test_target()).schedule_family;
@@ -139,11 +140,29 @@ TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
         const ScopedKnobs f2((prefix + "f2").c_str());
         EXPECT_EQ(non_finite(run(net, input, 128)), direct) << "F(2x2) spoils what the direct convolution spoils";
     }
-    const ScopedKnobs f4((prefix + "f4").c_str());
-    const std::vector<bool> spread = non_finite(run(net, input, 128));
-    for (int y = 0; y < 8; y++)
-        for (int x = 0; x < 8; x++)
-            EXPECT_EQ(spread[y * 8 + x], x <= 3 && y <= 3) << "F(4x4): the 4x4 tile at the origin, " << x << "," << y;
+    {
+        const ScopedKnobs f4((prefix + "f4").c_str());
+        const std::vector<bool> spread = non_finite(run(net, input, 128));
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 8; x++)
+                EXPECT_EQ(spread[y * 8 + x], x <= 3 && y <= 3) << "F(4x4): the 4x4 tile at the origin, " << x << "," << y;
+    }
+    if (!cpu) return;
+    // F(2x2, 5x5): the 5x5 neighbourhood, at a tile's first pixel and at its second.
+    std::string net5 = net;
+    net5.replace(net5.find("kernel_size: 3 pad: 1"), 21, "kernel_size: 5 pad: 2");
+    for (const int at : {2, 3}) {
+        std::vector<float> input5(64, 0.5f);
+        input5[at * 8 + at] = std::numeric_limits<float>::infinity();
+        const std::vector<bool> direct5 = non_finite(run(net5, input5, 128));
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 8; x++)
+                EXPECT_EQ(direct5[y * 8 + x], std::abs(x - at) <= 2 && std::abs(y - at) <= 2)
+                    << "direct 5x5 " << x << "," << y;
+        const ScopedKnobs f2_5x5("conv2d.variant=cpu_winograd_f2_5x5");
+        EXPECT_EQ(non_finite(run(net5, input5, 128)), direct5)
+            << "F(2x2, 5x5) spoils what the direct convolution spoils, Inf at " << at << "," << at;
+    }
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
-// Winograd's minimal filtering F(m×m, 3×3) (Lavin and Gray, "Fast Algorithms for Convolutional
-// Neural Networks"), Halide-free: the transform matrices, which layers it computes, and how the
-// output is cut into tiles. Shared by the generator (input and output transforms), the runtime
-// (the weight transform at create time) and the planner.
+// Winograd's minimal filtering F(m×m, r×r) (Lavin and Gray, "Fast Algorithms for Convolutional
+// Neural Networks") for F(2×2, 3×3), F(4×4, 3×3) and F(2×2, 5×5), Halide-free: the transform
+// matrices, which layers it computes, and how the output is cut into tiles. Shared by the
+// generator (input and output transforms), the runtime (the weight transform at create time) and
+// the planner.
 //
-// Each m×m output tile of a channel comes from an α×α input patch d (α = m + 2):
+// Each m×m output tile of a channel comes from an α×α input patch d (α = m + r − 1):
 //   Y = Aᵀ [ Σ_ci (G g Gᵀ) ⊙ (Bᵀ d B) ] A,
 // so per tile the products over input channels become α² independent GEMMs of
 // (tiles × in channels) · (in channels × out channels), one per position of the patch.
@@ -17,13 +18,14 @@
 namespace cortado::ops {
 
 struct WinogradMatrices {
-    int m, alpha;
+    int m, r, alpha;
     const double *bt;  // α × α, row-major: Bᵀ
-    const double *g;   // α × 3: G
+    const double *g;   // α × r: G
     const double *at;  // m × α: Aᵀ
 };
 
-// Interpolation points 0, 1, -1 (and ∞) for F(2×2, 3×3); 0, ±1, ±2 (and ∞) for F(4×4, 3×3).
+// Interpolation points 0, 1, -1 (and ∞) for F(2×2, 3×3); 0, ±1, ±2 (and ∞) for F(4×4, 3×3) and
+// F(2×2, 5×5), which share Bᵀ (the input transform depends only on the points).
 constexpr double kWinogradBt2[] = {1, 0, -1, 0, 0, 1, 1, 0, 0, -1, 1, 0, 0, 1, 0, -1};
 constexpr double kWinogradG2[] = {1, 0, 0, 0.5, 0.5, 0.5, 0.5, -0.5, 0.5, 0, 0, 1};
 constexpr double kWinogradAt2[] = {1, 1, 1, 0, 0, 1, -1, -1};
@@ -34,23 +36,41 @@ constexpr double kWinogradG4[] = {1.0 / 4,  0,         0,        -1.0 / 6, -1.0 
                                   1.0 / 24, -1.0 / 12, 1.0 / 6,  0,        0,        1};
 constexpr double kWinogradAt4[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 0, 0, 1, 1, 4, 4, 0, 0, 1, -1, 8, -8, 1};
 
-inline WinogradMatrices winograd_matrices(int m) {
-    if (m == 4) return {4, 6, kWinogradBt4, kWinogradG4, kWinogradAt4};
-    return {2, 4, kWinogradBt2, kWinogradG2, kWinogradAt2};
+constexpr double kWinogradG2K5[] = {1.0 / 4,  0,        0,         0,         0,        -1.0 / 6, -1.0 / 6, -1.0 / 6,
+                                    -1.0 / 6, -1.0 / 6, -1.0 / 6,  1.0 / 6,   -1.0 / 6, 1.0 / 6,  -1.0 / 6, 1.0 / 24,
+                                    1.0 / 12, 1.0 / 6,  1.0 / 3,   2.0 / 3,   1.0 / 24, -1.0 / 12, 1.0 / 6, -1.0 / 3,
+                                    2.0 / 3,  0,        0,         0,         0,        1};
+constexpr double kWinogradAt2K5[] = {1, 1, 1, 1, 1, 0, 0, 1, -1, 2, -2, 1};
+
+// The matrices of F(m×m, r×r); for a pair without them (a shape the variants leave out), only
+// m, r and α, with null matrices.
+inline WinogradMatrices winograd_matrices(int m, int r) {
+    if (m == 2 && r == 3) return {2, 3, 4, kWinogradBt2, kWinogradG2, kWinogradAt2};
+    if (m == 4 && r == 3) return {4, 3, 6, kWinogradBt4, kWinogradG4, kWinogradAt4};
+    if (m == 2 && r == 5) return {2, 5, 6, kWinogradBt4, kWinogradG2K5, kWinogradAt2K5};
+    return {m, r, m + r - 1, nullptr, nullptr, nullptr};
 }
 
-// The output tile m of a Winograd variant, from its name (<family>_winograd_f2, _f4); 0 for
-// any other variant.
-inline int winograd_tile(const std::string &variant) {
-    return variant_has_suffix(variant, "_winograd_f2") ? 2 : variant_has_suffix(variant, "_winograd_f4") ? 4 : 0;
+// What a Winograd variant computes, from its name: <family>_winograd_f2 and _f4 are F(2×2) and
+// F(4×4) of 3×3 kernels, <family>_winograd_f2_5x5 F(2×2) of 5×5 kernels; m = 0 for any other
+// variant.
+struct WinogradKind {
+    int m = 0, r = 0;
+};
+inline WinogradKind winograd_kind(const std::string &variant) {
+    if (variant_has_suffix(variant, "_winograd_f2")) return {2, 3};
+    if (variant_has_suffix(variant, "_winograd_f4")) return {4, 3};
+    if (variant_has_suffix(variant, "_winograd_f2_5x5")) return {2, 5};
+    return {};
 }
 
-// Winograd computes 3×3 kernels at stride 1, undilated.
-inline std::string winograd_unsupported(const Conv2dShape &s) {
-    if (s.kernel_h == 3 && s.kernel_w == 3 && s.stride_h == 1 && s.stride_w == 1 && s.dilation_h == 1 &&
+// Winograd computes r×r kernels at stride 1, undilated.
+inline std::string winograd_unsupported(const Conv2dShape &s, int r) {
+    if (s.kernel_h == r && s.kernel_w == r && s.stride_h == 1 && s.stride_w == 1 && s.dilation_h == 1 &&
         s.dilation_w == 1)
         return "";
-    return "not a 3x3 kernel at stride 1, undilated";
+    const std::string k = std::to_string(r);
+    return "not a " + k + "x" + k + " kernel at stride 1, undilated";
 }
 
 // Output tiles per row, per column and in all (every image).
@@ -63,9 +83,9 @@ inline WinogradTiles winograd_tiles(const Conv2dShape &s, int m) {
 }
 
 // The products: per position of the α×α transform and per group, tiles × the group's input
-// channels × its output channels.
+// channels × its output channels (α from the layer's kernel).
 inline GemmDims winograd_gemm_dims(const Conv2dShape &s, int m) {
-    const int alpha = winograd_matrices(m).alpha;
+    const int alpha = m + s.kernel_h - 1;
     return {winograd_tiles(s, m).count, s.out_channels / s.group, s.in_channels / s.group, alpha * alpha * s.group};
 }
 

@@ -67,8 +67,9 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     channels.unsupported = not_pointwise;
     space.variants.push_back(std::move(channels));
     // Winograd is never a default: it is less exact than the 1e-5 every default is held to.
-    space.variants.push_back(conv2d_winograd(2, registers));
-    space.variants.push_back(conv2d_winograd(4, registers));
+    space.variants.push_back(conv2d_winograd(2, 3, registers));
+    space.variants.push_back(conv2d_winograd(4, 3, registers));
+    space.variants.push_back(conv2d_winograd(2, 5, registers));
     const std::string direct_name = space.variants[test_variants_offered() ? 1 : 0].name;
     space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &t) -> std::string {
         if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";

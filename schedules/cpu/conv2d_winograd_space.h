@@ -1,8 +1,9 @@
 // The Winograd variants of the CPU families (Halide-free): cpu_winograd_f2 and cpu_winograd_f4,
-// F(2×2, 3×3) and F(4×4, 3×3) (generators/conv2d_winograd.h). Their knobs are the GEMM's, for
-// the α² products of tiles by input channels by output channels. They trade exactness for
-// arithmetic: each carries the relative L2 error measured on the suites as its tolerance, and an
-// Inf or NaN in the input spreads over every output of the tiles whose patches hold it.
+// F(2×2, 3×3) and F(4×4, 3×3), and cpu_winograd_f2_5x5, F(2×2, 5×5) (generators/conv2d_winograd.h).
+// Their knobs are the GEMM's, for the α² products of tiles by input channels by output channels.
+// They trade exactness for arithmetic: each carries the relative L2 error measured on the suites
+// as its tolerance, and an Inf or NaN in the input spreads over outputs of the tiles whose
+// patches hold it.
 #pragma once
 
 #include "generators/ops/winograd.h"
@@ -10,16 +11,18 @@
 
 namespace cortado::schedules::cpu {
 
-// Tolerances (docs/PERFORMANCE.md, Winograd): the worst relative L2 error over the stride-1 3×3
-// convolutions of the bench suite, with room for other data.
-inline constexpr float kWinogradF2Tolerance = 1e-5f, kWinogradF4Tolerance = 3e-5f;
+// Tolerances (docs/PERFORMANCE.md, Winograd): the worst relative L2 error over the stride-1
+// convolutions of the bench suite that the variant computes, with room for other data.
+inline constexpr float kWinogradF2Tolerance = 1e-5f, kWinogradF4Tolerance = 3e-5f, kWinogradF2K5Tolerance = 3e-5f;
 
-inline VariantSpec<Conv2dShape> conv2d_winograd(int m, RegisterCount registers) {
+// F(m×m, r×r) for (m, r) = (2, 3), (4, 3) or (2, 5).
+inline VariantSpec<Conv2dShape> conv2d_winograd(int m, int r, RegisterCount registers) {
+    const char *name = r == 5 ? "cpu_winograd_f2_5x5" : m == 4 ? "cpu_winograd_f4" : "cpu_winograd_f2";
     auto v = gemm_variant<Conv2dShape>(
-        m == 4 ? "cpu_winograd_f4" : "cpu_winograd_f2", ops::WeightPacking::WinogradPanels, false,
+        name, ops::WeightPacking::WinogradPanels, false,
         [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); }, registers);
-    v.unsupported = ops::winograd_unsupported;
-    v.tolerance = m == 4 ? kWinogradF4Tolerance : kWinogradF2Tolerance;
+    v.unsupported = [r](const Conv2dShape &s) { return ops::winograd_unsupported(s, r); };
+    v.tolerance = r == 5 ? kWinogradF2K5Tolerance : m == 4 ? kWinogradF4Tolerance : kWinogradF2Tolerance;
     return v;
 }
 

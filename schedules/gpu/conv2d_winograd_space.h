@@ -25,14 +25,14 @@ inline constexpr float kGpuWinogradF2Tolerance = 1e-5f, kGpuWinogradF4Tolerance 
 inline constexpr int kGpuWinogradMinInputChannels = 96;
 
 inline bool winograd_by_default(const Conv2dShape &s) {
-    return ops::winograd_unsupported(s).empty() && s.in_channels / s.group >= kGpuWinogradMinInputChannels;
+    return ops::winograd_unsupported(s, 3).empty() && s.in_channels / s.group >= kGpuWinogradMinInputChannels;
 }
 
 inline VariantSpec<Conv2dShape> conv2d_winograd(int m) {
     auto v = gemm_variant<Conv2dShape>(m == 4 ? "gpu_winograd_f4" : "gpu_winograd_f2", false,
                                        ops::WeightPacking::WinogradPanels, false,
                                        [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); });
-    v.unsupported = ops::winograd_unsupported;
+    v.unsupported = [](const Conv2dShape &s) { return ops::winograd_unsupported(s, 3); };
     // The default panel is a block's columns; in grouped layers, the widest that a group holds
     // whole, at most that, and whole thread tiles of `cols` where one fits: any panel computes
     // the same (columns are numbered across the groups), but a block's weight loads stay one
