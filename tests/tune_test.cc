@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compiler/schedule_version.h"
 #include "compiler/tuning_db.h"
 #include "tests/cli_process.h"
 
@@ -308,6 +309,40 @@ TEST_F(Tune, ChoicesOfStaleRecordsAreRevisitedFirst) {
     ASSERT_EQ(candidates.size(), 2u) << candidates.dump(1);
     EXPECT_EQ(candidates[1]["variant"], "gpu_register_tile") << candidates.dump(1);
     EXPECT_EQ(candidates[1]["knobs"], knobs) << candidates.dump(1);
+}
+
+// --restamp moves a stale record to the current schedule version and leaves the rest of the
+// file as it was: a current record, a hand-written one, a record of a variant this build lacks.
+TEST_F(Tune, RestampMovesStaleRecordsAndLeavesTheRestByteForByte) {
+    nlohmann::json stale = {{"op_signature", "0123456789abcdef"},
+                            {"op", "conv2d"},
+                            {"layer", "conv"},
+                            {"variant", "cpu_register_tile"},
+                            {"knobs", {{"channel_block", 8}, {"vectors_x", 1}}},
+                            {"median_ms", 0.1},
+                            {"target", "host"},
+                            {"schedule_version", "000000000000"}};
+    nlohmann::json current = stale, unknown = stale;
+    current["op_signature"] = "1123456789abcdef";
+    current["schedule_version"] = schedule_version("conv2d", "cpu_register_tile");
+    unknown["op_signature"] = "2123456789abcdef";
+    unknown["variant"] = "cpu_retired_variant";
+    const std::string hand_written = R"({"op_signature":"3123456789abcdef","op":"conv2d","variant":"cpu_register_tile"})";
+    {
+        std::ofstream out(db_);
+        out << stale.dump() << "\n" << current.dump() << "\n\n" << hand_written << "\n" << unknown.dump() << "\n";
+    }
+    const Result r = cortado("tune --restamp " + db_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("restamped 1 of 4 records"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("no variant cpu_retired_variant of conv2d: left as it is"), std::string::npos) << r.output;
+    std::ifstream in(db_);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    nlohmann::json restamped = stale;
+    restamped["schedule_version"] = current["schedule_version"];
+    EXPECT_EQ(lines, (std::vector<std::string>{restamped.dump(), current.dump(), "", hand_written, unknown.dump()}));
+    EXPECT_EQ(cortado("tune --restamp " + db_ + " --db x").exit_code, 1);
 }
 
 TEST_F(Tune, BadInputGetsAClearError) {

@@ -43,6 +43,7 @@
 #include "tools/tune_candidates.h"
 #include "tools/tune_measure.h"
 #include "tools/tune_prepare.h"
+#include "tools/tune_restamp.h"
 #include "tools/tune_report.h"
 
 namespace cortado {
@@ -485,12 +486,18 @@ class Tuner {
 
 int command_tune(const std::vector<std::string> &args) {
     const bool no_network = std::find(args.begin(), args.end(), "--suite") != args.end() ||
-                            std::find(args.begin(), args.end(), "--import") != args.end();
+                            std::find(args.begin(), args.end(), "--import") != args.end() ||
+                            std::find(args.begin(), args.end(), "--restamp") != args.end();
     const CliArgs cli =
         parse_cli_args(args,
                        {"target", "batch", "input-shape", "budget", "db", "seed", "jobs", "max-candidates",
-                        "max-tolerance", "suite", "set", "models", "prepare", "import"},
+                        "max-tolerance", "suite", "set", "models", "prepare", "import", "restamp"},
                        {"quick"}, !no_network);
+    if (cli.has("restamp")) {
+        if (args.size() != 2) throw CompileError("--restamp takes only the database file");
+        restamp_tuning_records(cli.get("restamp"));
+        return 0;
+    }
     if (cli.has("import")) {
         if (!cli.positional.empty() || cli.has("suite") || cli.has("prepare"))
             throw CompileError("--import takes only --db");
