@@ -196,7 +196,7 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
     case Packing::WinogradF4Panels:
     case Packing::WinogradF2K5Panels: {
         const std::vector<float> &in = blobs[p.first_blob];
-        const ops::WinogradMatrices t = p.packing == Packing::WinogradF4Panels   ? ops::winograd_matrices(4, 3)
+        const ops::WinogradMatrices t = p.packing == Packing::WinogradF4Panels     ? ops::winograd_matrices(4, 3)
                                         : p.packing == Packing::WinogradF2K5Panels ? ops::winograd_matrices(2, 5)
                                                                                    : ops::winograd_matrices(2, 3);
         const int64_t outputs = p.rows, inputs = p.cols, w = p.panel_width, panels = (outputs + w - 1) / w;

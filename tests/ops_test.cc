@@ -174,23 +174,24 @@ TEST(Convolution, WinogradVariantsForced) {
     }
     if (!cpu_test_target()) return;
     // F(2x2, 5x5), the CPU's: the same kinds of shapes with 5x5 kernels, padding 0 and 2. The
-    // plan's tolerance is the variant's, so it did not fall back to an exact one.
+    // plan's tolerance is the variant's, so it did not fall back to an exact one (compared as
+    // floats: on the ARM64 target the checker reads it back from text).
     const ScopedKnobs forced("conv2d.variant=cpu_winograd_f2_5x5");
     const float tolerance = schedules::cpu::kWinogradF2K5Tolerance;
-    EXPECT_EQ(expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 5 pad: 2")) +
-                                           layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
-                                       {2, 5, 9, 11}, "F(2x2, 5x5): 37 outputs, 9x11 map, batch 2, leaky ReLU")
-                  .tolerance,
-              tolerance);
-    EXPECT_EQ(expect_matches_reference(
-                  layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 5 bias_term: false")), {1, 4, 10, 9},
-                  "F(2x2, 5x5): no padding, 6x5 map, no bias")
-                  .tolerance,
-              tolerance);
-    expect_matches_reference(
-        layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 5 pad: 2 group: 2")) +
-            layer("r", "ReLU", "c", "c"),
-        {2, 48, 13, 13}, "F(2x2, 5x5): 2 groups of 24 inputs and 32 outputs, 13x13, batch 2");
+    EXPECT_FLOAT_EQ(
+        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 5 pad: 2")) +
+                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                 {2, 5, 9, 11}, "F(2x2, 5x5): 37 outputs, 9x11 map, batch 2, leaky ReLU")
+            .tolerance,
+        tolerance);
+    EXPECT_FLOAT_EQ(expect_matches_reference(
+                        layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 5 bias_term: false")),
+                        {1, 4, 10, 9}, "F(2x2, 5x5): no padding, 6x5 map, no bias")
+                        .tolerance,
+                    tolerance);
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 5 pad: 2 group: 2")) +
+                                 layer("r", "ReLU", "c", "c"),
+                             {2, 48, 13, 13}, "F(2x2, 5x5): 2 groups of 24 inputs and 32 outputs, 13x13, batch 2");
 }
 
 // Depthwise layers (one input channel per group), by the family's default and with its

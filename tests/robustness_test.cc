@@ -145,7 +145,8 @@ TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
         const std::vector<bool> spread = non_finite(run(net, input, 128));
         for (int y = 0; y < 8; y++)
             for (int x = 0; x < 8; x++)
-                EXPECT_EQ(spread[y * 8 + x], x <= 3 && y <= 3) << "F(4x4): the 4x4 tile at the origin, " << x << "," << y;
+                EXPECT_EQ(spread[y * 8 + x], x <= 3 && y <= 3)
+                    << "F(4x4): the 4x4 tile at the origin, " << x << "," << y;
     }
     if (!cpu) return;
     // F(2x2, 5x5): the 5x5 neighbourhood, at a tile's first pixel and at its second.

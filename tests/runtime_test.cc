@@ -112,8 +112,8 @@ TEST(Npy, RoundTripAndRefusals) {
 // Small blocks keep the alignment asked for; from 2 MiB they start on a huge-page boundary,
 // and every byte asked for is writable (the block is rounded up, not cut).
 TEST(HugePages, LargeBlocksAreHugePageAlignedAndWhole) {
-    for (size_t bytes : {size_t(100), size_t(64) << 10, (size_t(2) << 20) - 1, size_t(2) << 20,
-                         (size_t(5) << 20) + 3}) {
+    for (size_t bytes :
+         {size_t(100), size_t(64) << 10, (size_t(2) << 20) - 1, size_t(2) << 20, (size_t(5) << 20) + 3}) {
         char *block = static_cast<char *>(allocate_large(128, bytes));
         ASSERT_NE(block, nullptr) << bytes;
         const size_t alignment = bytes >= (size_t(2) << 20) ? size_t(2) << 20 : 128;

@@ -327,7 +327,8 @@ TEST_F(Tune, RestampMovesStaleRecordsAndLeavesTheRestByteForByte) {
     current["schedule_version"] = schedule_version("conv2d", "cpu_register_tile");
     unknown["op_signature"] = "2123456789abcdef";
     unknown["variant"] = "cpu_retired_variant";
-    const std::string hand_written = R"({"op_signature":"3123456789abcdef","op":"conv2d","variant":"cpu_register_tile"})";
+    const std::string hand_written =
+        R"({"op_signature":"3123456789abcdef","op":"conv2d","variant":"cpu_register_tile"})";
     {
         std::ofstream out(db_);
         out << stale.dump() << "\n" << current.dump() << "\n\n" << hand_written << "\n" << unknown.dump() << "\n";

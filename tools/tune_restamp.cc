@@ -44,7 +44,8 @@ int restamp_tuning_records(const std::string &file) {
         const std::string old_field = "\"schedule_version\":\"" + r.schedule_version + "\"";
         const size_t at = line < lines.size() ? lines[line].find(old_field) : std::string::npos;
         if (at == std::string::npos)
-            throw CompileError(r.where + ": no " + old_field + " on the line; not restamped (write the record on one line)");
+            throw CompileError(r.where + ": no " + old_field +
+                               " on the line; not restamped (write the record on one line)");
         lines[line].replace(at, old_field.size(), "\"schedule_version\":\"" + current + "\"");
         Moved &m = moved[r.op + " " + r.variant];
         m.count++;
