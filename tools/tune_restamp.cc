@@ -4,7 +4,6 @@
 #include <iostream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <vector>
 
 #include "compiler/schedule_version.h"
