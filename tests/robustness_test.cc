@@ -114,8 +114,8 @@ TEST(NonFinite, NegativeInfinityThroughReluIsZeroNotNaN) {
 // Winograd's documented non-finite behaviour, for an Inf in the input: F(2x2), of 3x3 and of 5x5
 // kernels, spoils exactly the outputs the direct convolution spoils (though an Inf may come out
 // as NaN); F(4x4) spoils every output of the tiles whose input patches hold it, beyond that 3x3
-// neighbourhood. Outputs of
-// other tiles stay finite. CPU and GPU families alike (the GPU's F(2x2) is a default).
+// neighbourhood. Outputs of other tiles stay finite. CPU and GPU families alike (the GPU's
+// F(2x2) is a default); F(2x2, 5x5) is the CPU's alone.
 TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
     const std::string family = resolve_target(test_target()).schedule_family;
     const bool cpu = family == "x86" || family == "arm" || family == "cpu";

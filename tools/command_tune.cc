@@ -43,8 +43,8 @@
 #include "tools/tune_candidates.h"
 #include "tools/tune_measure.h"
 #include "tools/tune_prepare.h"
-#include "tools/tune_restamp.h"
 #include "tools/tune_report.h"
+#include "tools/tune_restamp.h"
 
 namespace cortado {
 
@@ -485,16 +485,21 @@ class Tuner {
 }  // namespace
 
 int command_tune(const std::vector<std::string> &args) {
-    const bool no_network = std::find(args.begin(), args.end(), "--suite") != args.end() ||
-                            std::find(args.begin(), args.end(), "--import") != args.end() ||
-                            std::find(args.begin(), args.end(), "--restamp") != args.end();
+    // Given as `--name value` or `--name=value`.
+    const auto given = [&](const std::string &name) {
+        return std::any_of(args.begin(), args.end(), [&](const std::string &a) {
+            return a == "--" + name || a.rfind("--" + name + "=", 0) == 0;
+        });
+    };
+    const bool no_network = given("suite") || given("import") || given("restamp");
     const CliArgs cli =
         parse_cli_args(args,
                        {"target", "batch", "input-shape", "budget", "db", "seed", "jobs", "max-candidates",
                         "max-tolerance", "suite", "set", "models", "prepare", "import", "restamp"},
                        {"quick"}, !no_network);
     if (cli.has("restamp")) {
-        if (args.size() != 2) throw CompileError("--restamp takes only the database file");
+        if (cli.options.size() != 1 || !cli.flags.empty() || !cli.positional.empty())
+            throw CompileError("--restamp takes only the database file");
         restamp_tuning_records(cli.get("restamp"));
         return 0;
     }
