@@ -5,6 +5,7 @@
 // Buffers: input (x, y, c, n), output (x, y, c, n).
 #pragma once
 
+#include <functional>
 #include <limits>
 
 #include "Halide.h"
@@ -15,23 +16,76 @@ namespace cortado {
 
 using ops::PoolingShape;
 
+// How MAX pooling reads its window. Window: one reduction over the window of the input with a
+// -inf fill outside (any target). The separable forms take the maximum down each column of the
+// window, then across kernel_w of those; max is exact, so only the taps' order changes. Their
+// taps are unrolled, which bounds the kernel (max_pooling_form() falls back to Window).
+//  - ClampedRows: coordinates clamped to the image, which repeats a cell already in the window
+//    when every window holds one (Caffe's and ONNX's shape rules ensure it: pad < kernel, the
+//    last window starts inside the image). Rows wide enough for interior vectors load plainly.
+//  - FramedPlane: each plane copied into a frame of -inf as wide as the pads, so no load needs
+//    a bounds test even in rows so narrow that every vector touches an edge.
+enum class MaxPoolingForm { Window, ClampedRows, FramedPlane };
+
+inline bool every_window_holds_an_image_cell(const PoolingShape &s) {
+    return s.pad_w < s.kernel_w && s.pad_h < s.kernel_h && (s.out_w - 1) * s.stride_w - s.pad_w < s.in_w &&
+           (s.out_h - 1) * s.stride_h - s.pad_h < s.in_h;
+}
+
+// The form a schedule asks for, where the shape allows it.
+inline MaxPoolingForm max_pooling_form(const PoolingShape &s, MaxPoolingForm wanted) {
+    constexpr int kMostUnrolledTaps = 16;
+    if (s.average || s.kernel_w > kMostUnrolledTaps || s.kernel_h > kMostUnrolledTaps) return MaxPoolingForm::Window;
+    if (wanted == MaxPoolingForm::ClampedRows && !every_window_holds_an_image_cell(s))
+        return MaxPoolingForm::FramedPlane;
+    return wanted;
+}
+
 struct Pooling {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
-    Halide::RDom r;
-    Halide::Func window_max{"window_max"};  // MAX only
-    // The input with the window's fill outside the image; inlined unless a schedule stages rows
-    // of it, so that the window's loads need no bounds selects.
+    const MaxPoolingForm max_form;
+    Halide::RDom r;                         // Window: the window
+    Halide::Func window_max{"window_max"};  // Window
+    Halide::RDom image;                     // FramedPlane: the image in its frame
+    Halide::Func framed{"framed"};          // FramedPlane
+    Halide::Func column_max{"column_max"};  // both separable forms
+    // The input with the window's fill outside the image (AVE and Window); inlined unless a
+    // schedule stages rows of it, so that the window's loads need no bounds selects.
     Halide::Func padded{"padded"};
     Halide::Func output{"pooling"};
 
-    Pooling(Halide::Func input, const PoolingShape &s) {
+    Pooling(Halide::Func input, const PoolingShape &s, MaxPoolingForm wanted) : max_form(max_pooling_form(s, wanted)) {
         using namespace Halide;
+        Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
+        if (max_form != MaxPoolingForm::Window) {
+            // likely() lets Halide split off the edge iterations, so the steady state loads plainly.
+            auto clamped_x = [&](Expr e) { return clamp(likely(e), 0, s.in_w - 1); };
+            auto clamped_y = [&](Expr e) { return clamp(likely(e), 0, s.in_h - 1); };
+            std::function<Expr(Expr, Expr)> source;
+            if (max_form == MaxPoolingForm::FramedPlane) {
+                image = RDom(0, s.in_w, 0, s.in_h, "image");
+                framed(x, y, c, n) = -std::numeric_limits<float>::infinity();
+                framed(image.x, image.y, c, n) = input(image.x, image.y, c, n);
+                source = [&](Expr xi, Expr yi) { return framed(xi, yi, c, n); };
+            } else {
+                source = [&](Expr xi, Expr yi) { return input(xi, clamped_y(yi), c, n); };
+            }
+            Expr column = source(x, y0);
+            for (int i = 1; i < s.kernel_h; i++) column = max_keeping_nan(source(x, y0 + i), column);
+            column_max(x, y, c, n) = column;
+            auto column_at = [&](Expr xi) {
+                return column_max(max_form == MaxPoolingForm::FramedPlane ? xi : clamped_x(xi), y, c, n);
+            };
+            Expr row = column_at(x0);
+            for (int i = 1; i < s.kernel_w; i++) row = max_keeping_nan(column_at(x0 + i), row);
+            output(x, y, c, n) = row;
+            return;
+        }
         r = RDom(0, s.kernel_w, 0, s.kernel_h, "r");
         const float fill = s.average ? 0.0f : -std::numeric_limits<float>::infinity();
         Func outside = BoundaryConditions::constant_exterior(input, fill,
                                                              {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
         padded(x, y, c, n) = outside(x, y, c, n);
-        Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
         Expr window = padded(x0 + r.x, y0 + r.y, c, n);
         if (s.average && !s.count_padding) {
             Expr w = min(x0 + s.kernel_w, s.in_w) - max(x0, 0);

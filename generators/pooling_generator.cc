@@ -30,7 +30,8 @@ class PoolingGenerator : public Halide::Generator<PoolingGenerator> {
     void generate() {
         const auto op = read_descriptor<ops::PoolingOp>(descriptor);
         const PoolingShape &s = op.shape;
-        Pooling pool(input, s);
+        const bool cpu = op.choice.variant == "cpu_direct";
+        Pooling pool(input, s, cpu ? schedules::cpu::max_pooling_form(s, get_target()) : MaxPoolingForm::Window);
         output = pool.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.channels, s.batch});
         require_dense_shape(output, {s.out_w, s.out_h, s.channels, s.batch});

@@ -326,6 +326,23 @@ TEST(Pooling, CaffeRoundingPaddingAndGlobal) {
     expect_matches_reference(pool("pool: AVE kernel_size: 7 stride: 1"), {1, 32, 7, 7}, "GoogLeNet-style 7x7 average");
 }
 
+// MAX takes its window as columns, then rows: clamped to the image in rows wide enough for
+// interior vectors, from a framed plane in narrow stride-1 rows, and as one reduction when the
+// kernel is too large to unroll. Each form, with its edges and vector tails.
+TEST(Pooling, MaxFormsAndTheirEdges) {
+    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2"), {2, 3, 35, 37}, "3/2, rows clamped");
+    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 1 pad: 1"), {1, 4, 12, 61},
+                             "3/1 pad 1 on 61-wide rows");
+    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 1 pad: 1"), {1, 4, 20, 29},
+                             "3/1 pad 1 on 29-wide rows");
+    expect_matches_reference(pool("pool: MAX kernel_size: 2 stride: 2"), {1, 3, 17, 40}, "2/2 on odd rows");
+    expect_matches_reference(pool("pool: MAX kernel_size: 5 stride: 3 pad: 2"), {1, 2, 9, 50},
+                             "5/3 pad 2: the last window starts at the edge");
+    expect_matches_reference(pool("pool: MAX kernel_h: 1 kernel_w: 4 stride_h: 1 stride_w: 4"), {1, 2, 6, 33},
+                             "1x4 rows only");
+    expect_matches_reference(pool("pool: MAX global_pooling: true"), {1, 2, 18, 17}, "global max over 18 rows");
+}
+
 TEST(LRN, AcrossAndWithinChannels) {
     expect_matches_reference(layer("n", "LRN", "data", "n", "lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }"),
                              {1, 9, 6, 7}, "across channels");
