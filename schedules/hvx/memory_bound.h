@@ -30,6 +30,7 @@ inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &) {
     vectorize_if_long(a.output, a.x, s.w);
     a.window_sum.compute_at(a.output, a.c);
     vectorize_if_long(a.window_sum, a.x, s.w);
+    if (s.w >= kFloatLanes) a.window_sum.update().vectorize(a.x, kFloatLanes, Halide::TailStrategy::GuardWithIf);
 }
 
 inline void schedule_softmax(Softmax &a, const SoftmaxShape &s, const Halide::Target &) {
