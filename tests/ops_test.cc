@@ -328,7 +328,8 @@ TEST(Pooling, CaffeRoundingPaddingAndGlobal) {
 
 // MAX takes its window as columns, then rows: clamped to the image in rows wide enough for
 // interior vectors, from a framed plane in narrow stride-1 rows, and as one reduction when the
-// kernel is too large to unroll. Each form, with its edges and vector tails.
+// kernel is too large to unroll. Global pooling puts channels in the lanes. Each form, with its
+// edges and vector tails.
 TEST(Pooling, MaxFormsAndTheirEdges) {
     expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2"), {2, 3, 35, 37}, "3/2, rows clamped");
     expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 1 pad: 1"), {1, 4, 12, 61},
@@ -341,6 +342,10 @@ TEST(Pooling, MaxFormsAndTheirEdges) {
     expect_matches_reference(pool("pool: MAX kernel_h: 1 kernel_w: 4 stride_h: 1 stride_w: 4"), {1, 2, 6, 33},
                              "1x4 rows only");
     expect_matches_reference(pool("pool: MAX global_pooling: true"), {1, 2, 18, 17}, "global max over 18 rows");
+    expect_matches_reference(pool("pool: MAX global_pooling: true"), {2, 37, 7, 7},
+                             "global max, channels in the lanes with a tail");
+    expect_matches_reference(pool("pool: AVE global_pooling: true"), {3, 21, 6, 5},
+                             "global average, channels in the lanes with a tail");
 }
 
 TEST(LRN, AcrossAndWithinChannels) {

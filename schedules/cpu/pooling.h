@@ -9,16 +9,36 @@
 
 namespace cortado::schedules::cpu {
 
+// One window per plane (global pooling, GoogLeNet's and NiN's last pools): planes of 36 or 49
+// values are too small to vectorise within, so the lanes take channels instead.
+inline bool pools_whole_planes(const PoolingShape &s, const Halide::Target &target) {
+    return s.out_w == 1 && s.out_h == 1 && s.channels >= target.natural_vector_size<float>();
+}
+
 // Plain loads need a vector clear of both edges: rows of stride 1 narrower than three vectors
 // (GoogLeNet's 28- and 14-wide inception pools) are framed instead, which measured faster there
 // and slower on wider rows, where the frame is one more pass over the plane.
 inline MaxPoolingForm max_pooling_form(const PoolingShape &s, const Halide::Target &target) {
+    if (pools_whole_planes(s, target)) return MaxPoolingForm::Window;
     const bool narrow = s.stride_w == 1 && s.in_w < 3 * target.natural_vector_size<float>();
     return max_pooling_form(s, narrow ? MaxPoolingForm::FramedPlane : MaxPoolingForm::ClampedRows);
 }
 
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &target) {
     using namespace Halide;
+    if (pools_whole_planes(s, target)) {
+        // The lanes' loads are gathers, one cache line per channel, each line read whole by the
+        // window's taps that follow.
+        const int lanes = target.natural_vector_size<float>();
+        Var block{"block"}, task{"task"};
+        a.output.split(a.c, block, a.c, lanes, TailStrategy::ShiftInwards).reorder(a.c, a.x, a.y, block, a.n);
+        a.output.fuse(block, a.n, task).parallel(task).vectorize(a.c);
+        if (!s.average) {
+            a.window_max.compute_at(a.output, a.c).vectorize(a.c);
+            a.window_max.update().vectorize(a.c);
+        }
+        return;
+    }
     const int vec = row_vector(s.out_w, target);
     const bool vectorized = s.out_w >= vec;
     Var plane{"plane"};
