@@ -234,6 +234,33 @@ TEST_F(Cli, PythonToolsWriteCaffemodelsWithTheSameSchema) {
     EXPECT_EQ(a, b);
 }
 
+// tools/bench_median.py takes each side's median over the runs apart: a run where only the peer
+// slowed down moves neither side's median. Cases that differ between runs are refused.
+TEST_F(Cli, BenchMedianTakesEachSidesMedianOverTheRuns) {
+    auto run_json = [&](const std::string &name, double ours, double peer, const std::string &case_name) {
+        auto timing = [](double ms) {
+            return "{\"median_ms\": " + std::to_string(ms) + ", \"min_ms\": " + std::to_string(ms) +
+                   ", \"max_ms\": " + std::to_string(ms) + "}";
+        };
+        return write(name, "{\"suite\": \"nets\", \"rows\": [{\"name\": \"" + case_name +
+                               "\", \"gflop\": 1, \"cortado\": " + timing(ours) + ", \"peer_timing\": " + timing(peer) +
+                               ", \"relative_error\": 1e-7}]}");
+    };
+    const std::string a = run_json("a.json", 10, 8, "net b1"), b = run_json("b.json", 12, 30, "net b1"),
+                      c = run_json("c.json", 11, 9, "net b1");
+    const std::string tool = "/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/bench_median.py ";
+    Result r = shell(tool + path("m.json") + " " + a + " " + b + " " + c);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("cortado 11.00 ms, peer 9.00 ms, ratio 0.82"), std::string::npos) << r.output;
+    r = shell("/usr/bin/python3 -c \"import json; r = json.load(open('" + path("m.json") +
+              "'))['rows'][0]; print(r['cortado']['median_ms'], r['peer_timing']['median_ms'])\"");
+    EXPECT_NE(r.output.find("11.0 9.0"), std::string::npos) << r.output;
+    const std::string other = run_json("d.json", 10, 8, "other b1");
+    r = shell(tool + path("n.json") + " " + a + " " + other);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("hold different cases"), std::string::npos) << r.output;
+}
+
 // A reference check that fails exits 4: a deliberately wrong test-only variant (its bias left
 // out) forced on the convolution.
 TEST_F(Cli, FailedReferenceCheckExits4) {
@@ -413,7 +440,8 @@ TEST_F(Cli, BenchPrepareForAGpuTakesTheNetsAndBatchesAsked) {
     const std::string models = shared_models_dir();
     if (models.empty()) GTEST_SKIP() << "../shared/models is absent; the nets suite reads it";
     const std::string dir = path("prepared");
-    Result r = cortado("bench nets --target opencl-pocl --models " + models + " --net lenet --batch 1,2 --prepare " + dir);
+    Result r =
+        cortado("bench nets --target opencl-pocl --models " + models + " --net lenet --batch 1,2 --prepare " + dir);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     std::ifstream json(dir + "/nets.json");
     std::stringstream text;
