@@ -1,14 +1,16 @@
 // The runtime's own readers, without protobuf: .caffemodel files written by protobuf (V2 with
 // shapes, V1 with legacy dims) read back exactly; damaged files are refused with a message.
-// Also the .npy files the CLI reads and writes, and the large allocations of the arena and the
-// kernels' scratch.
+// Also the .npy files the CLI reads and writes, the large allocations of the arena and the
+// kernels' scratch, and the kernels' parallel loops.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include "frontend/caffe.pb.h"
 #include "frontend/caffemodel_writer.h"
@@ -16,6 +18,7 @@
 #include "runtime/cuda_register_cap.h"
 #include "runtime/huge_pages.h"
 #include "runtime/opencl_build_options.h"
+#include "runtime/parallel_for.h"
 #include "tools/npy.h"
 
 namespace cortado {
@@ -173,6 +176,47 @@ TEST(OpenClBuildOptions, AUsersSettingWinsAndALaterNetworkReplacesOursInTheVaria
     set_opencl_build_options("-cl-nv-maxrregcount=128");
     EXPECT_EQ(options(), "-w");
     reset();
+}
+
+// Every iteration of a parallel loop runs once, whatever the loop's size and however the pool
+// claims them (in shrinking chunks), nested loops included; the first error comes back.
+struct CountingLoop {
+    int min = 0;
+    std::vector<std::atomic<int>> runs;
+    int fail_at = -1;
+    int inner_size = 0;
+    explicit CountingLoop(int size) : runs(size_t(size)) {}
+};
+
+int count_iteration(void *, int i, uint8_t *closure) {
+    auto &loop = *reinterpret_cast<CountingLoop *>(closure);
+    loop.runs[size_t(i - loop.min)].fetch_add(1);
+    if (loop.inner_size > 0) {
+        CountingLoop inner(loop.inner_size);
+        if (parallel_for(nullptr, count_iteration, 0, loop.inner_size, reinterpret_cast<uint8_t *>(&inner)) != 0)
+            return -2;
+        for (const auto &r : inner.runs)
+            if (r.load() != 1) return -3;
+    }
+    return i == loop.fail_at ? -1 : 0;
+}
+
+TEST(ParallelFor, RunsEveryIterationOnceAndReturnsTheError) {
+    for (int size : {0, 1, 2, 3, 7, 64, 1000, 100000}) {
+        CountingLoop loop(size);
+        loop.min = 5;
+        ASSERT_EQ(parallel_for(nullptr, count_iteration, loop.min, size, reinterpret_cast<uint8_t *>(&loop)), 0);
+        for (int i = 0; i < size; i++)
+            ASSERT_EQ(loop.runs[size_t(i)].load(), 1) << "size " << size << ", iteration " << i;
+    }
+    CountingLoop failing(500);
+    failing.fail_at = 321;
+    EXPECT_EQ(parallel_for(nullptr, count_iteration, 0, 500, reinterpret_cast<uint8_t *>(&failing)), -1);
+    for (int i = 0; i < 500; i++) EXPECT_EQ(failing.runs[size_t(i)].load(), 1) << i;
+    CountingLoop nested(40);
+    nested.inner_size = 33;
+    EXPECT_EQ(parallel_for(nullptr, count_iteration, 0, 40, reinterpret_cast<uint8_t *>(&nested)), 0);
+    for (int i = 0; i < 40; i++) EXPECT_EQ(nested.runs[size_t(i)].load(), 1) << i;
 }
 
 }  // namespace
