@@ -19,7 +19,7 @@ using ops::PoolingShape;
 // How MAX pooling reads its window. Window: one reduction over the window of the input with a
 // -inf fill outside (any target). The separable forms take the maximum down each column of the
 // window, then across kernel_w of those; max is exact, so only the taps' order changes. Their
-// taps are unrolled, which bounds the kernel (max_pooling_form() falls back to Window).
+// taps are unrolled, which bounds the kernel (supported_max_pooling_form() falls back to Window).
 //  - ClampedRows: coordinates clamped to the image, which repeats a cell already in the window
 //    when every window holds one (Caffe's and ONNX's shape rules ensure it: pad < kernel, the
 //    last window starts inside the image). Rows wide enough for interior vectors load plainly.
@@ -33,7 +33,7 @@ inline bool every_window_holds_an_image_cell(const PoolingShape &s) {
 }
 
 // The form a schedule asks for, where the shape allows it.
-inline MaxPoolingForm max_pooling_form(const PoolingShape &s, MaxPoolingForm wanted) {
+inline MaxPoolingForm supported_max_pooling_form(const PoolingShape &s, MaxPoolingForm wanted) {
     constexpr int kMostUnrolledTaps = 16;
     if (s.average || s.kernel_w > kMostUnrolledTaps || s.kernel_h > kMostUnrolledTaps) return MaxPoolingForm::Window;
     if (wanted == MaxPoolingForm::ClampedRows && !every_window_holds_an_image_cell(s))
@@ -54,7 +54,8 @@ struct Pooling {
     Halide::Func padded{"padded"};
     Halide::Func output{"pooling"};
 
-    Pooling(Halide::Func input, const PoolingShape &s, MaxPoolingForm wanted) : max_form(max_pooling_form(s, wanted)) {
+    Pooling(Halide::Func input, const PoolingShape &s, MaxPoolingForm wanted)
+        : max_form(supported_max_pooling_form(s, wanted)) {
         using namespace Halide;
         Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
         if (max_form != MaxPoolingForm::Window) {

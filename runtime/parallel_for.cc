@@ -17,8 +17,8 @@ namespace {
 constexpr std::chrono::microseconds kSpin(500);
 
 // Iterations are claimed in chunks, since every claim is an atomic operation on a cache line
-// that the cores pass back and forth (hundreds of nanoseconds on a VM): a loop of thousands of
-// small tasks (a pooling layer's channel planes) otherwise spends most of its time claiming.
+// that the cores pass back and forth: a loop of thousands of small tasks (a pooling layer's
+// channel planes) otherwise spends most of its time claiming.
 // Each chunk is a share of what is left (guided self-scheduling), so the chunks shrink to single
 // iterations at the end and tasks of unequal cost still even out.
 constexpr int kShareDivisorPerThread = 2;

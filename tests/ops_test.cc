@@ -336,7 +336,12 @@ TEST(Pooling, MaxFormsAndTheirEdges) {
                              "3/1 pad 1 on 61-wide rows");
     expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 1 pad: 1"), {1, 4, 20, 29},
                              "3/1 pad 1 on 29-wide rows");
+    expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 1 pad: 1"), {2, 3, 10, 11},
+                             "3/1 pad 1 on 11-wide rows, framed on every target");
     expect_matches_reference(pool("pool: MAX kernel_size: 2 stride: 2"), {1, 3, 17, 40}, "2/2 on odd rows");
+    for (int width : {4, 8, 16, 32})  // windows that leave the last column out, on rows of whole vectors
+        expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2 round_mode: FLOOR"), {1, 2, 9, width},
+                                 "3/2 rounded down on " + std::to_string(width) + "-wide rows");
     expect_matches_reference(pool("pool: MAX kernel_size: 5 stride: 3 pad: 2"), {1, 2, 9, 50},
                              "5/3 pad 2: the last window starts at the edge");
     expect_matches_reference(pool("pool: MAX kernel_h: 1 kernel_w: 4 stride_h: 1 stride_w: 4"), {1, 2, 6, 33},

@@ -202,6 +202,7 @@ int count_iteration(void *, int i, uint8_t *closure) {
 }
 
 TEST(ParallelFor, RunsEveryIterationOnceAndReturnsTheError) {
+    ::setenv("HL_NUM_THREADS", "4", 1);  // the pool's threads, even on a one-core machine
     for (int size : {0, 1, 2, 3, 7, 64, 1000, 100000}) {
         CountingLoop loop(size);
         loop.min = 5;

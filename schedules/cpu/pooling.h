@@ -15,13 +15,13 @@ inline bool pools_whole_planes(const PoolingShape &s, const Halide::Target &targ
     return s.out_w == 1 && s.out_h == 1 && s.channels >= target.natural_vector_size<float>();
 }
 
-// Plain loads need a vector clear of both edges: rows of stride 1 narrower than three vectors
-// (GoogLeNet's 28- and 14-wide inception pools) are framed instead, which measured faster there
-// and slower on wider rows, where the frame is one more pass over the plane.
+// Clamped rows load plainly only in vectors clear of both edges: stride-1 rows narrower than
+// three vectors (GoogLeNet's 28- and 14-wide inception pools) have none, and are framed instead.
+// Wider rows are clamped, where the frame would be one more pass over a large plane.
 inline MaxPoolingForm max_pooling_form(const PoolingShape &s, const Halide::Target &target) {
     if (pools_whole_planes(s, target)) return MaxPoolingForm::Window;
     const bool narrow = s.stride_w == 1 && s.in_w < 3 * target.natural_vector_size<float>();
-    return max_pooling_form(s, narrow ? MaxPoolingForm::FramedPlane : MaxPoolingForm::ClampedRows);
+    return supported_max_pooling_form(s, narrow ? MaxPoolingForm::FramedPlane : MaxPoolingForm::ClampedRows);
 }
 
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &target) {
@@ -55,10 +55,13 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
         return;
     }
     if (a.max_form == MaxPoolingForm::ClampedRows) {
-        // One row of column maxima per output row, read from L1 by the (strided) taps across.
-        const int column_vec = row_vector(s.in_w, target);
+        // One row of column maxima per output row, read from L1 by the (strided) taps across. The
+        // columns run from 0 to the last window's end, which rounding down can leave short of the
+        // image's; a vector shifted inwards must fit in them, or it would read left of the image.
+        const int columns = std::min(s.in_w, (s.out_w - 1) * s.stride_w - s.pad_w + s.kernel_w);
+        const int column_vec = row_vector(columns, target);
         a.column_max.compute_at(a.output, a.y);
-        if (s.in_w >= column_vec) a.column_max.vectorize(a.x, column_vec, TailStrategy::ShiftInwards);
+        if (columns >= column_vec) a.column_max.vectorize(a.x, column_vec, TailStrategy::ShiftInwards);
         return;
     }
     // Input rows are staged with their fill once per plane, sliding down the rows as the window
