@@ -200,6 +200,20 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     const ops::Choice conv1 = choose(ops::Conv2dShape{1, 3, 227, 227, 96, 55, 55, 11, 11, 4, 4, 0, 0, 1, 1, 1});
     EXPECT_EQ(conv1.knobs.get("cols"), 48) << "96 channels: 2 panels of 3 vectors waste none";
     EXPECT_EQ(conv1.knobs.get("rows"), 8);
+    const ops::Conv2dShape conv3{20, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    EXPECT_EQ(choose(conv3).knobs.get("cols"), 64);
+    const schedules::TargetInfo sapphire_rapids{
+        "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41", "x86",
+        512, 0};
+    const ops::Choice two_pipes = resolve_choice(x86.op<ops::Conv2dShape>(), conv3, sapphire_rapids, {}).choice;
+    EXPECT_EQ(two_pipes.knobs.get("cols"), 48) << "two FMA pipes: 3 vectors by 9 pixels, 27 accumulators";
+    EXPECT_EQ(two_pipes.knobs.get("rows"), 9);
+    EXPECT_EQ(
+        resolve_choice(x86.op<ops::Conv2dShape>(),
+                       ops::Conv2dShape{20, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}, sapphire_rapids, {})
+            .choice.knobs.get("cols"),
+        64)
+        << "128 channels per group hold no panel of 3 vectors: 4 by 6 as elsewhere";
     const ops::Choice grouped = choose(ops::Conv2dShape{1, 96, 27, 27, 256, 27, 27, 5, 5, 1, 1, 2, 2, 1, 1, 2});
     EXPECT_EQ(grouped.variant, "cpu_direct_channel_lanes");
     EXPECT_EQ(128 % grouped.knobs.get("cols"), 0) << "a panel within one group of 128";

@@ -17,6 +17,20 @@ inline constexpr const char *kChannelLanes = "cpu_direct_channel_lanes";
 // cores to finish together when one is slowed down.
 inline constexpr int kChannelLanesMinTasks = 16;
 
+// Whether the target's cores issue two 512-bit FMAs a cycle, as Halide names it in the target:
+// Sapphire Rapids and later Xeons (avx512_sapphirerapids).
+inline bool issues_two_512_bit_fmas(const TargetInfo &t) {
+    return ("-" + t.halide_target + "-").find("-avx512_sapphirerapids-") != std::string::npos;
+}
+
+// Accumulators in a full register tile: the GEMM's, but 27 (3 vectors by 9 pixels, in 31 of 32
+// registers) where two FMAs issue a cycle. At that rate the tile's loads, not its FMAs, bound
+// it, and 3 x 9 loads 12 vectors per 27 FMAs where 4 x 6 loads 10 per 24: fewer weight vectors
+// per FMA, the loads that come from L2 (docs/PERFORMANCE.md, "A tile for two FMA pipes").
+inline int channel_lanes_accumulators(const TargetInfo &t, int registers) {
+    return registers >= 32 && issues_two_512_bit_fmas(t) ? 27 : full_tile_accumulators(registers);
+}
+
 // Whether some whole number of vectors fits the groups (always, for one group).
 inline bool channel_lanes_apply(const Conv2dShape &s, const TargetInfo &t) {
     return ops::panel_fits_groups(s, t.float_lanes());
@@ -30,8 +44,10 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
                {"cols", 1, 256, "output channels per register tile, whole vectors"},
                {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
     v.complete = [registers](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
-        const int lanes = t.float_lanes(), regs = registers(t);
-        const auto rows_for = [&](int vectors) { return register_tile_rows(vectors, regs); };
+        const int lanes = t.float_lanes(), regs = registers(t), accumulators = channel_lanes_accumulators(t, regs);
+        const auto rows_for = [&](int vectors) {
+            return std::max(1, std::min({12, accumulators / vectors, (regs - vectors - 1) / vectors}));
+        };
         // Of the widths that fit the groups, the one that wastes the fewest channels, weighted
         // by how full its tile is; on a tie the widest, which loads the fewest inputs per FMA.
         int best = 0;
@@ -40,7 +56,7 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
             const int cols = vectors * lanes;
             if (!ops::panel_fits_groups(s, cols)) continue;
             const double used = double(s.out_channels) / ((s.out_channels + cols - 1) / cols * cols);
-            const double score = used * vectors * rows_for(vectors) / full_tile_accumulators(regs);
+            const double score = used * vectors * rows_for(vectors) / accumulators;
             if (score >= best_score) best = vectors, best_score = score;
         }
         if (!k.has("cols")) k.set("cols", std::max(best, 1) * lanes);
