@@ -45,9 +45,6 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
                {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
     v.complete = [registers](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
         const int lanes = t.float_lanes(), regs = registers(t), accumulators = channel_lanes_accumulators(t, regs);
-        const auto rows_for = [&](int vectors) {
-            return std::max(1, std::min({12, accumulators / vectors, (regs - vectors - 1) / vectors}));
-        };
         // Of the widths that fit the groups, the one that wastes the fewest channels, weighted
         // by how full its tile is; on a tie the widest, which loads the fewest inputs per FMA.
         int best = 0;
@@ -56,14 +53,14 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
             const int cols = vectors * lanes;
             if (!ops::panel_fits_groups(s, cols)) continue;
             const double used = double(s.out_channels) / ((s.out_channels + cols - 1) / cols * cols);
-            const double score = used * vectors * rows_for(vectors) / accumulators;
+            const double score = used * vectors * register_tile_rows(vectors, regs, accumulators) / accumulators;
             if (score >= best_score) best = vectors, best_score = score;
         }
         if (!k.has("cols")) k.set("cols", std::max(best, 1) * lanes);
         const int pixels = s.out_w * s.out_h;
         // Of the row counts from a full tile down to half of it, the one that computes the most
         // useful pixels per accumulator (a short last tile recomputes pixels of the one before).
-        const int most = std::min(pixels, rows_for(std::max(1, k.get("cols") / lanes)));
+        const int most = std::min(pixels, register_tile_rows(k.get("cols") / lanes, regs, accumulators));
         int rows = most;
         const auto useful = [&](int r) { return double(pixels) / ((pixels + r - 1) / r * r) * r / most; };
         for (int r = most; r >= (most + 1) / 2; r--)

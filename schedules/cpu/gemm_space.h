@@ -33,11 +33,13 @@ inline int tile_rows(int m, int most) {
 inline int full_tile_accumulators(int registers) { return registers >= 32 ? 24 : 12; }
 inline int widest_tile_vectors(int registers) { return registers >= 32 ? 4 : 3; }
 // At least one row of at least one vector: a stronger source may set `cols` wider than any
-// register tile, which register_tile_violation then reports.
-inline int register_tile_rows(int vectors, int registers) {
+// register tile, which register_tile_violation then reports. `accumulators`: a full tile's.
+inline int register_tile_rows(int vectors, int registers, int accumulators) {
     vectors = std::max(1, vectors);
-    return std::max(1,
-                    std::min({12, full_tile_accumulators(registers) / vectors, (registers - vectors - 1) / vectors}));
+    return std::max(1, std::min({12, accumulators / vectors, (registers - vectors - 1) / vectors}));
+}
+inline int register_tile_rows(int vectors, int registers) {
+    return register_tile_rows(vectors, registers, full_tile_accumulators(registers));
 }
 
 // Why a tile of rows x cols cannot be a register tile: cols not whole vectors, or more
