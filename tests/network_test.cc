@@ -26,17 +26,18 @@ std::string case_name(const ::testing::TestParamInfo<std::tuple<NetworkCase, int
 TEST_P(RealNetwork, MatchesReferenceOnEveryBlob) {
     const std::string models = shared_models_dir();
     const std::string file = std::get<0>(GetParam()).file;
+    const bool under_qemu = std::getenv("CORTADO_TEST_CHECKER") != nullptr;
     // Under qemu, ResNet-50's 4 GFLOP alone would add minutes to the longest suite: the deep
     // networks run on the host, the generic family and PoCL; ARM64 runs the classic ones.
-    if (std::getenv("CORTADO_TEST_CHECKER") && (file == "resnet50.prototxt" || file == "squeezenet_v1.1.prototxt"))
+    if (under_qemu && (file == "resnet50.prototxt" || file == "squeezenet_v1.1.prototxt"))
         GTEST_SKIP() << file << " runs on the host, generic and PoCL suites, not under qemu";
     if (models.empty()) GTEST_SKIP() << "../shared/models is absent; real-network tests need it";
     const auto &[network, batch] = GetParam();
-    // Likewise batch 2 of the ImageNet networks: under qemu it would add about 7 minutes. ARM64
-    // checks batch 2 on the small networks and CaffeNet, and every classic network at batch 1.
+    // Likewise batch 2 of the ImageNet networks, each minutes under qemu: ARM64 checks batch 2 on
+    // the small networks and CaffeNet, and every classic network at batch 1.
     const bool batch2_under_qemu =
         file == "lenet.prototxt" || file.rfind("cifar10_", 0) == 0 || file == "caffenet.prototxt";
-    if (std::getenv("CORTADO_TEST_CHECKER") && batch > 1 && !batch2_under_qemu)
+    if (under_qemu && batch > 1 && !batch2_under_qemu)
         GTEST_SKIP() << file << " at batch " << batch << " runs on the host, generic and PoCL suites, not under qemu";
     ImportOptions options;
     options.input_shape = network.input_shape;
