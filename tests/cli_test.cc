@@ -263,6 +263,55 @@ TEST_F(Cli, BenchMedianTakesEachSidesMedianOverTheRuns) {
     EXPECT_NE(r.output.find("hold different cases"), std::string::npos) << r.output;
 }
 
+// `bench nets` writes each step's time beside the peer's for its layer; bench_median.py takes
+// the per-step medians over runs, and bench_layers.py sums the steps by kind of layer.
+TEST_F(Cli, BenchLayersSumsTheStepsByKindAgainstThePeer) {
+    const auto timing = [](double ms) {
+        const std::string t = std::to_string(ms);
+        return "{\"median_ms\": " + t + ", \"min_ms\": " + t + ", \"max_ms\": " + t + "}";
+    };
+    const auto report = [&](const std::string &name, double b1_conv_ms, const std::string &b1_pool_name) {
+        const std::string head = "\"gflop\": 1, \"cortado\": " + timing(4) + ", \"peer_timing\": " + timing(3) +
+                                 ", \"relative_error\": 1e-7, \"layers\": [";
+        return write(name, "{\"suite\": \"nets\", \"rows\": [{\"name\": \"net b1\", " + head +
+                               "{\"layer\": \"conv1+relu1\", \"kind\": \"conv 3x3\", \"ms\": " +
+                               std::to_string(b1_conv_ms) + ", \"peer_ms\": 1}, {\"layer\": \"" + b1_pool_name +
+                               "\", \"kind\": \"Pooling\", \"ms\": 0.5}, {\"layer\": \"fc\", \"kind\": "
+                               "\"inner product\", \"ms\": 1, \"peer_ms\": 2}]}, {\"name\": \"net b5\", " +
+                               head + "{\"layer\": \"conv1+relu1\", \"kind\": \"conv 3x3\", \"ms\": 6, "
+                                      "\"peer_ms\": 3}]}]}");
+    };
+    const std::string python = "/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/";
+    // The median of 2, 4 and 3 ms is 3: the conv 3x3 steps add up to 9 ms against the peer's 4,
+    // and net b5's (6 against 3) loses the most.
+    const std::string a = report("a.json", 2, "pool1"), b = report("b.json", 4, "pool1"),
+                      c = report("c.json", 3, "pool1");
+    Result r = shell(python + "bench_median.py " + path("m.json") + " " + a + " " + b + " " + c);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = shell(python + "bench_layers.py " + path("m.json") + " --top 1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("conv 3x3                       2       9.00       4.00         0.44         5.00"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("no peer: Pooling               1       0.50       0.00            -         0.50"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("inner product                  1       1.00       2.00         2.00        -1.00"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("the 1 steps that lose the most:\n  net b5 "), std::string::npos) << r.output;
+    r = shell(python + "bench_layers.py " + path("m.json") + " --batch 1");
+    EXPECT_NE(r.output.find("1 cases;"), std::string::npos) << r.output;
+    r = shell(python + "bench_layers.py " + path("m.json") + " --batch 20");
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("no cases at batch 20"), std::string::npos) << r.output;
+    // Runs of different networks do not merge step by step.
+    const std::string other = report("d.json", 2, "pool_other");
+    r = shell(python + "bench_median.py " + path("n.json") + " " + a + " " + other);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("the runs hold different steps"), std::string::npos) << r.output;
+}
+
 // A reference check that fails exits 4: a deliberately wrong test-only variant (its bias left
 // out) forced on the convolution.
 TEST_F(Cli, FailedReferenceCheckExits4) {
@@ -436,6 +485,15 @@ TEST_F(Cli, BenchGroupedConvolutionsRooflineAndNetworks) {
     std::stringstream text;
     text << json.rdbuf();
     EXPECT_NE(text.str().find("\"peer_timing\""), std::string::npos);
+    // Each step with its kind; the peer's layers add up to its sum; pooling and LRN have no peer.
+    r = shell("/usr/bin/python3 -c \"import json; r = [r for r in json.load(open('" + path("nets.json") +
+              "'))['rows'] if r['name'] == 'alexnet b1'][0]; s = {l['layer']: l for l in r['layers']}; "
+              "print(s['conv1+relu1']['kind'], 'peer_ms' in s['conv1+relu1'], s['norm1']['kind'], "
+              "'peer_ms' in s['norm1'], s['pool1']['kind'], round(sum(l.get('peer_ms', 0) for l in r['layers']) "
+              "/ r['peer_timing']['median_ms'], 6))\"");
+    EXPECT_NE(r.output.find("conv 11x11 s4 True LRN False Pooling 1.0"), std::string::npos) << r.output;
+    r = shell("/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/bench_layers.py " + path("nets.json") + " --batch 1");
+    EXPECT_NE(r.output.find("\nconv 5x5 g2 "), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, BenchPrepareForAGpuTakesTheNetsAndBatchesAsked) {

@@ -3,8 +3,9 @@
 over the runs of cortado's median time, of the peer's and of the untuned build's (each taken
 apart, so a run where the machine slowed down for one side only does not decide the case).
 Useful on machines whose speed changes between cases (docs/PERFORMANCE.md, "The machine's two
-states"). Writes the merged JSON, which tools/bench_plots.py and tools/bench_compare.py read,
-and prints the totals.
+states"). The per-step times of `bench nets` are merged the same way. Writes the merged JSON,
+which tools/bench_plots.py, tools/bench_compare.py and tools/bench_layers.py read, and prints
+the totals.
 
     tools/bench_median.py OUT.json RUN.json RUN.json [RUN.json ...]
 """
@@ -16,6 +17,21 @@ import sys
 
 def median_timing(timings):
     return {key: statistics.median(t[key] for t in timings) for key in ("median_ms", "min_ms", "max_ms")}
+
+
+def median_layers(case, runs):
+    """Each step's median time over the runs, and the peer's where it has the layer."""
+    steps = [layer["layer"] for layer in runs[0]]
+    if any([layer["layer"] for layer in run] != steps for run in runs):
+        sys.exit(f"bench_median: {case}: the runs hold different steps")
+    merged = []
+    for i, first in enumerate(runs[0]):
+        layer = {"layer": first["layer"], "kind": first["kind"],
+                 "ms": statistics.median(run[i]["ms"] for run in runs)}
+        if "peer_ms" in first:
+            layer["peer_ms"] = statistics.median(run[i]["peer_ms"] for run in runs)
+        merged.append(layer)
+    return merged
 
 
 def main(argv):
@@ -41,6 +57,9 @@ def main(argv):
         row["peer_timing"] = median_timing([r["peer_timing"] for r in rows])
         row["relative_error"] = max(r["relative_error"] for r in rows)
         row.pop("unstable", None)
+        row.pop("layers", None)
+        if all("layers" in r for r in rows):
+            row["layers"] = median_layers(name, [r["layers"] for r in rows])
         totals["cortado"] += row["cortado"]["median_ms"]
         totals["peer"] += row["peer_timing"]["median_ms"]
         if all("untuned" in r for r in rows):

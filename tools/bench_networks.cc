@@ -41,6 +41,34 @@ void apply_relu(std::vector<float> &data, bool relu, float slope) {
     for (float &v : data) v = v > 0 ? v : v * slope;
 }
 
+// How the per-layer table of a case groups a layer: convolutions by kernel, stride and groups.
+std::string layer_kind(const Layer &layer) {
+    if (const auto *p = std::get_if<ConvolutionParams>(&layer.params)) {
+        std::string kind = "conv " + std::to_string(p->kernel_h) + "x" + std::to_string(p->kernel_w);
+        if (p->stride_h != 1 || p->stride_w != 1)
+            kind += " s" + std::to_string(p->stride_h) + (p->stride_w != p->stride_h ? "x" + std::to_string(p->stride_w) : "");
+        if (p->group > 1) kind += " g" + std::to_string(p->group);
+        return kind;
+    }
+    if (std::holds_alternative<InnerProductParams>(layer.params)) return "inner product";
+    return layer.type;
+}
+
+// cortado's time per step inside the whole network, from as many profiled runs as timed ones
+// (at most 10), after the timing: profiling synchronises after every step.
+std::vector<double> profiled_step_ms(LoadedNetwork &net, const std::vector<float> &input, std::vector<float> &output,
+                                     int iterations) {
+    std::vector<double> ms(size_t(net.layer_count()), 0.0);
+    const int runs = std::clamp(iterations, 1, 10);
+    net.set_profiling(true);
+    for (int i = 0; i < runs; i++) {
+        net.forward(input.data(), output.data());
+        for (int l = 0; l < net.layer_count(); l++) ms[size_t(l)] += net.layer_time_ms(l) / runs;
+    }
+    net.set_profiling(false);
+    return ms;
+}
+
 int64_t product(const Shape &shape, size_t begin, size_t end) {
     int64_t p = 1;
     for (size_t i = begin; i < end && i < shape.size(); i++) p *= shape[i];
@@ -131,6 +159,8 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     } else {
         row.ours = time_calls(iterations, [&] { net.forward(input.data(), output.data()); });
     }
+    const std::vector<double> step_ms = profiled_step_ms(net, input, output, iterations);
+    std::map<std::string, double> peer_ms;  // by layer name
     for (const Layer &layer : graph.layers) {
         row.gflop += layer_cost(graph, layer).flops * 1e-9;
         const auto found =
@@ -165,9 +195,20 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
         }
         const double error = relative_l2_error(capture.values[layer.outputs[0]], theirs);
         if (!(error <= row.error)) row.error = error;  // NaN-safe: a NaN error is always the worst
+        peer_ms[layer.name] = peer.median_ms;
         row.theirs.median_ms += peer.median_ms;
         row.theirs.min_ms += peer.min_ms;
         row.theirs.max_ms += peer.max_ms;
+    }
+    // A step is named by its layers joined by '+'; its first layer has the parameters.
+    for (int l = 0; l < net.layer_count(); l++) {
+        BenchLayer step{net.layer_name(l), "", step_ms[size_t(l)], -1};
+        const std::string first = step.name.substr(0, step.name.find('+'));
+        const auto layer = std::find_if(graph.layers.begin(), graph.layers.end(),
+                                        [&](const Layer &candidate) { return candidate.name == first; });
+        step.kind = layer != graph.layers.end() ? layer_kind(*layer) : "";
+        if (const auto peer = peer_ms.find(first); peer != peer_ms.end()) step.peer_ms = peer->second;
+        row.layers.push_back(step);
     }
     return row;
 }

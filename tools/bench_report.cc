@@ -170,6 +170,14 @@ void write_bench_reports(const std::vector<BenchRow> &rows, const std::string &s
                                    {"relative_error", r.error}};
         if (r.has_untuned) row["untuned"] = json_timing(r.untuned);
         if (!r.unstable.empty()) row["unstable"] = r.unstable;
+        if (!r.layers.empty()) {
+            row["layers"] = nlohmann::ordered_json::array();
+            for (const BenchLayer &l : r.layers) {
+                nlohmann::ordered_json layer{{"layer", l.name}, {"kind", l.kind}, {"ms", l.ms}};
+                if (l.peer_ms >= 0) layer["peer_ms"] = l.peer_ms;
+                row["layers"].push_back(layer);
+            }
+        }
         json["rows"].push_back(row);
     }
     std::ofstream(json_path) << json_text(json) << "\n";

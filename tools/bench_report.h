@@ -68,6 +68,15 @@ AlternatingTimings time_alternating(int iterations, RunA a, RunB b) {
     return {timing_of(std::move(ms_a)), timing_of(std::move(ms_b))};
 }
 
+// One step of a network case (bench nets): cortado's time inside the whole network, from
+// profiled runs, and the peer's time for the same layer alone, where it has one.
+struct BenchLayer {
+    std::string name;  // the step: its layers joined by '+' ("conv1+relu1")
+    std::string kind;  // "conv 3x3", "conv 7x7 s2", "conv 5x5 g2", "inner product", else the Caffe type
+    double ms = 0;
+    double peer_ms = -1;  // -1: the peer has no such layer (pooling, LRN, concatenation, ...)
+};
+
 struct BenchRow {
     std::string name;
     double gflop = 0;
@@ -81,6 +90,7 @@ struct BenchRow {
     Timing untuned;
     // Why the timing cannot be trusted after the reruns (tools/machine_load.h); "" when steady.
     std::string unstable = "";
+    std::vector<BenchLayer> layers = {};  // bench nets only
 };
 
 // Whether some kernel of `plan` took its variant or a knob from a tuning record.
