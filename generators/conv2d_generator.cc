@@ -96,11 +96,8 @@ const auto gpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const H
     schedules::gpu::schedule_conv2d_winograd(a, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
 };
 const VariantSchedules<Conv2dWinograd, ops::Conv2dOp> conv2d_winograd_schedules = {
-    {"cpu_winograd_f2", cpu_winograd},
-    {"cpu_winograd_f4", cpu_winograd},
-    {"cpu_winograd_f2_5x5", cpu_winograd},
-    {"gpu_winograd_f2", gpu_winograd},
-    {"gpu_winograd_f4", gpu_winograd},
+    {"cpu_winograd_f2", cpu_winograd}, {"cpu_winograd_f4", cpu_winograd}, {"cpu_winograd_f2_5x5", cpu_winograd},
+    {"gpu_winograd_f2", gpu_winograd}, {"gpu_winograd_f4", gpu_winograd},
 };
 
 }  // namespace
@@ -167,7 +164,10 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Var lane{"lane"}, ci{"ci"}, panel{"panel"}, pos{"pos"};
         Func packed{"packed_weights"};
         packed(lane, ci, panel, pos) = weights(lane, ci, panel, pos);
-        Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"));
+        const bool channels_innermost =
+            op.choice.knobs.has("channel_products") && op.choice.knobs.get("channel_products");
+        Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"),
+                            channels_innermost);
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {width, s.in_channels / s.group, panels, alpha * alpha});

@@ -30,10 +30,16 @@ struct Conv2dWinograd {
     Halide::Func output{"conv2d"};
     ops::WinogradMatrices matrices;
     ops::WinogradTiles tiles;
+    bool channels_innermost;
+    int groups, out_per_group;
 
     Conv2dWinograd(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
-                   const ops::Epilogue &epilogue, int m, int panel_width, int k_block)
-        : matrices(ops::winograd_matrices(m, s.kernel_h)), tiles(ops::winograd_tiles(s, m)) {
+                   const ops::Epilogue &epilogue, int m, int panel_width, int k_block, bool channels_innermost_products)
+        : matrices(ops::winograd_matrices(m, s.kernel_h)),
+          tiles(ops::winograd_tiles(s, m)),
+          channels_innermost(channels_innermost_products),
+          groups(s.group),
+          out_per_group(s.out_channels / s.group) {
         using namespace Halide;
         const int alpha = matrices.alpha;
         // Tiles past the right and bottom edges read zeros, like the padding.
@@ -60,7 +66,7 @@ struct Conv2dWinograd {
         // (so a panel may cross a group).
         const int panels = ops::panel_count(s.out_channels, panel_width);
         const int positions = alpha * alpha;
-        const int in_per_group = s.in_channels / s.group, out_per_group = s.out_channels / s.group;
+        const int in_per_group = s.in_channels / s.group;
         const ops::GemmDims dims = ops::winograd_gemm_dims(s, m);
         Var k{"k"}, gx{"gx"}, gy{"gy"}, gn{"gn"};
         Func a{"winograd_a"}, b{"winograd_b"};
@@ -71,7 +77,7 @@ struct Conv2dWinograd {
                                    group * in_per_group + k, position);
         Expr column = group * out_per_group + gx;
         b(gx, k, gn) = packed(column % panel_width, k, min(column / panel_width, panels - 1), position);
-        gemm.emplace(a, b, Func(), BiasAxis::None, dims, ops::Epilogue{}, k_block, 3, true);
+        gemm.emplace(a, b, Func(), BiasAxis::None, dims, ops::Epilogue{}, k_block, 3, !channels_innermost);
         Func products = gemm->output;
 
         // Aᵀ M A for output pixel (x % m, y % m) of its tile.
@@ -84,7 +90,8 @@ struct Conv2dWinograd {
             for (int j = 0; j < alpha; j++)
                 for (int i = 0; i < alpha; i++)
                     rows[j] = add_term(rows[j], matrices.at[p * alpha + i],
-                                       products(t, c_in_group, first_product + i * alpha + j));
+                                       channels_innermost ? products(c_in_group, t, first_product + i * alpha + j)
+                                                          : products(t, c_in_group, first_product + i * alpha + j));
             for (int q = 0; q < m; q++) {
                 Expr sum;
                 for (int j = 0; j < alpha; j++)

@@ -151,11 +151,21 @@ TEST(Convolution, WinogradVariantsForced) {
     if (!cpu_test_target() && !gpu_test_target()) GTEST_SKIP() << test_target() << " has no Winograd variant";
     const std::string family = gpu_test_target() ? "gpu" : "cpu";
     std::vector<std::string> forced_knobs;
-    for (const char *m : {"f2", "f4"}) forced_knobs.push_back("conv2d.variant=" + family + "_winograd_" + m);
+    // On the CPU the shipped records store the products tile-innermost (channel_products=0); a
+    // new choice stores them channel-innermost (the default).
+    const std::string stored = gpu_test_target() ? "" : ",conv2d.channel_products=0";
+    for (const char *m : {"f2", "f4"}) forced_knobs.push_back("conv2d.variant=" + family + "_winograd_" + m + stored);
     if (gpu_test_target()) {
         forced_knobs.push_back(
             "conv2d.variant=gpu_winograd_f2,conv2d.cols=3,conv2d.rows=5,conv2d.threads_x=3,conv2d.threads_y=2");
         forced_knobs.push_back("conv2d.variant=gpu_winograd_f4,conv2d.k_block=24,conv2d.k_unroll=1");
+    } else {
+        // The products stored channel-innermost and transformed per image and block of channels
+        // (or per group): blocks of one register tile, and of several with a short last one.
+        forced_knobs.push_back("conv2d.variant=cpu_winograd_f2");
+        forced_knobs.push_back(
+            "conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.rows=3,conv2d.cols=16,"
+            "conv2d.col_block=32");
     }
     for (const std::string &variant : forced_knobs) {
         const ScopedKnobs forced(variant.c_str());
@@ -171,27 +181,34 @@ TEST(Convolution, WinogradVariantsForced) {
         expect_matches_reference(
             layer("c", "Convolution", "data", "c", conv_params(192, "kernel_size: 3 pad: 1 group: 2")), {2, 10, 7, 9},
             std::string(variant) + ": 2 groups of 96 outputs, batch 2");
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 3 pad: 1 group: 2")), {2, 6, 9, 8},
+            std::string(variant) + ": 2 groups of 20 outputs (not whole vectors), batch 2");
     }
     if (!cpu_test_target()) return;
     // F(2x2, 5x5), the CPU's: the same kinds of shapes with 5x5 kernels, padding 0 and 2. The
     // plan's tolerance is the variant's, so it did not fall back to an exact one (compared as
     // floats: on the ARM64 target the checker reads it back from text).
-    const ScopedKnobs forced("conv2d.variant=cpu_winograd_f2_5x5");
-    const float tolerance = schedules::cpu::kWinogradF2K5Tolerance;
-    EXPECT_FLOAT_EQ(
-        expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 5 pad: 2")) +
-                                     layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
-                                 {2, 5, 9, 11}, "F(2x2, 5x5): 37 outputs, 9x11 map, batch 2, leaky ReLU")
-            .tolerance,
-        tolerance);
-    EXPECT_FLOAT_EQ(expect_matches_reference(
-                        layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 5 bias_term: false")),
-                        {1, 4, 10, 9}, "F(2x2, 5x5): no padding, 6x5 map, no bias")
-                        .tolerance,
-                    tolerance);
-    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 5 pad: 2 group: 2")) +
-                                 layer("r", "ReLU", "c", "c"),
-                             {2, 48, 13, 13}, "F(2x2, 5x5): 2 groups of 24 inputs and 32 outputs, 13x13, batch 2");
+    for (const char *knobs :
+         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=0", "conv2d.variant=cpu_winograd_f2_5x5"}) {
+        const ScopedKnobs forced(knobs);
+        const float tolerance = schedules::cpu::kWinogradF2K5Tolerance;
+        EXPECT_FLOAT_EQ(
+            expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 5 pad: 2")) +
+                                         layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
+                                     {2, 5, 9, 11}, std::string(knobs) + ": 37 outputs, 9x11 map, batch 2, leaky ReLU")
+                .tolerance,
+            tolerance);
+        EXPECT_FLOAT_EQ(expect_matches_reference(
+                            layer("c", "Convolution", "data", "c", conv_params(9, "kernel_size: 5 bias_term: false")),
+                            {1, 4, 10, 9}, std::string(knobs) + ": no padding, 6x5 map, no bias")
+                            .tolerance,
+                        tolerance);
+        expect_matches_reference(
+            layer("c", "Convolution", "data", "c", conv_params(64, "kernel_size: 5 pad: 2 group: 2")) +
+                layer("r", "ReLU", "c", "c"),
+            {2, 48, 13, 13}, std::string(knobs) + ": 2 groups of 24 inputs and 32 outputs, 13x13, batch 2");
+    }
 }
 
 // Depthwise layers (one input channel per group), by the family's default and with its

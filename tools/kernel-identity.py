@@ -14,7 +14,8 @@ is replaced by one placeholder. The names are content hashes of the signatures, 
 whenever the signature text does, and they reorder the symbol and string tables, so those
 tables are compared only through the relocations that use them. The counters that Halide and
 LLVM append to the names of a kernel's parallel closures (`_par_for_conv2d_14_s0_c__2`) count
-what the process compiled before, so they are dropped from section and symbol names too.
+what the process compiled before, so they are dropped from section and symbol names too, and
+so is Halide's counter in the Func names of the error messages in read-only data (`concat$4`).
 Prints one line per layer and exits 1 if any matched layer differs or has no match.
 """
 import pathlib
@@ -24,6 +25,7 @@ import sys
 
 NAME = re.compile(rb"cortado_k_[0-9a-f]{16}")
 PLACEHOLDER = b"cortado_k_" + b"0" * 16
+FUNC_COUNTER = re.compile(rb"\$\d+")
 
 
 def normalised_name(name):
@@ -72,7 +74,10 @@ def normalised(path):
     result = {}
     for index, (_, kind, _, _, offset, size, link, _, _, entsize) in enumerate(sections):
         if kind == 1:  # PROGBITS: code and data
-            result[names[index]] = NAME.sub(PLACEHOLDER, data[offset:offset + size])
+            contents = NAME.sub(PLACEHOLDER, data[offset:offset + size])
+            if names[index] == b".rodata" or names[index].startswith(b".rodata.str"):  # the error messages
+                contents = FUNC_COUNTER.sub(b"$", contents)
+            result[names[index]] = contents
         elif kind == 4:  # RELA: (offset, type, symbol, addend)
             symtab = sections[link]
             entries = []

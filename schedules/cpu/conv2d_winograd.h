@@ -7,6 +7,8 @@
 //   parallel over channels and images.
 #pragma once
 
+#include <algorithm>
+
 #include "generators/conv2d_winograd.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/cpu/padded_input.h"
@@ -30,9 +32,31 @@ inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking 
         .unroll(a.pos)
         .parallel(a.ci);
 
-    a.gemm->output.compute_root();
-    schedule_gemm(*a.gemm, blocking, target, true);
+    schedule_gemm(*a.gemm, blocking, target, !a.channels_innermost);
 
+    if (a.channels_innermost) {
+        // Each parallel task computes the products of one image and one block of col_block
+        // output channels (a whole group where there are groups, so that the channel within the
+        // group is a loop variable and bounds inference sees the block), then transforms them
+        // while they are in cache, with the channels in the lanes.
+        Var group{"group"}, co{"co"}, ci{"ci"}, block{"block"};
+        a.output.split(a.x, xo, xi, m, TailStrategy::GuardWithIf).split(a.y, yo, yi, m, TailStrategy::GuardWithIf);
+        if (a.groups > 1) {
+            a.output.split(a.c, group, co, a.out_per_group)
+                .split(co, co, ci, lanes, TailStrategy::GuardWithIf)
+                .reorder(ci, xi, yi, xo, yo, co, group, a.n)
+                .fuse(group, a.n, block);
+        } else {
+            a.output.split(a.c, group, co, blocking.col_block, TailStrategy::GuardWithIf)
+                .split(co, co, ci, lanes, TailStrategy::GuardWithIf)
+                .reorder(ci, xi, yi, xo, yo, co, group, a.n)
+                .fuse(group, a.n, block);
+        }
+        a.output.vectorize(ci).unroll(xi).unroll(yi).parallel(block);
+        a.gemm->output.compute_at(a.output, block);
+        return;
+    }
+    a.gemm->output.compute_root();
     a.output.split(a.x, xo, xi, m, TailStrategy::GuardWithIf)
         .split(a.y, yo, yi, m, TailStrategy::GuardWithIf)
         .reorder(xo, xi, yi, yo, a.c, a.n)

@@ -6,6 +6,8 @@
 // patches hold it.
 #pragma once
 
+#include <algorithm>
+
 #include "generators/ops/winograd.h"
 #include "schedules/cpu/gemm_space.h"
 
@@ -22,6 +24,25 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m, int r, RegisterCount regi
         name, ops::WeightPacking::WinogradPanels, false,
         [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); }, registers);
     v.unsupported = [r](const Conv2dShape &s) { return ops::winograd_unsupported(s, r); };
+    v.knobs.push_back({"channel_products", 0, 1,
+                       "products stored channel-innermost and transformed per image and block of col_block "
+                       "channels while in cache (else stored tile-innermost, all of them, then transformed)"});
+    const auto gemm_complete = v.complete;
+    v.complete = [gemm_complete, m](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
+        if (!k.has("channel_products")) k.set("channel_products", 1);
+        // A block's products, an image's tiles by col_block channels by α² positions, in about
+        // a quarter of L2 (1 MiB a core on the machines measured).
+        if (k.get("channel_products") && !k.has("col_block")) {
+            Knobs gemm = k;
+            gemm_complete(s, t, gemm);  // the register tile of the GEMM's rule
+            const int cols = gemm.get("cols"), alpha = m + s.kernel_h - 1;
+            const int tiles_per_image = ops::winograd_tiles(s, m).count / s.batch;
+            const int out_per_group = s.out_channels / s.group;
+            const int fits = (1 << 16) / std::max(1, tiles_per_image * alpha * alpha) / cols * cols;
+            k.set("col_block", std::clamp(fits, cols, (out_per_group + cols - 1) / cols * cols));
+        }
+        gemm_complete(s, t, k);
+    };
     v.tolerance = r == 5 ? kWinogradF2K5Tolerance : m == 4 ? kWinogradF4Tolerance : kWinogradF2Tolerance;
     return v;
 }
