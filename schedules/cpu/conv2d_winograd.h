@@ -40,18 +40,13 @@ inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking 
         // group is a loop variable and bounds inference sees the block), then transforms them
         // while they are in cache, with the channels in the lanes.
         Var group{"group"}, co{"co"}, ci{"ci"}, block{"block"};
-        a.output.split(a.x, xo, xi, m, TailStrategy::GuardWithIf).split(a.y, yo, yi, m, TailStrategy::GuardWithIf);
-        if (a.groups > 1) {
-            a.output.split(a.c, group, co, a.out_per_group)
-                .split(co, co, ci, lanes, TailStrategy::GuardWithIf)
-                .reorder(ci, xi, yi, xo, yo, co, group, a.n)
-                .fuse(group, a.n, block);
-        } else {
-            a.output.split(a.c, group, co, blocking.col_block, TailStrategy::GuardWithIf)
-                .split(co, co, ci, lanes, TailStrategy::GuardWithIf)
-                .reorder(ci, xi, yi, xo, yo, co, group, a.n)
-                .fuse(group, a.n, block);
-        }
+        const int block_channels = a.groups > 1 ? a.out_per_group : blocking.col_block;
+        a.output.split(a.x, xo, xi, m, TailStrategy::GuardWithIf)
+            .split(a.y, yo, yi, m, TailStrategy::GuardWithIf)
+            .split(a.c, group, co, block_channels, TailStrategy::GuardWithIf)
+            .split(co, co, ci, lanes, TailStrategy::GuardWithIf)
+            .reorder(ci, xi, yi, xo, yo, co, group, a.n)
+            .fuse(group, a.n, block);
         a.output.vectorize(ci).unroll(xi).unroll(yi).parallel(block);
         a.gemm->output.compute_at(a.output, block);
         return;
