@@ -122,7 +122,7 @@ std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weigh
         std::vector<int64_t> shape = t.shape;
         shape.resize(kMaxRank, 0);
         c << "    {" << quoted(t.blob_name) << ", " << t.offset << ", " << t.shape.size() << ", " << int_list(shape)
-          << "},\n";
+          << ", " << t.channel_block << "},\n";
     }
     c << "};\n\nconst BlobSpec kBlobs[] = {\n";
     for (const PlannedBlob &b : plan.blobs) {

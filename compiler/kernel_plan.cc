@@ -138,6 +138,7 @@ class Planner {
         plan_.input_tensor = tensor_of(graph_.inputs[0]);
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
+        block_channels();
         place_tensors();
         // The budget the kernels were scheduled for: the runtime must grant at least that much
         // (runtime/cuda_register_cap.h).
@@ -311,6 +312,7 @@ class Planner {
                                 {width, depth, ops::panel_count(p.num_output, width), 1});
         }
         add_step(layer, k, {input, packed, bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output), output});
+        conv_shapes_[int(plan_.steps.size()) - 1] = shape;
     }
 
     void plan(const Layer &layer, const ReLUParams &p) {
@@ -481,6 +483,104 @@ class Planner {
         channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift);
     }
 
+    // Whether convolution step `step` can read (as_input) or write its tensor channel-blocked in
+    // blocks of `block`: its variant handles blocks, and its tiles hold whole blocks.
+    bool conv_takes_blocks(int step, int block, bool as_input) const {
+        const ops::Conv2dShape &s = conv_shapes_.at(step);
+        const ops::Choice &choice = plan_.kernels[plan_.steps[step].kernel].choice;
+        if (!ops::handles_channel_blocks(choice.variant)) return false;
+        if (as_input) return s.in_channels % block == 0;
+        if (s.out_channels % block != 0 || ops::panel_width(choice) % block != 0) return false;
+        if (ops::winograd_kind(choice.variant).m) {
+            // Transformed by blocks of col_block channels, or of whole groups, from
+            // channel-innermost products (generators/conv2d_winograd.h).
+            const int channels = s.group > 1 ? s.out_channels / s.group : choice.knobs.get("col_block");
+            return choice.knobs.has("channel_products") && choice.knobs.get("channel_products") &&
+                   channels % block == 0;
+        }
+        const bool gemm = ops::conv_gemm_form(choice.variant) == ops::ConvGemmForm::ChannelLanes;
+        return !gemm || choice.knobs.get("col_block") % block == 0;
+    }
+
+    // Channel-blocked activations (ops::Layout), in blocks of one vector, where they pay: a
+    // tensor that one such convolution writes and only such convolutions read. The layout then
+    // changes nowhere, so no transform runs; the network's input and output, tensors that other
+    // steps read and tensors that share storage (in-place layers) stay NCHW.
+    void block_channels() {
+        if (!gpu_api(info_.halide_target).empty() || info_.family == "hvx") return;
+        if (const char *layouts = std::getenv("CORTADO_LAYOUTS")) {
+            if (std::string(layouts) == "nchw") return;
+            if (std::string(layouts) != "blocked")
+                throw CompileError("CORTADO_LAYOUTS is '" + std::string(layouts) +
+                                   "': nchw (every activation in Caffe's layout) or blocked (the default)");
+        }
+        const int block = info_.float_lanes();
+        std::vector<std::vector<std::pair<int, size_t>>> readers(plan_.tensors.size());  // (step, view)
+        std::vector<int> storage_users(plan_.tensors.size(), 0);
+        for (size_t t = 0; t < plan_.tensors.size(); t++) storage_users[storage_of_[t]]++;
+        for (int s = 0; s < int(plan_.steps.size()); s++)
+            for (size_t v = 0; v + 1 < plan_.steps[s].views.size(); v++)
+                if (plan_.steps[s].views[v].tensor >= 0) readers[plan_.steps[s].views[v].tensor].emplace_back(s, v);
+        std::vector<bool> blocked(plan_.tensors.size(), false);
+        for (const auto &[step, shape] : conv_shapes_) {
+            const int t = plan_.steps[step].output_tensor;
+            if (t == plan_.output_tensor || storage_of_[t] != t || storage_users[t] > 1 || readers[t].empty() ||
+                !conv_takes_blocks(step, block, false))
+                continue;
+            bool all = true;
+            for (const auto &[reader, view] : readers[t])
+                all = all && view == 0 && conv_shapes_.count(reader) && conv_takes_blocks(reader, block, true);
+            blocked[t] = all;
+        }
+        for (const auto &[step, s] : conv_shapes_) {
+            PlannedStep &planned = plan_.steps[step];
+            const int in = planned.views.front().tensor, out = planned.output_tensor;
+            if (!blocked[in] && !blocked[out]) continue;
+            KernelInstance instance = plan_.kernels[planned.kernel];
+            // The views as each variant's generator declares them (generators/conv2d_generator.cc):
+            // the same memory, (block·W, H, C/block, N), with the pixels as one axis or two.
+            const bool gemm = ops::conv_gemm_form(instance.choice.variant) == ops::ConvGemmForm::ChannelLanes;
+            const bool winograd = ops::winograd_kind(instance.choice.variant).m > 0;
+            if (blocked[in]) {
+                instance.choice.layout_in.channel_block = block;
+                planned.views.front().extents = gemm ? std::vector<int>{block * s.in_h * s.in_w, s.in_channels / block,
+                                                                        s.batch, 1}
+                                                     : std::vector<int>{block * s.in_w, s.in_h, s.in_channels / block,
+                                                                        s.batch};
+            }
+            if (blocked[out]) {
+                instance.choice.layout_out.channel_block = block;
+                planned.views.back().extents =
+                    winograd ? std::vector<int>{block * s.out_w, s.out_h, s.out_channels / block, s.batch}
+                             : std::vector<int>{block * s.out_h * s.out_w, s.out_channels / block, s.batch, 1};
+                plan_.tensors[out].channel_block = block;
+            }
+            const std::string key = instance.signature();
+            if (!kernel_index_.count(key)) {
+                plan_.kernels.push_back(std::move(instance));
+                kernel_index_[key] = int(plan_.kernels.size()) - 1;
+            }
+            planned.kernel = kernel_index_[key];
+        }
+        drop_unused_kernels();
+    }
+
+    void drop_unused_kernels() {
+        std::vector<int> renumbered(plan_.kernels.size(), -1);
+        std::vector<KernelInstance> used;
+        for (PlannedStep &step : plan_.steps) {
+            if (step.kernel < 0) continue;
+            if (renumbered[step.kernel] < 0) {
+                renumbered[step.kernel] = int(used.size());
+                used.push_back(plan_.kernels[step.kernel]);
+            }
+            step.kernel = renumbered[step.kernel];
+        }
+        plan_.kernels = std::move(used);
+        kernel_index_.clear();
+        for (size_t k = 0; k < plan_.kernels.size(); k++) kernel_index_[plan_.kernels[k].signature()] = int(k);
+    }
+
     void place_tensors() {
         const int steps = static_cast<int>(plan_.steps.size());
         const int storages = static_cast<int>(storage_of_.size());
@@ -516,6 +616,7 @@ class Planner {
     std::map<int, int> tensor_index_;  // value id -> tensor index
     std::vector<int> storage_of_;      // tensor index -> storage root tensor index
     std::map<std::string, int> kernel_index_;
+    std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
 };
 
 }  // namespace

@@ -46,6 +46,7 @@ struct PlannedTensor {
     std::string blob_name;
     Shape shape;
     int64_t offset = 0;  // floats into the arena
+    int channel_block = 0;  // > 0: stored channel-blocked (ops::Layout) between the steps that share it
 };
 
 struct PlannedBlob {

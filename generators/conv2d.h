@@ -28,6 +28,24 @@ inline void define_padded(Halide::Func &padded, Halide::Func input, const Conv2d
     }
 }
 
+// The same for a channel-blocked input (ops::Layout, `block` channels per block), read as its
+// dense array (block·x + lane, y, channel block, n): padded(v, y, cb, n), zero outside, so that
+// the copy schedules make of it runs along contiguous memory.
+inline void define_blocked_padded(Halide::Func &padded, Halide::Func input, const Conv2dShape &s, int block) {
+    using namespace Halide;
+    Var v{"v"}, y{"y"}, cb{"cb"}, n{"n"};
+    Func zero_outside = BoundaryConditions::constant_exterior(
+        input, 0.0f, {{0, block * s.in_w}, {0, s.in_h}, {0, s.in_channels / block}, {0, s.batch}});
+    padded(v, y, cb, n) = zero_outside(v - block * s.pad_w, y - s.pad_h, cb, n);
+}
+
+// Input element (x, y, c, n) of a padded input made by define_padded (block 0) or
+// define_blocked_padded.
+inline Halide::Expr read_padded(Halide::Func padded, int block, Halide::Expr x, Halide::Expr y, Halide::Expr c,
+                                Halide::Expr n) {
+    return block == 0 ? padded(x, y, c, n) : padded(c % block + block * x, y, c / block, n);
+}
+
 struct Conv2d {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::RDom r;                 // (kx, ky, ci within the group)

@@ -13,6 +13,9 @@
 // one contiguous run of the panel. The output channel of a thread's lane is then a strided
 // function of c that bounds inference cannot invert, so the GPU form writes `by_thread`
 // (q, j, t, panel, n) and `output` copies it into place.
+// Channel-blocked tensors (ops::Layout, block b): a blocked input arrives as (b·in_w, in_h,
+// C/b, N) and `padded` is then that array zero-padded (define_blocked_padded); a blocked output is written as (b·q + lane, C/b, N, 1),
+// whole vectors of a panel stored in place.
 // A panel never spans two groups (the variants' rules keep `width` a divisor of the channels
 // per group), so every lane of a tile reads the same input channel.
 #pragma once
@@ -25,18 +28,22 @@ namespace cortado {
 struct Conv2dChannelLanes {
     Halide::Var q{"q"}, c{"c"}, n{"n"}, unit{"unit"};
     Halide::Var lane{"lane"}, panel{"panel"}, t{"t"};
+    Halide::Var v{"v"}, block{"block"};  // a blocked output's (b·q + lane, block)
     Halide::RDom r;                   // (kx, ky, ci within the group)
     Halide::Func padded{"padded"};    // as Conv2d::padded
     Halide::Func tile{"conv_lanes"};  // tile(lane, q, n, panel): lane `lane` of register tile `panel` at pixel q
     Halide::Func by_thread{"conv_by_thread"};  // GPU form: (q, lane, t, panel, n), the activation applied
-    Halide::Func output{"conv2d"};             // (q, c, n, unit), the activation applied
-    int width, threads;
+    Halide::Func output{"conv2d"};  // (q, c, n, unit), or blocked (v, block, n, unit); the activation applied
+    int width, threads, input_block, output_block;
 
     Conv2dChannelLanes(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
-                       const ops::Epilogue &epilogue, int panel_width, int threads_per_panel = 0)
-        : width(panel_width), threads(threads_per_panel) {
+                       const ops::Epilogue &epilogue, int panel_width, int threads_per_panel = 0,
+                       int input_channel_block = 0, int output_channel_block = 0)
+        : width(panel_width), threads(threads_per_panel), input_block(input_channel_block),
+          output_block(output_channel_block) {
         using namespace Halide;
-        define_padded(padded, input, s);
+        if (input_block == 0) define_padded(padded, input, s);
+        else define_blocked_padded(padded, input, s, input_block);
         const int in_per_group = s.in_channels / s.group, out_per_group = s.out_channels / s.group;
         r = RDom(0, s.kernel_w, 0, s.kernel_h, 0, in_per_group, "r");
         Expr px = q % s.out_w, py = q / s.out_w;
@@ -50,12 +57,20 @@ struct Conv2dChannelLanes {
         Expr first_in_channel = s.group == 1 ? Expr(0) : (packed_panel * width / out_per_group) * in_per_group;
         // Lanes past the last channel read the zero-padded panel and a clamped bias; never stored.
         tile(lane, q, n, panel) = epilogue.bias ? bias(min(channel, s.out_channels - 1)) : Expr(0.0f);
+        const Expr in_x = px * s.stride_w + r.x * s.dilation_w, in_y = py * s.stride_h + r.y * s.dilation_h;
+        const Expr in_c = first_in_channel + r.z;
         tile(lane, q, n, panel) += packed(packed_lane, (r.z * s.kernel_h + r.y) * s.kernel_w + r.x, packed_panel) *
-                                   padded(px * s.stride_w + r.x * s.dilation_w, py * s.stride_h + r.y * s.dilation_h,
-                                          first_in_channel + r.z, n);
+                                   read_padded(padded, input_block, in_x, in_y, in_c, n);
         const auto activate = [&](Expr value) {
             return epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value;
         };
+        if (threads == 0 && output_block > 0) {
+            // b divides the panel width: block `block` is the (block % blocks)-th of its panel.
+            const int blocks = width / output_block;
+            output(v, block, n, unit) = activate(tile((block % blocks) * output_block + v % output_block,
+                                                      v / output_block, n, block / blocks));
+            return;
+        }
         if (threads == 0) {
             output(q, c, n, unit) = activate(tile(c % width, q, n, c / width));
             return;

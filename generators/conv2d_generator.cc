@@ -1,5 +1,7 @@
 // The conv2d generator: the descriptor (shape, variant, knobs, epilogue) arrives as one
 // generator parameter; every value in it is a compile-time constant of the kernel.
+#include <numeric>
+
 #include "generators/buffer_shape.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
@@ -113,6 +115,9 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
 
     void generate() {
         const auto op = read_descriptor<ops::Conv2dOp>(descriptor);
+        if ((op.choice.layout_in.blocked() || op.choice.layout_out.blocked()) &&
+            !ops::handles_channel_blocks(op.choice.variant))
+            throw Halide::CompileError(op.choice.variant + " reads and writes NCHW only");
         if (conv2d_gemm_schedules.count(op.choice.variant)) return generate_gemm(op);
         if (conv2d_channel_lanes_schedules.count(op.choice.variant)) return generate_channel_lanes(op);
         if (conv2d_winograd_schedules.count(op.choice.variant)) return generate_winograd(op);
@@ -129,6 +134,19 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     }
 
   private:
+    // Channel-blocked tensors (ops::Layout) hold whole blocks, and a blocked output's blocks
+    // lie within the panels its tiles compute.
+    static void require_blocks(const Conv2dShape &s, const ops::Choice &choice, int width) {
+        const int in_block = choice.layout_in.channel_block, out_block = choice.layout_out.channel_block;
+        if (in_block > 0 && s.in_channels % in_block != 0)
+            throw Halide::CompileError("the input's " + std::to_string(s.in_channels) +
+                                        " channels are not whole blocks of " + std::to_string(in_block));
+        if (out_block > 0 && (s.out_channels % out_block != 0 || width % out_block != 0))
+            throw Halide::CompileError("the output's " + std::to_string(s.out_channels) + " channels in panels of " +
+                                        std::to_string(width) + " are not whole blocks of " +
+                                        std::to_string(out_block));
+    }
+
     // The channel-lanes variants read the input in place, the weights packed in panels of
     // `width` output channels (width, K, panels, 1), and write the output as (pixels, co, n, 1).
     void generate_channel_lanes(const ops::Conv2dOp &op) {
@@ -142,13 +160,18 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         packed(lane, k, panel) = weights(lane, k, panel, 0);
         // GPU panels are shared by panel / channels threads; CPU tiles are whole panels.
         const bool gpu = op.choice.variant == schedules::gpu::kGpuChannelLanes;
+        const int in_block = op.choice.layout_in.channel_block, out_block = op.choice.layout_out.channel_block;
+        require_blocks(s, op.choice, width);
         Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width,
-                                gpu ? width / op.choice.knobs.get("channels") : 0);
+                                gpu ? width / op.choice.knobs.get("channels") : 0, in_block, out_block);
         output = conv.output;
-        require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
+        if (in_block > 0) require_dense_shape(input, {in_block * s.in_w, s.in_h, s.in_channels / in_block, s.batch});
+        else require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {width, depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});
-        require_dense_shape(output, {s.out_w * s.out_h, s.out_channels, s.batch, 1});
+        if (out_block > 0)
+            require_dense_shape(output, {out_block * s.out_w * s.out_h, s.out_channels / out_block, s.batch, 1});
+        else require_dense_shape(output, {s.out_w * s.out_h, s.out_channels, s.batch, 1});
         apply_variant(conv2d_channel_lanes_schedules, conv, op, get_target());
     }
 
@@ -166,13 +189,27 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         packed(lane, ci, panel, pos) = weights(lane, ci, panel, pos);
         const bool channels_innermost =
             op.choice.knobs.has("channel_products") && op.choice.knobs.get("channel_products");
+        const int in_block = op.choice.layout_in.channel_block, out_block = op.choice.layout_out.channel_block;
+        if (out_block > 0) {
+            // A blocked output is transformed from channel-innermost products, by blocks of
+            // col_block channels or of whole groups (the CPU's knobs).
+            const int block_channels = s.group > 1 ? s.out_channels / s.group : op.choice.knobs.get("col_block");
+            if (!channels_innermost)
+                throw CompileError("a blocked Winograd output needs the products channel-innermost (channel_products 1)");
+            require_blocks(s, op.choice, std::gcd(width, block_channels));
+        } else {
+            require_blocks(s, op.choice, width);
+        }
         Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"),
-                            channels_innermost);
+                            channels_innermost, in_block, out_block);
         output = conv.output;
-        require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
+        if (in_block > 0) require_dense_shape(input, {in_block * s.in_w, s.in_h, s.in_channels / in_block, s.batch});
+        else require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {width, s.in_channels / s.group, panels, alpha * alpha});
         require_dense_shape(bias, {s.out_channels});
-        require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
+        if (out_block > 0)
+            require_dense_shape(output, {out_block * s.out_w, s.out_h, s.out_channels / out_block, s.batch});
+        else require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
         apply_variant(conv2d_winograd_schedules, conv, op, get_target());
     }
 
@@ -193,12 +230,17 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         const ops::GemmDims d = ops::conv_gemm_dims(s, form);
         const int width = ops::panel_width(op.choice);
         const int panels = ops::panel_count(s.out_channels, width);
+        const int in_block = op.choice.layout_in.channel_block, out_block = op.choice.layout_out.channel_block;
+        require_blocks(s, op.choice, width);
         Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
         Func a{"a"}, b{"b"};
         // Tasks and register tiles past the last row or column read the last row, column or
         // panel again (never stored).
         if (fully_connected) {
             a(k, y, n) = input(k, min(y, d.rows - 1), 0, 0);
+            b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
+        } else if (channel_lanes && in_block > 0) {
+            a(k, y, n) = input(k % in_block + in_block * min(y, d.rows - 1), k / in_block, n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else if (channel_lanes) {
             a(k, y, n) = input(min(y, d.rows - 1), k, n, 0);
@@ -210,15 +252,18 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         const BiasAxis bias_axis = !op.choice.epilogue.bias           ? BiasAxis::None
                                    : fully_connected || channel_lanes ? BiasAxis::Columns
                                                                       : BiasAxis::Rows;
-        Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4, channel_lanes);
+        Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4, channel_lanes,
+               out_block);
         output = g.output;
         const int pixels = s.out_h * s.out_w;
         if (fully_connected) {
             require_dense_shape(input, {d.depth, d.rows, 1, 1});
             require_dense_shape(output, {d.cols, d.rows, 1, 1});
         } else {
-            require_dense_shape(input, {pixels, s.in_channels, s.batch, 1});
-            require_dense_shape(output, {pixels, s.out_channels, s.batch, 1});
+            if (in_block > 0) require_dense_shape(input, {in_block * pixels, s.in_channels / in_block, s.batch, 1});
+            else require_dense_shape(input, {pixels, s.in_channels, s.batch, 1});
+            if (out_block > 0) require_dense_shape(output, {out_block * pixels, s.out_channels / out_block, s.batch, 1});
+            else require_dense_shape(output, {pixels, s.out_channels, s.batch, 1});
         }
         require_dense_shape(weights, {width, d.depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});

@@ -7,6 +7,9 @@
 //   position: packed(lane, ci within the group, panel, pos); C is stored as products(tile, out
 //   channel within the group, group · α² + pos);
 // - `output(x, y, c, n)`: Aᵀ M A of each tile, plus the bias, then the activation.
+// Channel-blocked tensors (ops::Layout): a blocked input is read through
+// define_blocked_padded; a blocked output, written only with the products channel-innermost, is
+// output(xv, y, cb, n) = pixel (xv / b, y) of channel cb·b + xv % b.
 // The transforms are written out term by term from the constant matrices, without the zero
 // terms; a schedule that unrolls `pos` (and the tile's x and y) leaves no selection at run time.
 #pragma once
@@ -24,6 +27,7 @@ namespace cortado {
 struct Conv2dWinograd {
     Halide::Var x{"x"}, y{"y"}, c{"c"}, n{"n"};
     Halide::Var tx{"tx"}, ty{"ty"}, image{"image"}, ci{"ci"}, pos{"pos"};
+    Halide::Var xv{"xv"}, cb{"cb"};  // a blocked output's (b·x + lane, channel block)
     Halide::Func padded{"padded"};               // zero beyond every edge of the input
     Halide::Func transformed{"winograd_input"};  // (tx, ty, image, ci, pos)
     std::optional<Gemm> gemm;                    // products(tile, out channel, pos) = gemm->output
@@ -31,19 +35,23 @@ struct Conv2dWinograd {
     ops::WinogradMatrices matrices;
     ops::WinogradTiles tiles;
     bool channels_innermost;
-    int groups, out_per_group;
+    int groups, out_per_group, input_block, output_block;
 
     Conv2dWinograd(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
-                   const ops::Epilogue &epilogue, int m, int panel_width, int k_block, bool channels_innermost_products)
+                   const ops::Epilogue &epilogue, int m, int panel_width, int k_block, bool channels_innermost_products,
+                   int input_channel_block = 0, int output_channel_block = 0)
         : matrices(ops::winograd_matrices(m, s.kernel_h)),
           tiles(ops::winograd_tiles(s, m)),
           channels_innermost(channels_innermost_products),
           groups(s.group),
-          out_per_group(s.out_channels / s.group) {
+          out_per_group(s.out_channels / s.group),
+          input_block(input_channel_block),
+          output_block(output_channel_block) {
         using namespace Halide;
         const int alpha = matrices.alpha;
         // Tiles past the right and bottom edges read zeros, like the padding.
-        define_padded(padded, input, s, true);
+        if (input_block == 0) define_padded(padded, input, s, true);
+        else define_blocked_padded(padded, input, s, input_block);
 
         // Bᵀ d B, as one expression per position.
         std::vector<Expr> by_position;
@@ -51,7 +59,8 @@ struct Conv2dWinograd {
             std::vector<Expr> rows(alpha);  // (Bᵀ d)(i, b)
             for (int b = 0; b < alpha; b++)
                 for (int a = 0; a < alpha; a++)
-                    rows[b] = add_term(rows[b], matrices.bt[i * alpha + a], padded(tx * m + b, ty * m + a, ci, image));
+                    rows[b] = add_term(rows[b], matrices.bt[i * alpha + a],
+                                       read_padded(padded, input_block, tx * m + b, ty * m + a, ci, image));
             for (int j = 0; j < alpha; j++) {
                 Expr sum;
                 for (int b = 0; b < alpha; b++)
@@ -102,7 +111,13 @@ struct Conv2dWinograd {
         Expr value = mux((y % m) * m + x % m, by_pixel);
         if (epilogue.bias) value = value + bias(c);
         if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);
-        output(x, y, c, n) = value;
+        if (output_block == 0) {
+            output(x, y, c, n) = value;
+            return;
+        }
+        Func pixel{"winograd_pixel"};  // (x, y, c, n), inlined into the blocked output
+        pixel(x, y, c, n) = value;
+        output(xv, y, cb, n) = pixel(xv / output_block, y, cb * output_block + xv % output_block, n);
     }
 
   private:

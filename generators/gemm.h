@@ -3,7 +3,8 @@
 // schedules vectorise (b is read along it), y the axis a is broadcast along, n an optional batch
 // of independent products (the images of a 1x1 convolution). `output` has the dimensions of its
 // generator's output buffer: (x, y), (x, y, n) or (x, y, n, unit), the last of extent 1; with
-// `transposed_output`, y comes before x (C stored column-major).
+// `transposed_output`, y comes before x (C stored column-major); with an `output_block` b as
+// well, C is stored channel-blocked (ops::Layout): (b·y + x % b, x / b, n, unit).
 // K is summed in blocks of `k_block`: `block` is one block's partial product, which schedules
 // keep in registers, and `acc` adds the blocks up (when one block covers K, `acc` is the bias
 // plus that block, with no update).
@@ -22,16 +23,20 @@ enum class BiasAxis { None, Columns, Rows };
 
 struct Gemm {
     Halide::Var x{"x"}, y{"y"}, n{"n"}, unit{"unit"}, ko{"ko"};
+    Halide::Var v{"v"}, xb{"xb"};  // a blocked output's (b·y + x % b, x / b)
     Halide::RDom r, blocks;
     Halide::Func a, b;
     Halide::Func block{"gemm_block"}, acc{"gemm_acc"}, output{"gemm"};
     ops::GemmDims dims;
     int k_block;
     bool single_block;
+    int output_block;
 
     Gemm(Halide::Func a_operand, Halide::Func b_operand, Halide::Func bias, BiasAxis bias_axis, const ops::GemmDims &d,
-         const ops::Epilogue &epilogue, int k_block_knob, int output_dimensions, bool transposed_output = false)
-        : a(a_operand), b(b_operand), dims(d), k_block(std::clamp(k_block_knob, 1, d.depth)) {
+         const ops::Epilogue &epilogue, int k_block_knob, int output_dimensions, bool transposed_output = false,
+         int output_channel_block = 0)
+        : a(a_operand), b(b_operand), dims(d), k_block(std::clamp(k_block_knob, 1, d.depth)),
+          output_block(output_channel_block) {
         using namespace Halide;
         const int block_count = (d.depth + k_block - 1) / k_block;
         single_block = block_count == 1;
@@ -54,6 +59,13 @@ struct Gemm {
         } else {
             acc(x, y, n) = init;
             acc(x, y, n) += block(x, y, n, blocks);
+        }
+        const auto activate = [&](Expr value) {
+            return epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value;
+        };
+        if (output_block > 0) {
+            output(v, xb, n, unit) = activate(acc(xb * output_block + v % output_block, v / output_block, n));
+            return;
         }
         Expr value = acc(x, y, output_dimensions > 2 ? Expr(n) : Expr(0));
         if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);

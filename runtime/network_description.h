@@ -63,6 +63,9 @@ struct TensorSpec {
     int64_t offset;  // floats from the start of the arena
     int rank;
     int64_t shape[kMaxRank];
+    // 0: stored as its shape says (NCHW); b > 0: an N x C x H x W tensor stored channel-blocked
+    // (generators/ops/choice.h, Layout), which the blob callback is shown as NCHW.
+    int channel_block;
 };
 
 // One kernel argument: a dense view of a tensor or of a parameter buffer, in Halide's

@@ -46,6 +46,17 @@ std::string shape_text(int rank, const int64_t *shape) {
     return text.empty() ? "scalar" : text;
 }
 
+// A channel-blocked tensor (TensorSpec::channel_block) copied into `nchw` in its shape's order.
+const float *unblocked(const TensorSpec &t, const float *blocked, std::vector<float> *nchw) {
+    const int64_t b = t.channel_block, n = t.shape[0], c = t.shape[1], pixels = t.shape[2] * t.shape[3];
+    nchw->resize(size_t(n * c * pixels));
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t ch = 0; ch < c; ch++)
+            for (int64_t p = 0; p < pixels; p++)
+                (*nchw)[size_t((i * c + ch) * pixels + p)] = blocked[((i * (c / b) + ch / b) * pixels + p) * b + ch % b];
+    return nchw->data();
+}
+
 int64_t tensor_count(const TensorSpec &t) {
     int64_t n = 1;
     for (int i = 0; i < t.rank; i++) n *= t.shape[i];
@@ -84,6 +95,7 @@ struct Network {
     std::vector<double> step_ms;
     BlobCallback callback = nullptr;
     void *callback_user = nullptr;
+    std::vector<float> unblocked;  // a channel-blocked tensor in NCHW, for the blob callback
 };
 
 Network::~Network() {
@@ -443,7 +455,9 @@ int network_forward(Network *network, const float *input, float *output) {
                 if (int result = download(out)) return result;
                 out->flags = 0;
             }
-            network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
+            network->callback(network->callback_user, t.blob_name, t.rank, t.shape,
+                              t.channel_block ? unblocked(t, arena + t.offset, &network->unblocked)
+                                              : arena + t.offset);
         }
     }
     if (network->device) {

@@ -18,6 +18,7 @@ struct BlobCheck {
     double worst_error = 0.0;  // relative L2 error of the worst blob
     std::string worst_blob;
     double tolerance = 1e-5;  // what the plan's variants are held to (NetworkPlan::tolerance)
+    int blocked_tensors = 0;  // tensors the plan stored channel-blocked, compared as NCHW
 };
 
 // `net` must be the compiled form of `plan` (made from `unfused` after fusion), created with

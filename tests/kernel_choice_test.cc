@@ -471,6 +471,92 @@ TEST(WinogradRules, GpuF2ByDefaultFrom96InputChannelsF4OnlyWhenNamed) {
     }
 }
 
+// The blocked layout's text: nchw<b>c, read back the same; anything else is refused.
+TEST(Layouts, TextRoundTripsAndBadLayoutsAreRefused) {
+    ops::Layout layout;
+    ops::parse_field("nchw16c", layout);
+    EXPECT_EQ(layout.channel_block, 16);
+    EXPECT_EQ(ops::field_value(layout), "nchw16c");
+    ops::parse_field("nchw", layout);
+    EXPECT_FALSE(layout.blocked());
+    EXPECT_EQ(ops::field_value(layout), "nchw");
+    for (const char *bad : {"nhwc", "nchw0c", "nchwc", "nchw8", "nchw-8c", "nchw8x"})
+        EXPECT_THROW(ops::parse_field(bad, layout), std::invalid_argument) << bad;
+}
+
+// A 1x1 layer and two 3x3 layers on 32 channels, then pooling.
+Graph chain_to_pooling() {
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: 14 dim: 14 }\n"
+        "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 1 } }\n"
+        "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 } }\n"
+        "layer { name: \"c3\" type: \"Convolution\" bottom: \"c2\" top: \"c3\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 } }\n"
+        "layer { name: \"p\" type: \"Pooling\" bottom: \"c3\" top: \"p\" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }\n",
+        "layouts.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    return graph;
+}
+
+int channel_block_of(const NetworkPlan &plan, const std::string &blob) {
+    for (const PlannedTensor &t : plan.tensors)
+        if (t.blob_name == blob) return t.channel_block;
+    ADD_FAILURE() << "no tensor " << blob;
+    return -1;
+}
+
+// On the CPU, tensors between convolutions that handle blocks are blocked by one vector (8 on
+// AVX2); the network's input, the tensor pooling reads, GPU plans and CORTADO_LAYOUTS=nchw stay
+// NCHW. Each step's kernel and views agree with its tensors' layouts.
+TEST(Layouts, ChannelBlocksJoinConvolutionsThatHandleThemOnly) {
+    const Graph graph = chain_to_pooling();
+    {
+        ScopedKnobs knobs("conv2d.variant=cpu_direct_channel_lanes");
+        const NetworkPlan plan = plan_network(graph, "net", kAvx2);
+        EXPECT_EQ(channel_block_of(plan, "data"), 0);
+        EXPECT_EQ(channel_block_of(plan, "c1"), 8);
+        EXPECT_EQ(channel_block_of(plan, "c2"), 8);
+        EXPECT_EQ(channel_block_of(plan, "c3"), 0) << "pooling reads it";
+        const ops::Choice &first = plan.kernels[plan.steps[0].kernel].choice;
+        const ops::Choice &middle = plan.kernels[plan.steps[1].kernel].choice;
+        const ops::Choice &last = plan.kernels[plan.steps[2].kernel].choice;
+        EXPECT_EQ(ops::field_value(first.layout_in) + " " + ops::field_value(first.layout_out), "nchw nchw8c");
+        EXPECT_EQ(ops::field_value(middle.layout_in) + " " + ops::field_value(middle.layout_out), "nchw8c nchw8c");
+        EXPECT_EQ(ops::field_value(last.layout_in) + " " + ops::field_value(last.layout_out), "nchw8c nchw");
+        EXPECT_EQ(plan.steps[1].views.front().extents, (std::vector<int>{8 * 14, 14, 4, 1}));
+        EXPECT_EQ(plan.steps[1].views.back().extents, (std::vector<int>{8 * 14 * 14, 4, 1, 1}));
+        for (const KernelInstance &k : plan.kernels)  // the NCHW kernels the blocked ones replaced are gone
+            EXPECT_TRUE(k.op != "conv2d" || k.choice.layout_in.blocked() || k.choice.layout_out.blocked());
+
+        const ScopedEnv nchw("CORTADO_LAYOUTS", "nchw");
+        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2).tensors) EXPECT_EQ(t.channel_block, 0);
+    }
+    {
+        ScopedKnobs knobs("conv2d.variant=gpu_direct_channel_lanes");
+        for (const PlannedTensor &t : plan_network(graph, "net", kCuda).tensors) EXPECT_EQ(t.channel_block, 0);
+    }
+    {
+        ScopedKnobs knobs("conv2d.variant=cpu_register_tile");
+        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2).tensors) EXPECT_EQ(t.channel_block, 0);
+    }
+    const ScopedEnv bad("CORTADO_LAYOUTS", "nhwc");
+    EXPECT_NE(plan_error(graph, kAvx2).find("CORTADO_LAYOUTS is 'nhwc'"), std::string::npos) << plan_error(graph, kAvx2);
+}
+
+// Winograd reads a blocked input either way, and writes a blocked output only from
+// channel-innermost products.
+TEST(Layouts, WinogradWritesBlocksOnlyFromChannelInnermostProducts) {
+    const Graph graph = conv_graph();  // c1 -> c2, both 3x3
+    {
+        ScopedKnobs knobs("conv2d.variant=cpu_winograd_f2,conv2d.channel_products=0");
+        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2).tensors) EXPECT_EQ(t.channel_block, 0);
+    }
+    ScopedKnobs knobs("conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1");
+    const NetworkPlan plan = plan_network(graph, "net", kAvx2);
+    EXPECT_EQ(channel_block_of(plan, "c1"), 8);
+    EXPECT_EQ(plan.steps[0].views.back().extents, (std::vector<int>{8 * 14, 14, 4, 1}));
+    EXPECT_EQ(ops::field_value(plan.kernels[plan.steps[1].kernel].choice.layout_in), "nchw8c");
+}
+
 TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange) {
     const Graph graph = conv_graph();
     {

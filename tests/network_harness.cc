@@ -82,6 +82,12 @@ CheckerRun run_checker(const std::string &prototxt_path, const ImportOptions &op
                              run.command + "\n" + run.output);
 }
 
+int blocked_tensors(const NetworkPlan &plan) {
+    int count = 0;
+    for (const PlannedTensor &t : plan.tensors) count += t.channel_block > 0;
+    return count;
+}
+
 BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt_path, const ImportOptions &options) {
     const TemporaryDirectory scratch("cortado-test");
     const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
@@ -98,11 +104,14 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt
         result.worst_error = std::strtod(match[3].str().c_str(), nullptr);  // "nan" parses as NaN
         result.worst_blob = match[4];
         result.tolerance = std::strtod(match[5].str().c_str(), nullptr);
+        result.blocked_tensors = blocked_tensors(compiled.built.plan);
         return result;
     }
     LoadedNetwork net(compiled.library, "net");
     net.create(nullptr, seed);
-    return check_every_blob(unfused, compiled.built.plan, net, seed);
+    BlobCheck result = check_every_blob(unfused, compiled.built.plan, net, seed);
+    result.blocked_tensors = blocked_tensors(compiled.built.plan);
+    return result;
 }
 
 Graph graph_with_fillers(const std::string &path, const ImportOptions &options) {

@@ -211,6 +211,50 @@ TEST(Convolution, WinogradVariantsForced) {
     }
 }
 
+// Channel-blocked tensors between convolutions (kernel_plan.cc), each chain forced onto one
+// variant that reads and writes blocks: blocked inputs with and without padding, strides,
+// groups, 1x1 and 5x5 layers, maps that are not whole tiles, batch 2. Every blob, blocked ones
+// included (the runtime shows them as NCHW), matches the reference, and the plan did block.
+TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
+    if (!cpu_test_target()) GTEST_SKIP() << test_target() << " keeps every activation NCHW";
+    const auto relu = [](const std::string &top) { return layer("r" + top, "ReLU", top, top); };
+    const std::string direct =
+        layer("c1", "Convolution", "data", "c1", conv_params(48, "kernel_size: 3 pad: 1")) + relu("c1") +
+        layer("c2", "Convolution", "c1", "c2", conv_params(32, "kernel_size: 1")) +
+        layer("c3", "Convolution", "c2", "c3", conv_params(16, "kernel_size: 3 stride: 2 pad: 1")) +
+        layer("c4", "Convolution", "c3", "c4", conv_params(32, "kernel_size: 3")) + relu("c4");
+    const std::string pointwise = layer("c1", "Convolution", "data", "c1", conv_params(48, "kernel_size: 1")) +
+                                  relu("c1") + layer("c2", "Convolution", "c1", "c2", conv_params(32, "kernel_size: 1")) +
+                                  layer("c3", "Convolution", "c2", "c3", conv_params(16, "kernel_size: 1"));
+    const auto winograd = [&](int k) {
+        const std::string kernel = "kernel_size: " + std::to_string(k);
+        const std::string pad = " pad: " + std::to_string(k / 2);
+        return layer("c1", "Convolution", "data", "c1", conv_params(32, kernel + pad)) + relu("c1") +
+               layer("c2", "Convolution", "c1", "c2", conv_params(64, kernel + pad + " group: 2")) +
+               layer("c3", "Convolution", "c2", "c3", conv_params(16, kernel)) + relu("c3");
+    };
+    const struct {
+        const char *knobs;
+        std::string layers;
+        Shape input;
+    } chains[] = {
+        {"conv2d.variant=cpu_direct_channel_lanes", direct, {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_gemm_1x1_channel_lanes", pointwise, {2, 32, 7, 9}},
+        {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", winograd(3), {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.col_block=64", winograd(3), {1, 16, 14, 14}},
+        {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
+    };
+    for (const auto &chain : chains) {
+        const ScopedKnobs forced(chain.knobs);
+        const BlobCheck check = expect_matches_reference(chain.layers, chain.input, chain.knobs);
+        EXPECT_GE(check.blocked_tensors, 2) << chain.knobs << ": the chain was not blocked";
+        const ScopedEnv nchw("CORTADO_LAYOUTS", "nchw");
+        EXPECT_EQ(expect_matches_reference(chain.layers, chain.input, std::string(chain.knobs) + ", NCHW only")
+                      .blocked_tensors,
+                  0);
+    }
+}
+
 // Depthwise layers (one input channel per group), by the family's default and with its
 // depthwise variant's knobs forced small and odd: strides 1 and 2, maps narrower than a vector
 // and not a whole number of row tiles, no padding, two outputs per input channel, dilation,

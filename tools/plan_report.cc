@@ -42,6 +42,10 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
                 (knobs.empty() ? "" : " ") + with_source(name + "=" + std::to_string(value), k.knob_sources[i].second);
         }
         if (knobs.empty()) knobs = "-";
+        // Channel-blocked tensors (kernel_plan.cc) are where a step's layouts leave NCHW.
+        if (k.choice.layout_in.blocked() || k.choice.layout_out.blocked())
+            knobs += "; reads " + ops::field_value(k.choice.layout_in) + ", writes " +
+                     ops::field_value(k.choice.layout_out);
         std::string shared;
         for (const std::string &other : steps_of[s.kernel])
             if (other != s.layer) shared += (shared.empty() ? "; shares its kernel with " : ", ") + other;

@@ -120,6 +120,8 @@ std::string general_usage() {
            "environment:\n"
            "  CORTADO_CACHE        kernel cache and the user's tuning database (default ~/.cache/cortado)\n"
            "  CORTADO_KNOBS        knob overrides for every op, e.g. conv2d.rows=4,gemm.cols=32\n"
+           "  CORTADO_LAYOUTS      nchw: every activation in Caffe's layout (default blocked: channel-\n"
+           "                       blocked between CPU convolutions that read and write it)\n"
            "  CORTADO_HOME         the install prefix to take targets and the runtime from\n"
            "                       (default: the folder above cortado's own)\n"
            "  CORTADO_CROSS_PREFIX the cross compiler prefix for other architectures (aarch64-linux-gnu-)\n"

@@ -66,8 +66,17 @@ inline void parse_field(const std::string &text, Knobs &knobs) {
 // WinogradPanels: the weights transformed for Winograd (ops/winograd.h) and packed in column
 // panels per position of the transform.
 enum class WeightPacking { CaffeOrder, ColumnPanels, RowPanels, WinogradPanels };
-// Activation layout of a kernel's input and output tensors.
-enum class Layout { NCHW };
+// Activation layout of a kernel's input or output tensor: Caffe's NCHW (channel_block 0), or
+// channel-blocked, oneDNN's nChw<b>c: the channels in blocks of `channel_block`, each block an
+// H x W map of pixels with the block's channels innermost. Kernels see a blocked tensor as the
+// dense array (channel_block·W, H, C / channel_block, N), innermost first; C is a whole number
+// of blocks (compiler/kernel_plan.cc only blocks such tensors).
+struct Layout {
+    int channel_block = 0;
+
+    bool blocked() const { return channel_block > 0; }
+    bool operator==(const Layout &other) const { return channel_block == other.channel_block; }
+};
 
 inline std::string field_value(WeightPacking p) {
     switch (p) {
@@ -85,10 +94,19 @@ inline void parse_field(const std::string &text, WeightPacking &p) {
     else if (text == "winograd_panels") p = WeightPacking::WinogradPanels;
     else throw std::invalid_argument("unknown weight packing '" + text + "'");
 }
-inline std::string field_value(Layout) { return "nchw"; }
+inline std::string field_value(Layout l) {
+    return l.blocked() ? "nchw" + std::to_string(l.channel_block) + "c" : "nchw";
+}
 inline void parse_field(const std::string &text, Layout &l) {
-    if (text != "nchw") throw std::invalid_argument("unknown layout '" + text + "'");
-    l = Layout::NCHW;
+    l = Layout{};
+    if (text == "nchw") return;
+    const std::string digits = text.size() > 5 && text.compare(0, 4, "nchw") == 0 && text.back() == 'c'
+                                   ? text.substr(4, text.size() - 5)
+                                   : "";
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3 ||
+        std::stoi(digits) == 0)
+        throw std::invalid_argument("unknown layout '" + text + "' (nchw, or nchw<b>c with b channels per block)");
+    l.channel_block = std::stoi(digits);
 }
 
 // What runs on each output element after the op itself: Caffe's bias, then an optional
@@ -110,7 +128,7 @@ struct Choice {
     std::string variant;
     Knobs knobs;
     WeightPacking weights = WeightPacking::CaffeOrder;
-    Layout layout_in = Layout::NCHW, layout_out = Layout::NCHW;
+    Layout layout_in, layout_out;
     Epilogue epilogue;
     // Relative L2 error against the double-precision reference that the variant is held to:
     // 1e-5 for exact variants, larger (and documented with the variant) for approximate ones.

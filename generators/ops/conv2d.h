@@ -33,6 +33,16 @@ inline bool is_direct_channel_lanes(const std::string &variant) {
     return variant_has_suffix(variant, "_direct_channel_lanes");
 }
 
+// The variants that read and write channel-blocked tensors (ops::Layout): the CPU's with the
+// output channels in the vector lanes, whose tiles hold whole blocks and read the input by
+// broadcasts, and the CPU's Winograd, whose input transform then runs along the channels and
+// whose output transform has them in the lanes (with the products channel-innermost). Every
+// other variant reads and writes NCHW.
+inline bool handles_channel_blocks(const std::string &variant) {
+    return variant == "cpu_direct_channel_lanes" || variant == "cpu_gemm_1x1_channel_lanes" ||
+           variant == "cpu_winograd_f2" || variant == "cpu_winograd_f4" || variant == "cpu_winograd_f2_5x5";
+}
+
 // Whether a panel of `width` output channels lies within one group, as the channel-lanes
 // variants need: every lane of a tile reads the same input channel.
 inline bool panel_fits_groups(const Conv2dShape &s, int width) {

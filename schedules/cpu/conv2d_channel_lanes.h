@@ -22,16 +22,35 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
     pixels = std::min(pixels, s.out_w * s.out_h);
     Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
 
-    if (s.pad_h > 0 || s.pad_w > 0) schedule_padded_input(a.padded, lanes);
-    a.output.split(a.q, qo, qi, pixels, TailStrategy::ShiftInwards)
-        .split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
-        .reorder(ci, qi, qo, co)
-        .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
-        .reorder(ci, qi, qo, qt, co, a.n)
-        .fuse(qt, co, task)
-        .fuse(task, a.n, task)
-        .parallel(task)
-        .unroll(qi);
+    if ((s.pad_h > 0 || s.pad_w > 0) && a.input_block > 0) schedule_blocked_padded_input(a.padded, lanes);
+    else if (s.pad_h > 0 || s.pad_w > 0) schedule_padded_input(a.padded, lanes);
+    if (a.output_block > 0) {
+        // A blocked output: the same tasks and tiles, each tile stored as whole vectors of its
+        // panel's blocks (ci), pixel after pixel (qi).
+        Var q{"q"}, l{"l"};
+        a.output.split(a.v, q, l, a.output_block)
+            .split(q, qo, qi, pixels, TailStrategy::ShiftInwards)
+            .split(a.block, co, ci, a.width / a.output_block, TailStrategy::GuardWithIf)
+            .reorder(l, qi, ci, qo, co)
+            .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
+            .reorder(l, qi, ci, qo, qt, co, a.n)
+            .fuse(qt, co, task)
+            .fuse(task, a.n, task)
+            .parallel(task)
+            .vectorize(l)
+            .unroll(qi)
+            .unroll(ci);
+    } else {
+        a.output.split(a.q, qo, qi, pixels, TailStrategy::ShiftInwards)
+            .split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
+            .reorder(ci, qi, qo, co)
+            .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
+            .reorder(ci, qi, qo, qt, co, a.n)
+            .fuse(qt, co, task)
+            .fuse(task, a.n, task)
+            .parallel(task)
+            .unroll(qi);
+    }
     // The tile's accumulators live in registers: every loop over the tile is unrolled or
     // vectorised. Its lanes are bounded to the whole panel, also in the last, partial one.
     a.tile.compute_at(a.output, qo)

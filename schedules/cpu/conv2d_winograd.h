@@ -1,7 +1,8 @@
 // The CPU schedule of the Winograd convolution (generators/conv2d_winograd.h), three passes over
 // memory:
 // - the input transform, vectorised over tiles along x, all α² positions of a tile in one
-//   unrolled body (the row sums Bᵀ d are shared between positions), parallel over channels;
+//   unrolled body (the row sums Bᵀ d are shared between positions), parallel over channels
+//   (over channels within a block, from a channel-blocked input);
 // - the α² products on the CPU GEMM schedule (schedules/cpu/gemm.h), with C stored tile-innermost;
 // - the output transform, vectorised over tiles along x with the m×m pixels of a tile unrolled,
 //   parallel over channels and images.
@@ -22,15 +23,30 @@ inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking 
     const int m = a.matrices.m;
     Var txo{"txo"}, txi{"txi"}, xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"};
 
-    schedule_padded_input(a.padded, lanes);
-
-    a.transformed.compute_root()
-        .reorder(a.pos, a.tx, a.ty, a.image, a.ci)
-        .split(a.tx, txo, txi, lanes, TailStrategy::RoundUp)
-        .reorder(a.pos, txi, txo)
-        .vectorize(txi)
-        .unroll(a.pos)
-        .parallel(a.ci);
+    if (a.input_block > 0) {
+        // A blocked input: the transform runs along its contiguous channels instead, stored
+        // channel-innermost (the GEMM broadcasts it, so its order is free), parallel over rows
+        // of tiles.
+        Var cio{"cio"}, cii{"cii"}, rows{"rows"};
+        schedule_blocked_padded_input(a.padded, lanes);
+        a.transformed.compute_root()
+            .reorder_storage(a.ci, a.tx, a.ty, a.image, a.pos)
+            .split(a.ci, cio, cii, lanes, TailStrategy::RoundUp)
+            .reorder(a.pos, cii, a.tx, cio, a.ty, a.image)
+            .vectorize(cii)
+            .unroll(a.pos)
+            .fuse(a.ty, a.image, rows)
+            .parallel(rows);
+    } else {
+        schedule_padded_input(a.padded, lanes);
+        a.transformed.compute_root()
+            .reorder(a.pos, a.tx, a.ty, a.image, a.ci)
+            .split(a.tx, txo, txi, lanes, TailStrategy::RoundUp)
+            .reorder(a.pos, txi, txo)
+            .vectorize(txi)
+            .unroll(a.pos)
+            .parallel(a.ci);
+    }
 
     schedule_gemm(*a.gemm, blocking, target, !a.channels_innermost);
 
@@ -41,6 +57,20 @@ inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking 
         // while they are in cache, with the channels in the lanes.
         Var group{"group"}, co{"co"}, ci{"ci"}, block{"block"};
         const int block_channels = a.groups > 1 ? a.out_per_group : blocking.col_block;
+        if (a.output_block > 0) {
+            // A blocked output: the same tasks, each channel block's lanes stored whole
+            // (block_channels is a whole number of blocks).
+            Var x{"x"}, lane{"lane"};
+            a.output.split(a.xv, x, lane, a.output_block)
+                .split(x, xo, xi, m, TailStrategy::GuardWithIf)
+                .split(a.y, yo, yi, m, TailStrategy::GuardWithIf)
+                .split(a.cb, group, co, block_channels / a.output_block, TailStrategy::GuardWithIf)
+                .reorder(lane, xi, yi, xo, yo, co, group, a.n)
+                .fuse(group, a.n, block);
+            a.output.vectorize(lane).unroll(xi).unroll(yi).parallel(block);
+            a.gemm->output.compute_at(a.output, block);
+            return;
+        }
         a.output.split(a.x, xo, xi, m, TailStrategy::GuardWithIf)
             .split(a.y, yo, yi, m, TailStrategy::GuardWithIf)
             .split(a.c, group, co, block_channels, TailStrategy::GuardWithIf)

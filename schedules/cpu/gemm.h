@@ -6,7 +6,8 @@
 // - the register tile's x loop is outside its y loop, so the k_block x cols panel of b stays
 //   in L1 while the rows of a stream past it;
 // - when one block covers K, each register tile is written to the accumulator once;
-// - a transposed C (stored y-innermost) is written from the accumulator along y;
+// - a transposed C (stored y-innermost) is written from the accumulator along y, a
+//   channel-blocked C (generators/gemm.h) in whole vectors of x;
 // - `pack` copies the task's k_block x col_block slice of b once per block, so that the panels
 //   are read at a short stride whatever the leading dimension; operands packed at create time
 //   skip it.
@@ -27,14 +28,28 @@ inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Tar
 
     // GuardWithIf keeps every task's first column a multiple of col_block, hence of cols: the
     // packed panels are then read at whole-panel offsets.
-    g.output.split(g.x, xt, xi, k.col_block, TailStrategy::GuardWithIf)
-        .split(g.y, yt, yi, k.row_block, TailStrategy::GuardWithIf)
-        .reorder(transposed_output ? std::vector<VarOrRVar>{yi, xi, xt, yt} : std::vector<VarOrRVar>{xi, yi, xt, yt})
-        .fuse(xt, yt, task);
-    if (g.output.dimensions() > 2) g.output.fuse(task, g.n, task);
-    g.output.parallel(task);
-
-    g.output.vectorize(transposed_output ? yi : xi, lanes, TailStrategy::GuardWithIf);
+    if (g.output_block > 0) {
+        // A channel-blocked C: the same tasks, each row's blocks stored as whole vectors from the
+        // accumulator (col_block is a whole number of blocks).
+        Var l{"l"}, yy{"yy"};
+        g.output.split(g.v, yy, l, g.output_block)
+            .split(yy, yt, yi, k.row_block, TailStrategy::GuardWithIf)
+            .split(g.xb, xt, xi, k.col_block / g.output_block, TailStrategy::GuardWithIf)
+            .reorder(l, yi, xi, xt, yt)
+            .fuse(xt, yt, task)
+            .fuse(task, g.n, task)
+            .parallel(task)
+            .vectorize(l);
+    } else {
+        g.output.split(g.x, xt, xi, k.col_block, TailStrategy::GuardWithIf)
+            .split(g.y, yt, yi, k.row_block, TailStrategy::GuardWithIf)
+            .reorder(transposed_output ? std::vector<VarOrRVar>{yi, xi, xt, yt}
+                                       : std::vector<VarOrRVar>{xi, yi, xt, yt})
+            .fuse(xt, yt, task);
+        if (g.output.dimensions() > 2) g.output.fuse(task, g.n, task);
+        g.output.parallel(task);
+        g.output.vectorize(transposed_output ? yi : xi, lanes, TailStrategy::GuardWithIf);
+    }
     // The accumulator is rounded up to whole register tiles: constant tile bounds are what
     // keep `block` in registers. Per-task buffers have a fixed size, so that every task asks
     // the allocator for the same blocks (runtime/kernel_scratch.h reuses them); Halide puts
