@@ -532,27 +532,24 @@ class Planner {
                 all = all && view == 0 && conv_shapes_.count(reader) && conv_takes_blocks(reader, block, true);
             blocked[t] = all;
         }
-        for (const auto &[step, s] : conv_shapes_) {
+        for (const auto &[step, shape] : conv_shapes_) {
             PlannedStep &planned = plan_.steps[step];
             const int in = planned.views.front().tensor, out = planned.output_tensor;
             if (!blocked[in] && !blocked[out]) continue;
             KernelInstance instance = plan_.kernels[planned.kernel];
-            // The views as each variant's generator declares them (generators/conv2d_generator.cc):
-            // the same memory, (block·W, H, C/block, N), with the pixels as one axis or two.
+            // The NCHW views, blocked (ops::layout_extents): the channels are the third axis of
+            // (W, H, C, N) and the second of the GEMM forms' (pixels, C, N, 1).
             const bool gemm = ops::conv_gemm_form(instance.choice.variant) == ops::ConvGemmForm::ChannelLanes;
             const bool winograd = ops::winograd_kind(instance.choice.variant).m > 0;
             if (blocked[in]) {
                 instance.choice.layout_in.channel_block = block;
-                planned.views.front().extents = gemm ? std::vector<int>{block * s.in_h * s.in_w, s.in_channels / block,
-                                                                        s.batch, 1}
-                                                     : std::vector<int>{block * s.in_w, s.in_h, s.in_channels / block,
-                                                                        s.batch};
+                PlannedView &view = planned.views.front();
+                view.extents = ops::layout_extents(instance.choice.layout_in, view.extents, gemm ? 1 : 2);
             }
             if (blocked[out]) {
                 instance.choice.layout_out.channel_block = block;
-                planned.views.back().extents =
-                    winograd ? std::vector<int>{block * s.out_w, s.out_h, s.out_channels / block, s.batch}
-                             : std::vector<int>{block * s.out_h * s.out_w, s.out_channels / block, s.batch, 1};
+                PlannedView &view = planned.views.back();
+                view.extents = ops::layout_extents(instance.choice.layout_out, view.extents, winograd ? 2 : 1);
                 plan_.tensors[out].channel_block = block;
             }
             const std::string key = instance.signature();

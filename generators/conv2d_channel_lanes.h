@@ -14,8 +14,8 @@
 // function of c that bounds inference cannot invert, so the GPU form writes `by_thread`
 // (q, j, t, panel, n) and `output` copies it into place.
 // Channel-blocked tensors (ops::Layout, block b): a blocked input arrives as (b·in_w, in_h,
-// C/b, N) and `padded` is then that array zero-padded (define_blocked_padded); a blocked output is written as (b·q + lane, C/b, N, 1),
-// whole vectors of a panel stored in place.
+// C/b, N) and `padded` is then that array zero-padded (define_blocked_padded); a blocked output
+// is written as (b·q + lane, C/b, N, 1), whole vectors of a panel stored in place.
 // A panel never spans two groups (the variants' rules keep `width` a divisor of the channels
 // per group), so every lane of a tile reads the same input channel.
 #pragma once

@@ -165,13 +165,11 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width,
                                 gpu ? width / op.choice.knobs.get("channels") : 0, in_block, out_block);
         output = conv.output;
-        if (in_block > 0) require_dense_shape(input, {in_block * s.in_w, s.in_h, s.in_channels / in_block, s.batch});
-        else require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
+        require_dense_shape(input, ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
         require_dense_shape(weights, {width, depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});
-        if (out_block > 0)
-            require_dense_shape(output, {out_block * s.out_w * s.out_h, s.out_channels / out_block, s.batch, 1});
-        else require_dense_shape(output, {s.out_w * s.out_h, s.out_channels, s.batch, 1});
+        require_dense_shape(output, ops::layout_extents(op.choice.layout_out,
+                                                        {s.out_w * s.out_h, s.out_channels, s.batch, 1}, 1));
         apply_variant(conv2d_channel_lanes_schedules, conv, op, get_target());
     }
 
@@ -203,13 +201,11 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"),
                             channels_innermost, in_block, out_block);
         output = conv.output;
-        if (in_block > 0) require_dense_shape(input, {in_block * s.in_w, s.in_h, s.in_channels / in_block, s.batch});
-        else require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
+        require_dense_shape(input, ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
         require_dense_shape(weights, {width, s.in_channels / s.group, panels, alpha * alpha});
         require_dense_shape(bias, {s.out_channels});
-        if (out_block > 0)
-            require_dense_shape(output, {out_block * s.out_w, s.out_h, s.out_channels / out_block, s.batch});
-        else require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
+        require_dense_shape(output,
+                            ops::layout_extents(op.choice.layout_out, {s.out_w, s.out_h, s.out_channels, s.batch}, 2));
         apply_variant(conv2d_winograd_schedules, conv, op, get_target());
     }
 
@@ -260,10 +256,9 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             require_dense_shape(input, {d.depth, d.rows, 1, 1});
             require_dense_shape(output, {d.cols, d.rows, 1, 1});
         } else {
-            if (in_block > 0) require_dense_shape(input, {in_block * pixels, s.in_channels / in_block, s.batch, 1});
-            else require_dense_shape(input, {pixels, s.in_channels, s.batch, 1});
-            if (out_block > 0) require_dense_shape(output, {out_block * pixels, s.out_channels / out_block, s.batch, 1});
-            else require_dense_shape(output, {pixels, s.out_channels, s.batch, 1});
+            require_dense_shape(input, ops::layout_extents(op.choice.layout_in, {pixels, s.in_channels, s.batch, 1}, 1));
+            require_dense_shape(output,
+                                ops::layout_extents(op.choice.layout_out, {pixels, s.out_channels, s.batch, 1}, 1));
         }
         require_dense_shape(weights, {width, d.depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});

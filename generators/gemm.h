@@ -67,11 +67,9 @@ struct Gemm {
             output(v, xb, n, unit) = activate(acc(xb * output_block + v % output_block, v / output_block, n));
             return;
         }
-        Expr value = acc(x, y, output_dimensions > 2 ? Expr(n) : Expr(0));
-        if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);
         std::vector<Var> args{transposed_output ? y : x, transposed_output ? x : y, n, unit};
         args.resize(output_dimensions);
-        output(args) = value;
+        output(args) = activate(acc(x, y, output_dimensions > 2 ? Expr(n) : Expr(0)));
     }
 };
 

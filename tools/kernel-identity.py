@@ -48,6 +48,10 @@ def parse_signature(text):
     if op in ("conv2d", "inner_product"):
         fields["relu"] = choice_fields["relu"]
         fields["relu_slope"] = choice_fields["relu_slope"]
+    # One shape may be compiled for several activation layouts (channel-blocked or not).
+    for layout in ("layout_in", "layout_out"):
+        if layout in choice_fields:
+            fields[layout] = choice_fields[layout]
     return "cortado_" + op, target, fields
 
 

@@ -78,6 +78,17 @@ struct Layout {
     bool operator==(const Layout &other) const { return channel_block == other.channel_block; }
 };
 
+// The dense array a kernel sees for a tensor in layout `l` whose NCHW view is `extents`
+// (innermost first, an image's pixels on the first axis, the channels on `channel_axis`):
+// blocked, b times as long on the first axis and b times shorter on the channels.
+inline std::vector<int> layout_extents(const Layout &l, std::vector<int> extents, size_t channel_axis) {
+    if (l.blocked()) {
+        extents[0] *= l.channel_block;
+        extents[channel_axis] /= l.channel_block;
+    }
+    return extents;
+}
+
 inline std::string field_value(WeightPacking p) {
     switch (p) {
     case WeightPacking::ColumnPanels: return "column_panels";

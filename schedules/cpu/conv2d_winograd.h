@@ -8,8 +8,6 @@
 //   parallel over channels and images.
 #pragma once
 
-#include <algorithm>
-
 #include "generators/conv2d_winograd.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/cpu/padded_input.h"
