@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/out/bench-cpu}
 target=${2:-epyc-2core-avx2}
-"$root/tools/bootstrap.sh"
+"$root/tools/bootstrap.sh" --all
 mkdir -p "$out"
 cortado="$root/build/tools/cortado"
 status=0

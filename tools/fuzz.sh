@@ -7,7 +7,7 @@
 set -euo pipefail
 seconds=${1:-600}
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/tools/bootstrap.sh"
+"$root/tools/bootstrap.sh" --all
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")

@@ -31,7 +31,7 @@ case "${1:-}" in
 esac
 [ $# -le 1 ] || { echo "$usage" >&2; exit 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/tools/bootstrap.sh"
+"$root/tools/bootstrap.sh" --all
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 cmake --build build --target prebuilt_network_check cortado cortado_caffe_pb2

@@ -6,7 +6,7 @@
 # is absent.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/tools/bootstrap.sh"
+"$root/tools/bootstrap.sh" --all
 cd "$root"
 (cd build && ctest --output-on-failure -j2 "$@") | tee build/ctest.log
 # Which x86 instruction sets the op and non-finite suites ran for on this CPU, for CI's log.
