@@ -13,8 +13,8 @@
 namespace cortado {
 
 GemmKernel::GemmKernel(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const TargetDescription &target,
-                       const std::string &scratch_dir)
-    : kernel_(plan_gemm(shape, epilogue, target.plan_target())), shape_(shape) {
+                       const std::string &scratch_dir, const PlanOptions &options)
+    : kernel_(plan_gemm(shape, epilogue, target.plan_target(), options)), shape_(shape) {
     require_runs_here(target.halide_target, "the gemm op");
     const std::string library = link_kernel_library(kernel_, scratch_dir);
     library_ = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);

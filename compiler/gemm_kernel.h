@@ -12,9 +12,9 @@ namespace cortado {
 
 class GemmKernel {
   public:
-    // Plans (CORTADO_KNOBS, the target's knob table, the default rules), compiles and loads.
+    // Plans (the options' knobs, the target's knob table, the default rules), compiles and loads.
     GemmKernel(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const TargetDescription &target,
-               const std::string &scratch_dir);
+               const std::string &scratch_dir, const PlanOptions &options = {});
     ~GemmKernel();
     GemmKernel(const GemmKernel &) = delete;
     GemmKernel &operator=(const GemmKernel &) = delete;

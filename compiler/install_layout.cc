@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
-#include <cstdlib>
 #include <filesystem>
 
+#include "compiler/host_settings.h"
 #include "frontend/compile_error.h"
 
 namespace fs = std::filesystem;
@@ -26,11 +26,11 @@ fs::path running_executable() {
 
 std::string install_prefix() {
     static const std::string prefix = [] {
-        const char *home = std::getenv("CORTADO_HOME");
-        const fs::path root = home && *home ? fs::path(home) : running_executable().parent_path().parent_path();
+        const std::string &home = host_settings().install_prefix;
+        const fs::path root = !home.empty() ? fs::path(home) : running_executable().parent_path().parent_path();
         if (!fs::is_directory(root / "share" / "cortado" / "targets"))
             throw CompileError("cortado's data is not at " + (root / "share" / "cortado").string() +
-                               (home && *home ? " (CORTADO_HOME=" + std::string(home) + ")"
+                               (!home.empty() ? " (CORTADO_HOME=" + home + ")"
                                               : ": set CORTADO_HOME to the prefix cortado was installed into"));
         return root.string();
     }();

@@ -9,8 +9,9 @@
 //   PREFIX/share/cortado/tools/           the scripts `cortado bench exported` runs
 //   PREFIX/share/cortado/shared/          the benchmark suites (a source checkout's ../shared;
 //                                         absent from an install: give --set / --models)
-// The prefix is $CORTADO_HOME when set, else the folder above the running executable's, so an
-// installed cortado never looks into the tree it was built from.
+// The prefix is HostSettings::install_prefix (the CLI's $CORTADO_HOME) when set, else the folder
+// above the running executable's, so an installed cortado never looks into the tree it was built
+// from.
 #pragma once
 
 #include <string>

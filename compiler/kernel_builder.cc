@@ -1,14 +1,21 @@
 #include "compiler/kernel_builder.h"
 
+#include <pwd.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <map>
 #include <vector>
 
 #include "Halide.h"
+#include "compiler/host_settings.h"
 #include "compiler/install_layout.h"
 #include "compiler/shell_quote.h"
 #include "compiler/toolchain.h"
@@ -31,12 +38,17 @@ std::string compiler_identity() {
     return std::to_string(size) + "-" + std::to_string(time);
 }
 
+fs::path cache_entry(const std::string &name, const std::string &key, const std::string &product) {
+    const fs::path dir = fs::path(kernel_cache_dir()) / (name + "-" + content_hash_hex(key + compiler_identity()));
+    return dir / (product.empty() ? name + ".o" : product);
+}
+
 // Builds into a private directory, then renames it into place, so concurrent compilers
 // sharing the cache never see half-written objects.
 template <typename Build>
 std::string cached(const std::string &name, const std::string &key, Build build, const std::string &product = "") {
-    const fs::path dir = fs::path(kernel_cache_dir()) / (name + "-" + content_hash_hex(key + compiler_identity()));
-    const fs::path object = dir / (product.empty() ? name + ".o" : product);
+    const fs::path object = cache_entry(name, key, product);
+    const fs::path dir = object.parent_path();
     if (fs::exists(object)) return object.string();
     fs::create_directories(dir.parent_path());
     const fs::path scratch = dir.string() + ".tmp" + std::to_string(::getpid());
@@ -64,9 +76,9 @@ void run_or_throw(const std::string &command, const std::string &what) {
 }  // namespace
 
 std::string kernel_cache_dir() {
-    if (const char *dir = std::getenv("CORTADO_CACHE")) return dir;
-    const char *home = std::getenv("HOME");
-    return std::string(home ? home : "/tmp") + "/.cache/cortado";
+    if (!host_settings().kernel_cache_dir.empty()) return host_settings().kernel_cache_dir;
+    const passwd *user = ::getpwuid(::getuid());
+    return std::string(user && user->pw_dir ? user->pw_dir : "/tmp") + "/.cache/cortado";
 }
 
 std::string build_kernel(const KernelInstance &kernel) {
@@ -75,7 +87,7 @@ std::string build_kernel(const KernelInstance &kernel) {
         Halide::Internal::ExecuteGeneratorArgs args;
         args.output_dir = dir;
         args.output_types = {Halide::OutputFileType::object};
-        if (std::getenv("CORTADO_DEBUG_STMT")) args.output_types.insert(Halide::OutputFileType::stmt);
+        if (host_settings().write_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
         args.targets = {Halide::Target(kernel.target).with_feature(Halide::Target::NoRuntime)};
         args.generator_name = kernel.generator();
         args.function_name = name;
@@ -93,6 +105,82 @@ std::string build_kernel(const KernelInstance &kernel) {
                                e.what());
         }
     });
+}
+
+std::vector<std::string> build_kernels(const std::vector<KernelInstance> &kernels, int jobs,
+                                       const std::function<void(size_t)> &progress) {
+    std::vector<std::string> objects(kernels.size());
+    std::vector<size_t> missing;
+    for (size_t k = 0; k < kernels.size(); k++) {
+        const fs::path object = cache_entry(kernels[k].function_name(), kernels[k].signature(), "");
+        if (fs::exists(object)) objects[k] = object.string();
+        else missing.push_back(k);
+    }
+    size_t done = kernels.size() - missing.size();
+    if (progress) progress(done);
+    if (jobs <= 1 || missing.size() <= 1) {
+        for (size_t k : missing) {
+            objects[k] = build_kernel(kernels[k]);
+            if (progress) progress(++done);
+        }
+        return objects;
+    }
+    // One process per kernel, `jobs` at a time: libHalide compiles one pipeline per process at a
+    // time, and each child starts from the same state, so its object does not depend on which
+    // kernels were compiled before it. A child reports its error in a file of its own.
+    const fs::path errors = fs::temp_directory_path() / ("cortado-kernels-" + std::to_string(::getpid()));
+    fs::create_directories(errors);
+    std::map<pid_t, size_t> running;
+    std::map<size_t, std::string> failures;
+    size_t next = 0;
+    const auto wait_one = [&] {
+        int status = 0;
+        pid_t pid;
+        while ((pid = ::waitpid(-1, &status, 0)) < 0 && errno == EINTR) {}
+        if (pid < 0) throw CompileError("lost track of the kernel compiler processes");
+        const auto it = running.find(pid);
+        if (it == running.end()) return;
+        const size_t k = it->second;
+        running.erase(it);
+        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+            objects[k] = cache_entry(kernels[k].function_name(), kernels[k].signature(), "").string();
+            if (progress) progress(++done);
+            return;
+        }
+        std::string message, ignored;
+        if (!read_file_bytes((errors / std::to_string(k)).string(), &message, &ignored) || message.empty())
+            message = "the process compiling kernel " + kernels[k].signature() +
+                      (WIFSIGNALED(status) ? " was killed by signal " + std::to_string(WTERMSIG(status))
+                                           : " exited with status " + std::to_string(WEXITSTATUS(status)));
+        failures[k] = message;
+    };
+    while (next < missing.size() || !running.empty()) {
+        if (next < missing.size() && int(running.size()) < jobs && failures.empty()) {
+            const size_t k = missing[next++];
+            std::cout.flush();
+            std::cerr.flush();
+            const pid_t pid = ::fork();
+            if (pid < 0)
+                throw CompileError("cannot start a kernel compiler process: " + std::string(std::strerror(errno)));
+            if (pid == 0) {
+                int code = 0;
+                try {
+                    build_kernel(kernels[k]);
+                } catch (const std::exception &e) {
+                    std::ofstream(errors / std::to_string(k)) << e.what();
+                    code = 1;
+                }
+                ::_exit(code);
+            }
+            running[pid] = k;
+            continue;
+        }
+        if (running.empty()) break;  // a failure stopped new starts, and the rest have ended
+        wait_one();
+    }
+    fs::remove_all(errors);
+    if (!failures.empty()) throw CompileError(failures.begin()->second);
+    return objects;
 }
 
 std::string build_halide_runtime(const std::string &target) {

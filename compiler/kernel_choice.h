@@ -1,5 +1,5 @@
 // Choosing how each op is computed. Settings come from up to four places, strongest first:
-//   1. $CORTADO_KNOBS, "op.knob=value,op.variant=name,...", for experiments;
+//   1. the plan options' knobs (PlanOptions::knobs; the CLI's $CORTADO_KNOBS), for experiments;
 //   2. a tuning database (`--db FILE`): one JSON line per op signature with a variant and knobs;
 //   3. the target description's knob table (`knob = op.knob=value` lines), family-wide;
 //   4. the family's default rule (schedules/<family>/space.h).
@@ -22,7 +22,7 @@ namespace cortado {
 
 // What one source says about one op.
 struct ChoiceSettings {
-    std::string source;   // "CORTADO_KNOBS", "target knobs", "FILE:LINE"
+    std::string source;   // PlanOptions::knobs_source, "target knobs", "FILE:LINE"
     std::string variant;  // empty: not set
     std::vector<std::pair<std::string, int>> knobs;
     std::string op;  // a record's op; empty for family-wide sources (keyed by op already)

@@ -69,18 +69,17 @@ FillerSpec runtime_filler(const Filler &f) {
     return spec;
 }
 
-// Where choices come from besides the default rules, strongest first: CORTADO_KNOBS (read
-// here), the tuning records (by op signature hash), the target's knob table.
+// Where choices come from besides the default rules, strongest first: the options' knobs, the
+// tuning records (by op signature hash), the target's knob table.
 struct ChoiceSources {
     std::map<std::string, ChoiceSettings> experiment, table;  // by op name
     ChoiceOverrides overrides;
 
     ChoiceSources() = default;
-    ChoiceSources(std::map<std::string, ChoiceSettings> target_table, ChoiceOverrides records)
-        : table(std::move(target_table)), overrides(std::move(records)) {
-        const char *knobs = std::getenv("CORTADO_KNOBS");
-        experiment = parse_knob_table(knobs ? knobs : "", "CORTADO_KNOBS");
-    }
+    ChoiceSources(const PlanTarget &target, const PlanOptions &options)
+        : experiment(parse_knob_table(options.knobs, options.knobs_source)),
+          table(parse_knob_table(target.knobs, "target knobs")),
+          overrides(options.records) {}
 };
 
 // The kernel for `shape` on `family`, its choice resolved from `sources` and the default
@@ -118,9 +117,12 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
 
 class Planner {
   public:
-    Planner(const Graph &graph, const PlanTarget &target, const ChoiceOverrides &overrides)
-        : graph_(graph), info_(resolve_plan_target(target)), family_(schedules::families().at(info_.family)) {
-        sources_ = ChoiceSources{parse_knob_table(target.knobs, "target knobs"), overrides};
+    Planner(const Graph &graph, const PlanTarget &target, const PlanOptions &options)
+        : graph_(graph),
+          info_(resolve_plan_target(target)),
+          family_(schedules::families().at(info_.family)),
+          layouts_(options.layouts) {
+        sources_ = ChoiceSources{target, options};
         plan_.opencl_build_options = target.opencl_build_options;
     }
 
@@ -508,12 +510,7 @@ class Planner {
     // steps read and tensors that share storage (in-place layers) stay NCHW.
     void block_channels() {
         if (!gpu_api(info_.halide_target).empty() || info_.family == "hvx") return;
-        if (const char *layouts = std::getenv("CORTADO_LAYOUTS")) {
-            if (std::string(layouts) == "nchw") return;
-            if (std::string(layouts) != "blocked")
-                throw CompileError("CORTADO_LAYOUTS is '" + std::string(layouts) +
-                                   "': nchw (every activation in Caffe's layout) or blocked (the default)");
-        }
+        if (layouts_ == ActivationLayouts::Nchw) return;
         const int block = info_.float_lanes();
         std::vector<std::vector<std::pair<int, size_t>>> readers(plan_.tensors.size());  // (step, view)
         std::vector<int> storage_users(plan_.tensors.size(), 0);
@@ -608,6 +605,7 @@ class Planner {
     const Graph &graph_;
     schedules::TargetInfo info_;
     const schedules::FamilySpace &family_;
+    ActivationLayouts layouts_;
     ChoiceSources sources_;
     NetworkPlan plan_;
     std::map<int, int> tensor_index_;  // value id -> tensor index
@@ -618,15 +616,23 @@ class Planner {
 
 }  // namespace
 
-KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target) {
+ActivationLayouts parse_activation_layouts(const std::string &text, const std::string &source) {
+    if (text == "blocked") return ActivationLayouts::Blocked;
+    if (text == "nchw") return ActivationLayouts::Nchw;
+    throw CompileError(source + " is '" + text +
+                       "': nchw (every activation in Caffe's layout) or blocked (the default)");
+}
+
+KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target,
+                         const PlanOptions &options) {
     const schedules::TargetInfo info = resolve_plan_target(target);
     return choose_kernel(shape, epilogue, 0, info, schedules::families().at(info.family),
-                         ChoiceSources{parse_knob_table(target.knobs, "target knobs"), {}});
+                         ChoiceSources{target, options});
 }
 
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
-                         const ChoiceOverrides &overrides) {
-    return Planner(graph, target, overrides).run(name);
+                         const PlanOptions &options) {
+    return Planner(graph, target, options).run(name);
 }
 
 }  // namespace cortado

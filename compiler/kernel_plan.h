@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compiler/kernel_choice.h"
+#include "compiler/plan_options.h"
 #include "compiler/plan_target.h"
 #include "frontend/graph.h"
 #include "generators/ops/choice.h"
@@ -45,7 +46,7 @@ struct PlannedTensor {
     int value;  // Graph value id
     std::string blob_name;
     Shape shape;
-    int64_t offset = 0;  // floats into the arena
+    int64_t offset = 0;     // floats into the arena
     int channel_block = 0;  // > 0: stored channel-blocked (ops::Layout) between the steps that share it
 };
 
@@ -99,18 +100,15 @@ struct NetworkPlan {
     double tolerance() const;
 };
 
-// Tuning records by op signature hash (KernelInstance::op_signature_hash), as read from a
-// tuning database; each applies to every layer of that signature.
-using ChoiceOverrides = std::map<std::string, ChoiceSettings>;
-
 // Throws CompileError for graphs the C API cannot express (several inputs or outputs, rank > 4)
 // and for knob settings the target's family does not accept (kernel_choice.h gives the order
-// in which the sources apply, $CORTADO_KNOBS first).
+// in which the sources apply, the options' knobs first).
 // The gemm op alone (no network): what `cortado bench sgemm` compiles. Its choice comes from
-// CORTADO_KNOBS, the target's knob table and the default rules.
-KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target);
+// the options' knobs, the target's knob table and the default rules.
+KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilogue, const PlanTarget &target,
+                         const PlanOptions &options = {});
 
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
-                         const ChoiceOverrides &overrides = {});
+                         const PlanOptions &options = {});
 
 }  // namespace cortado

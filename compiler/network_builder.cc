@@ -1,7 +1,9 @@
 #include "compiler/network_builder.h"
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -39,30 +41,48 @@ void write_file(const fs::path &path, const std::string &text) {
 }  // namespace
 
 BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
-                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides,
-                           const std::string &embedded_weights) {
+                           const std::string &out_dir, const BuildOptions &options) {
     if (!is_valid_network_name(name))
         throw CompileError("network name '" + name + "' must be a C identifier (letters, digits, underscores)");
     // Looked up first: a missing cross compiler fails before any kernel builds.
     const Toolchain toolchain = toolchain_for(target.halide_target);
-    BuiltNetwork built{plan_network(graph, name, target.plan_target(), overrides), "", "", toolchain};
+    BuiltNetwork built{plan_network(graph, name, target.plan_target(), options.plan), "", "", toolchain};
     const NetworkPlan &plan = built.plan;
     fs::create_directories(out_dir);
 
-    std::vector<std::string> objects;
-    const bool show_progress = verbose && ::isatty(2);
-    for (size_t k = 0; k < plan.kernels.size(); k++) {
-        if (show_progress) std::cerr << "\rcortado: kernel " << (k + 1) << "/" << plan.kernels.size() << std::flush;
-        objects.push_back(build_kernel(plan.kernels[k]));
+    // The Halide runtime compiles beside the kernels when several may build at once; a child that
+    // fails leaves nothing cached, and the build below then reports why.
+    pid_t runtime_builder = -1;
+    if (options.jobs > 1 && !plan.kernels.empty()) {
+        std::cout.flush();
+        std::cerr.flush();
+        runtime_builder = ::fork();
+        if (runtime_builder == 0) {
+            int code = 0;
+            try {
+                build_halide_runtime(target.halide_target);
+            } catch (const std::exception &) {
+                code = 1;
+            }
+            ::_exit(code);
+        }
     }
+    const bool show_progress = options.verbose && ::isatty(2);
+    std::vector<std::string> objects = build_kernels(plan.kernels, options.jobs, [&](size_t done) {
+        if (show_progress) std::cerr << "\rcortado: kernel " << done << "/" << plan.kernels.size() << std::flush;
+    });
     if (show_progress && !plan.kernels.empty()) std::cerr << "\n";
+    if (runtime_builder > 0) {
+        int status = 0;
+        while (::waitpid(runtime_builder, &status, 0) < 0 && errno == EINTR) {}
+    }
     objects.push_back(build_halide_runtime(target.halide_target));
 
     const fs::path dir(out_dir);
     built.header = (dir / (name + ".h")).string();
-    write_file(built.header, emit_header(plan, !embedded_weights.empty()));
+    write_file(built.header, emit_header(plan, !options.embedded_weights.empty()));
     const fs::path glue = dir / (name + "_glue.cc");
-    write_file(glue, emit_glue(plan, embedded_weights));
+    write_file(glue, emit_glue(plan, options.embedded_weights));
     const fs::path glue_object = dir / (name + "_glue.o");
     run_command(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(data_dir()) + " -I" + shell_quote(out_dir) +
                     " -c " + shell_quote(glue.string()) + " -o " + shell_quote(glue_object.string()),

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "compiler/kernel_plan.h"
 #include "compiler/target_description.h"
@@ -18,12 +19,22 @@ struct BuiltNetwork {
     Toolchain toolchain;  // what built it; links the shared library too
 };
 
-// Compiles with the target's Halide string, family and knob table, and the tuning records in
-// `overrides`. Prints progress to stderr when `verbose`. With `embedded_weights` (a caffemodel's
-// absolute path) the library carries that file's bytes, for NAME_create_embedded().
+struct BuildOptions {
+    BuildOptions() = default;
+    explicit BuildOptions(PlanOptions plan_options, int build_jobs = 1, bool show_progress = false)
+        : plan(std::move(plan_options)), jobs(build_jobs), verbose(show_progress) {}
+
+    PlanOptions plan;
+    // Kernels compiled at once, each in a process of its own when above 1 (kernel_builder.h).
+    int jobs = 1;
+    bool verbose = false;  // progress on stderr, when it is a terminal
+    // A caffemodel's absolute path: the library carries its bytes, for NAME_create_embedded().
+    std::string embedded_weights;
+};
+
+// Compiles with the target's Halide string, family and knob table, and the options.
 BuiltNetwork build_network(const Graph &graph, const std::string &name, const TargetDescription &target,
-                           const std::string &out_dir, bool verbose, const ChoiceOverrides &overrides = {},
-                           const std::string &embedded_weights = "");
+                           const std::string &out_dir, const BuildOptions &options = {});
 
 // Links a static network library into a shared object for `cortado run` to dlopen.
 std::string link_shared_library(const BuiltNetwork &network, const std::string &out_dir);

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "Halide.h"
+#include "compiler/host_settings.h"
 #include "frontend/compile_error.h"
 
 namespace cortado {
@@ -36,13 +37,12 @@ bool on_path(const std::string &program) {
 Toolchain toolchain_for(const std::string &halide_target) {
     const std::string platform = arch_bits_os(halide_target);
     if (platform == host_arch_bits_os()) {
-        const char *cxx = std::getenv("CXX");
-        return {cxx && *cxx ? cxx : "c++", "ar", false};
+        const std::string &cxx = host_settings().host_cxx;
+        return {cxx.empty() ? "c++" : cxx, "ar", false};
     }
-    std::string prefix;
-    if (const char *env = std::getenv("CORTADO_CROSS_PREFIX"); env && *env) prefix = env;
-    else if (platform == "arm-64-linux") prefix = "aarch64-linux-gnu-";
-    else
+    std::string prefix = host_settings().cross_prefix;
+    if (prefix.empty() && platform == "arm-64-linux") prefix = "aarch64-linux-gnu-";
+    if (prefix.empty())
         throw CompileError("no cross toolchain known for " + platform + " (target " + halide_target +
                            "); set CORTADO_CROSS_PREFIX to its GNU prefix, e.g. aarch64-linux-gnu-");
     Toolchain toolchain{prefix + "g++", prefix + "ar", true};

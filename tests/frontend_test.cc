@@ -435,8 +435,8 @@ TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
     EXPECT_NE(t.halide_target.find("cuda"), std::string::npos);
     EXPECT_EQ(resolve_target("cuda-h100").peak_gflops, 64400);  // the shipped description
 
-    // The table reaches the conv kernel's choice (and so its signature), and CORTADO_KNOBS,
-    // stronger, wins where it speaks.
+    // The table reaches the conv kernel's choice (and so its signature), and the options' knobs,
+    // stronger, win where they speak.
     const Graph graph = one_conv_graph();
     const NetworkPlan plain = plan_network(graph, "net", t.halide_target);
     const NetworkPlan tuned = plan_network(graph, "net", t.plan_target());
@@ -444,9 +444,10 @@ TEST(Targets, DescriptionsCarryKnobTablesAndRooflines) {
     EXPECT_EQ(knob(tuned.kernels[0], "rows"), std::make_pair(4, std::string("target knobs")));
     EXPECT_NE(plain.kernels[0].signature(), tuned.kernels[0].signature());
     EXPECT_EQ(plain.kernels[0].op_signature(), tuned.kernels[0].op_signature());
-    ::setenv("CORTADO_KNOBS", "conv2d.rows=5", 1);
-    const NetworkPlan overridden = plan_network(graph, "net", t.plan_target());
-    ::unsetenv("CORTADO_KNOBS");
+    PlanOptions knobs;
+    knobs.knobs = "conv2d.rows=5";
+    knobs.knobs_source = "CORTADO_KNOBS";
+    const NetworkPlan overridden = plan_network(graph, "net", t.plan_target(), knobs);
     EXPECT_EQ(knob(overridden.kernels[0], "rows"), std::make_pair(5, std::string("CORTADO_KNOBS")));
     EXPECT_EQ(knob(overridden.kernels[0], "cols"), std::make_pair(2, std::string("target knobs")));
     PlanTarget malformed(t.halide_target);
@@ -479,23 +480,23 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
         std::string::npos);
     // The runtime must grant what the kernels were finally scheduled for: a knob that overrides
     // the description's budget sets the cap too, and without any budget there is none.
-    ::setenv("CORTADO_KNOBS", "conv2d.registers=160", 1);
-    const NetworkPlan overridden = plan_network(graph, "net", t.plan_target());
-    ::unsetenv("CORTADO_KNOBS");
+    PlanOptions knobs;
+    knobs.knobs = "conv2d.registers=160";
+    knobs.knobs_source = "CORTADO_KNOBS";
+    const NetworkPlan overridden = plan_network(graph, "net", t.plan_target(), knobs);
     EXPECT_EQ(overridden.registers_per_thread, 160);
     for (
         const auto &[bad, expected] : std::vector<std::pair<std::string, std::string>>{
             {"conv2d.registers=many", "knob values are whole numbers"},
             {"conv2d.registers=300",
              "layer 'c' (Convolution): CORTADO_KNOBS: conv2d knob registers = 300 is out of range: registers 16..255"}}) {
-        ::setenv("CORTADO_KNOBS", bad.c_str(), 1);
+        knobs.knobs = bad;
         try {
-            plan_network(graph, "net", t.plan_target());
+            plan_network(graph, "net", t.plan_target(), knobs);
             ADD_FAILURE() << bad << " was accepted";
         } catch (const CompileError &e) {
             EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
         }
-        ::unsetenv("CORTADO_KNOBS");
     }
     EXPECT_EQ(plan_network(graph, "net", t.halide_target).registers_per_thread, 0);
 }

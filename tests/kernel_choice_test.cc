@@ -36,6 +36,13 @@ namespace {
 const char *kCuda = "x86-64-linux-cuda";
 const char *kAvx2 = "x86-64-linux-avx-avx2-f16c-fma-sse41";
 
+// The scope's plan options (ScopedKnobs, ScopedLayouts) with these tuning records.
+PlanOptions with_records(const ChoiceOverrides &records) {
+    PlanOptions options = test_plan_options();
+    options.records = records;
+    return options;
+}
+
 Graph conv_graph(int group = 1, int size = 14) {
     Graph graph = import_caffe_prototxt_text(
         "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: " + std::to_string(size) + " dim: " + std::to_string(size) +
@@ -52,7 +59,7 @@ Graph conv_graph(int group = 1, int size = 14) {
 
 std::string plan_error(const Graph &graph, const PlanTarget &target, const ChoiceOverrides &records = {}) {
     try {
-        plan_network(graph, "net", target, records);
+        plan_network(graph, "net", target, with_records(records));
     } catch (const CompileError &e) {
         return e.what();
     }
@@ -505,13 +512,13 @@ int channel_block_of(const NetworkPlan &plan, const std::string &blob) {
 }
 
 // On the CPU, tensors between convolutions that handle blocks are blocked by one vector (8 on
-// AVX2); the network's input, the tensor pooling reads, GPU plans and CORTADO_LAYOUTS=nchw stay
+// AVX2); the network's input, the tensor pooling reads, GPU plans and ActivationLayouts::Nchw stay
 // NCHW. Each step's kernel and views agree with its tensors' layouts.
 TEST(Layouts, ChannelBlocksJoinConvolutionsThatHandleThemOnly) {
     const Graph graph = chain_to_pooling();
     {
         ScopedKnobs knobs("conv2d.variant=cpu_direct_channel_lanes");
-        const NetworkPlan plan = plan_network(graph, "net", kAvx2);
+        const NetworkPlan plan = plan_network(graph, "net", kAvx2, test_plan_options());
         EXPECT_EQ(channel_block_of(plan, "data"), 0);
         EXPECT_EQ(channel_block_of(plan, "c1"), 8);
         EXPECT_EQ(channel_block_of(plan, "c2"), 8);
@@ -527,19 +534,26 @@ TEST(Layouts, ChannelBlocksJoinConvolutionsThatHandleThemOnly) {
         for (const KernelInstance &k : plan.kernels)  // the NCHW kernels the blocked ones replaced are gone
             EXPECT_TRUE(k.op != "conv2d" || k.choice.layout_in.blocked() || k.choice.layout_out.blocked());
 
-        const ScopedEnv nchw("CORTADO_LAYOUTS", "nchw");
-        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2).tensors) EXPECT_EQ(t.channel_block, 0);
+        const ScopedLayouts nchw(ActivationLayouts::Nchw);
+        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2, test_plan_options()).tensors)
+            EXPECT_EQ(t.channel_block, 0);
     }
     {
         ScopedKnobs knobs("conv2d.variant=gpu_direct_channel_lanes");
-        for (const PlannedTensor &t : plan_network(graph, "net", kCuda).tensors) EXPECT_EQ(t.channel_block, 0);
+        for (const PlannedTensor &t : plan_network(graph, "net", kCuda, test_plan_options()).tensors)
+            EXPECT_EQ(t.channel_block, 0);
     }
     {
         ScopedKnobs knobs("conv2d.variant=cpu_register_tile");
-        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2).tensors) EXPECT_EQ(t.channel_block, 0);
+        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2, test_plan_options()).tensors)
+            EXPECT_EQ(t.channel_block, 0);
     }
-    const ScopedEnv bad("CORTADO_LAYOUTS", "nhwc");
-    EXPECT_NE(plan_error(graph, kAvx2).find("CORTADO_LAYOUTS is 'nhwc'"), std::string::npos) << plan_error(graph, kAvx2);
+    try {
+        parse_activation_layouts("nhwc", "--layouts");
+        ADD_FAILURE() << "nhwc was accepted";
+    } catch (const CompileError &e) {
+        EXPECT_NE(std::string(e.what()).find("--layouts is 'nhwc': nchw"), std::string::npos) << e.what();
+    }
 }
 
 // Winograd reads a blocked input either way, and writes a blocked output only from
@@ -548,10 +562,11 @@ TEST(Layouts, WinogradWritesBlocksOnlyFromChannelInnermostProducts) {
     const Graph graph = conv_graph();  // c1 -> c2, both 3x3
     {
         ScopedKnobs knobs("conv2d.variant=cpu_winograd_f2,conv2d.channel_products=0");
-        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2).tensors) EXPECT_EQ(t.channel_block, 0);
+        for (const PlannedTensor &t : plan_network(graph, "net", kAvx2, test_plan_options()).tensors)
+            EXPECT_EQ(t.channel_block, 0);
     }
     ScopedKnobs knobs("conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1");
-    const NetworkPlan plan = plan_network(graph, "net", kAvx2);
+    const NetworkPlan plan = plan_network(graph, "net", kAvx2, test_plan_options());
     EXPECT_EQ(channel_block_of(plan, "c1"), 8);
     EXPECT_EQ(plan.steps[0].views.back().extents, (std::vector<int>{8 * 14, 14, 4, 1}));
     EXPECT_EQ(ops::field_value(plan.kernels[plan.steps[1].kernel].choice.layout_in), "nchw8c");
@@ -564,7 +579,7 @@ TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange
         const std::string e = plan_error(graph, kCuda);
         EXPECT_NE(
             e.find(
-                "layer 'c1' (Convolution): CORTADO_KNOBS: conv2d on family gpu, variant gpu_register_tile, has no knob 'rws'"),
+                "layer 'c1' (Convolution): test knobs: conv2d on family gpu, variant gpu_register_tile, has no knob 'rws'"),
             std::string::npos)
             << e;
         EXPECT_NE(e.find("rows 1..16"), std::string::npos) << e;
@@ -590,8 +605,8 @@ TEST(Choices, MisspeltKnobsUnknownOpsAndOutOfRangeValuesNameTheLayerKnobAndRange
         ScopedKnobs knobs("conv2d.threads_x=64,conv2d.channels=1,conv2d.threads_c=32");
         const std::string e = plan_error(conv_graph(1, 64), kCuda);
         EXPECT_NE(
-            e.find("a block of 2048 threads; CUDA and OpenCL allow 1024 (channels from CORTADO_KNOBS, threads_c from "
-                   "CORTADO_KNOBS, threads_x from CORTADO_KNOBS)"),
+            e.find("a block of 2048 threads; CUDA and OpenCL allow 1024 (channels from test knobs, threads_c from "
+                   "test knobs, threads_x from test knobs)"),
             std::string::npos)
             << e;
     }
@@ -601,15 +616,15 @@ TEST(Choices, SourcesApplyStrongestFirstKnobByKnob) {
     const Graph graph = conv_graph();
     PlanTarget target(kCuda);
     target.knobs = "conv2d.rows=2,conv2d.cols=2,conv2d.channels=2";
-    const KernelInstance probe = plan_network(graph, "net", target).kernels[0];
+    const KernelInstance probe = plan_network(graph, "net", target, test_plan_options()).kernels[0];
     ChoiceOverrides records;
     records[probe.op_signature_hash()] = record("db:1", "", {{"rows", 3}, {"cols", 3}});
     ScopedKnobs knobs("conv2d.rows=4");
-    const NetworkPlan plan = plan_network(graph, "net", target, records);
+    const NetworkPlan plan = plan_network(graph, "net", target, with_records(records));
     ASSERT_EQ(plan.kernels.size(), 1u);  // c1 and c2 have one shape and one choice: one kernel
     const KernelInstance &k = plan.kernels[0];
     EXPECT_EQ(k.choice.knobs.get("rows"), 4);
-    EXPECT_EQ(knob_source(k, "rows"), "CORTADO_KNOBS");
+    EXPECT_EQ(knob_source(k, "rows"), "test knobs");
     EXPECT_EQ(k.choice.knobs.get("cols"), 3);
     EXPECT_EQ(knob_source(k, "cols"), "db:1");
     EXPECT_EQ(k.choice.knobs.get("channels"), 2);
@@ -621,11 +636,11 @@ TEST(Choices, SourcesApplyStrongestFirstKnobByKnob) {
 TEST(Choices, TheStrongestSourcesVariantWinsAndRecordsForOtherVariantsKeepTheirKnobs) {
     const Graph graph = conv_graph();
     ChoiceOverrides records;
-    records[plan_network(graph, "net", kCuda).kernels[0].op_signature_hash()] =
+    records[plan_network(graph, "net", kCuda, test_plan_options()).kernels[0].op_signature_hash()] =
         record("db:3", "gpu_staged", {{"stage_channels", 2}, {"rows", 3}});
     {
         // The record alone: its variant and knobs.
-        const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
+        const KernelInstance k = plan_network(graph, "net", kCuda, with_records(records)).kernels[0];
         EXPECT_EQ(k.choice.variant, "gpu_staged");
         EXPECT_EQ(k.variant_source, "db:3");
         EXPECT_EQ(k.choice.knobs.get("stage_channels"), 2);
@@ -633,9 +648,9 @@ TEST(Choices, TheStrongestSourcesVariantWinsAndRecordsForOtherVariantsKeepTheirK
     {
         // An experiment choosing the register variant: the record's staged knobs are not used.
         ScopedKnobs knobs("conv2d.variant=gpu_register_tile");
-        const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
+        const KernelInstance k = plan_network(graph, "net", kCuda, with_records(records)).kernels[0];
         EXPECT_EQ(k.choice.variant, "gpu_register_tile");
-        EXPECT_EQ(k.variant_source, "CORTADO_KNOBS");
+        EXPECT_EQ(k.variant_source, "test knobs");
         EXPECT_EQ(knob_source(k, "rows"), "default rule");
         ASSERT_FALSE(k.notes.empty());
         EXPECT_NE(k.notes[0].find("db:3: knobs for gpu_staged not used"), std::string::npos) << k.notes[0];
@@ -643,7 +658,7 @@ TEST(Choices, TheStrongestSourcesVariantWinsAndRecordsForOtherVariantsKeepTheirK
     {
         // A family-wide knob of another variant is noted, not applied.
         ScopedKnobs knobs("conv2d.stage_channels=8");
-        const KernelInstance k = plan_network(graph, "net", kCuda).kernels[0];
+        const KernelInstance k = plan_network(graph, "net", kCuda, test_plan_options()).kernels[0];
         EXPECT_EQ(k.choice.variant, "gpu_register_tile");
         ASSERT_FALSE(k.notes.empty());
         EXPECT_NE(k.notes[0].find("stage_channels is not a knob of gpu_register_tile"), std::string::npos);
@@ -660,14 +675,14 @@ TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt)
     {
         // Family-wide: grouped layers keep the default variant, and say why.
         ScopedKnobs knobs("conv2d.variant=gpu_staged,conv2d.stage_channels=8");
-        const NetworkPlan plan = plan_network(grouped, "net", kCuda);
+        const NetworkPlan plan = plan_network(grouped, "net", kCuda, test_plan_options());
         EXPECT_EQ(plan.kernels[0].choice.variant, "gpu_register_tile");
         EXPECT_EQ(plan.kernels[0].variant_source, "default rule");
         ASSERT_FALSE(plan.kernels[0].notes.empty());
         EXPECT_NE(plan.kernels[0].notes[0].find("gpu_staged not taken: grouped convolutions cannot stage"),
                   std::string::npos);
     }
-    const KernelInstance probe = plan_network(grouped, "net", kCuda).kernels[0];
+    const KernelInstance probe = plan_network(grouped, "net", kCuda, test_plan_options()).kernels[0];
     ChoiceOverrides records;
     records[probe.op_signature_hash()] = record("db:7", "gpu_staged", {});
     EXPECT_NE(plan_error(grouped, kCuda, records)
@@ -677,9 +692,9 @@ TEST(Choices, AVariantThatCannotComputeALayerIsAnErrorOnlyWhereARecordAsksForIt)
     // the tile its schedule will use.
     const Graph plain = conv_graph();
     ChoiceOverrides staged;
-    staged[plan_network(plain, "net", kCuda).kernels[0].op_signature_hash()] =
+    staged[plan_network(plain, "net", kCuda, test_plan_options()).kernels[0].op_signature_hash()] =
         record("db:8", "gpu_staged", {{"rows", 2}});
-    const KernelInstance k = plan_network(plain, "net", kCuda, staged).kernels[0];
+    const KernelInstance k = plan_network(plain, "net", kCuda, with_records(staged)).kernels[0];
     EXPECT_EQ(k.choice.variant, "gpu_staged");
     EXPECT_EQ(k.choice.knobs.get("rows"), 2);
     const ops::Conv2dShape shape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1};
@@ -700,8 +715,8 @@ TEST(Choices, TheFamilyIsPartOfBothSignatures) {
     const Graph graph = conv_graph();
     PlanTarget generic(kAvx2);
     generic.family = "cpu";
-    const KernelInstance x86 = plan_network(graph, "net", kAvx2).kernels[0];
-    const KernelInstance cpu = plan_network(graph, "net", generic).kernels[0];
+    const KernelInstance x86 = plan_network(graph, "net", kAvx2, test_plan_options()).kernels[0];
+    const KernelInstance cpu = plan_network(graph, "net", generic, test_plan_options()).kernels[0];
     EXPECT_EQ(x86.family, "x86");
     EXPECT_EQ(cpu.family, "cpu");
     EXPECT_NE(x86.op_signature_hash(), cpu.op_signature_hash());
@@ -772,7 +787,7 @@ TuningRecord measured(const KernelInstance &kernel, const std::string &variant,
 
 TEST_F(TuningDb, HandWrittenRecordsApplyByOpSignatureAndALaterOneWins) {
     const Graph graph = conv_graph();
-    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    const KernelInstance probe = plan_network(graph, "net", kCuda, test_plan_options()).kernels[0];
     const std::string sig = probe.op_signature_hash();
     const ChoiceOverrides records =
         read_tuning_db(write("{\"op_signature\": \"" + sig +
@@ -781,7 +796,7 @@ TEST_F(TuningDb, HandWrittenRecordsApplyByOpSignatureAndALaterOneWins) {
                              sig +
                              "\", \"op\": \"conv2d\", \"knobs\": {\"rows\": 7, \"channels\": 2}, \"note\": \"mine\"}\n"
                              "{\"op_signature\": \"0000000000000000\", \"op\": \"pooling\"}\n"));
-    const KernelInstance k = plan_network(graph, "net", kCuda, records).kernels[0];
+    const KernelInstance k = plan_network(graph, "net", kCuda, with_records(records)).kernels[0];
     EXPECT_EQ(k.choice.variant, "gpu_register_tile");  // replaced, not merged: line 3 names no variant
     EXPECT_EQ(k.choice.knobs.get("rows"), 7);
     EXPECT_EQ(k.choice.knobs.get("channels"), 2);
@@ -789,7 +804,7 @@ TEST_F(TuningDb, HandWrittenRecordsApplyByOpSignatureAndALaterOneWins) {
 }
 
 TEST_F(TuningDb, RecordsRoundTripAtFullPrecision) {
-    const KernelInstance probe = plan_network(conv_graph(), "net", kCuda).kernels[0];
+    const KernelInstance probe = plan_network(conv_graph(), "net", kCuda, test_plan_options()).kernels[0];
     TuningRecord r = measured(probe, "gpu_staged", {{"rows", 4}, {"channels", 8}}, 0.1234567890123456789);
     r.error = 3.0000000000000004e-7;
     TuningRecord rejected = measured(probe, "gpu_register_tile", {{"rows", 2}}, -1);
@@ -816,7 +831,7 @@ TEST_F(TuningDb, RecordsRoundTripAtFullPrecision) {
 }
 
 TEST_F(TuningDb, CorruptAndForeignLinesAreSkippedWithAWarningNamingTheLine) {
-    const KernelInstance probe = plan_network(conv_graph(), "net", kCuda).kernels[0];
+    const KernelInstance probe = plan_network(conv_graph(), "net", kCuda, test_plan_options()).kernels[0];
     const std::string good = tuning_record_json(measured(probe, "gpu_staged", {{"rows", 4}}, 0.2));
     const std::string text =
         "{\"op\": \"conv2d\"}\n"                                                       // 1: no signature
@@ -837,14 +852,14 @@ TEST_F(TuningDb, CorruptAndForeignLinesAreSkippedWithAWarningNamingTheLine) {
     EXPECT_NE(file.warnings[4].find(":5: skipped: not a JSON object"), std::string::npos);
     EXPECT_NE(file.warnings[5].find(":6: skipped"), std::string::npos);
     // The good line still applies.
-    const KernelInstance k = plan_network(conv_graph(), "net", kCuda, read_tuning_db(path_)).kernels[0];
+    const KernelInstance k = plan_network(conv_graph(), "net", kCuda, with_records(read_tuning_db(path_))).kernels[0];
     EXPECT_EQ(k.choice.variant, "gpu_staged");
     EXPECT_EQ(k.variant_source, path_ + ":7");
 }
 
 TEST_F(TuningDb, ARecordThatDoesNotApplyIsAnErrorNamingItsLine) {
     const Graph graph = conv_graph();
-    const std::string sig = plan_network(graph, "net", kCuda).kernels[0].op_signature_hash();
+    const std::string sig = plan_network(graph, "net", kCuda, test_plan_options()).kernels[0].op_signature_hash();
     const ChoiceOverrides records = read_tuning_db(
         write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"knobs\": {\"stage_channels\": 4}}\n"));
     EXPECT_NE(plan_error(graph, kCuda, records)
@@ -854,7 +869,7 @@ TEST_F(TuningDb, ARecordThatDoesNotApplyIsAnErrorNamingItsLine) {
 
 TEST_F(TuningDb, TheFastestCurrentRecordWinsWhateverTheOrderOfTheLines) {
     const Graph graph = conv_graph();
-    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    const KernelInstance probe = plan_network(graph, "net", kCuda, test_plan_options()).kernels[0];
     TuningRecord stale = measured(probe, "gpu_staged", {{"rows", 1}}, 0.01);  // fastest, but stale
     stale.schedule_version = "000000000000";
     TuningRecord rejected = measured(probe, "gpu_register_tile", {{"rows", 3}}, -1);
@@ -873,7 +888,7 @@ TEST_F(TuningDb, TheFastestCurrentRecordWinsWhateverTheOrderOfTheLines) {
         write(text);
         TuningChoices choices;
         add_tuning_records(read_tuning_records(path_, true), choices);
-        const KernelInstance k = plan_network(graph, "net", kCuda, choices.records).kernels[0];
+        const KernelInstance k = plan_network(graph, "net", kCuda, with_records(choices.records)).kernels[0];
         chosen.insert(k.choice.variant + " rows=" + std::to_string(k.choice.knobs.get("rows")));
         ASSERT_EQ(choices.notes[probe.op_signature_hash()].size(), 1u);
         EXPECT_NE(choices.notes[probe.op_signature_hash()][0].find("schedule version 000000000000"), std::string::npos);
@@ -884,12 +899,12 @@ TEST_F(TuningDb, TheFastestCurrentRecordWinsWhateverTheOrderOfTheLines) {
 
 TEST_F(TuningDb, ALaterMeasurementOfAChoiceReplacesAnEarlierOneWhateverTheOrderOfItsKnobs) {
     const Graph graph = conv_graph();
-    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    const KernelInstance probe = plan_network(graph, "net", kCuda, test_plan_options()).kernels[0];
     const auto chosen = [&](const std::vector<TuningRecord> &records) {
         std::string text;
         for (const TuningRecord &r : records) text += tuning_record_json(r) + "\n";
         write(text);
-        const KernelInstance k = plan_network(graph, "net", kCuda, read_tuning_db(path_)).kernels[0];
+        const KernelInstance k = plan_network(graph, "net", kCuda, with_records(read_tuning_db(path_))).kernels[0];
         return k.choice.variant + " rows=" + std::to_string(k.choice.knobs.get("rows"));
     };
     const TuningRecord fast_once = measured(probe, "gpu_staged", {{"rows", 4}, {"channels", 8}}, 0.1);
@@ -906,7 +921,7 @@ TEST_F(TuningDb, ALaterMeasurementOfAChoiceReplacesAnEarlierOneWhateverTheOrderO
 
 TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOnes) {
     const Graph graph = conv_graph();
-    const KernelInstance probe = plan_network(graph, "net", kCuda).kernels[0];
+    const KernelInstance probe = plan_network(graph, "net", kCuda, test_plan_options()).kernels[0];
     const std::string sig = probe.op_signature_hash();
     TuningChoices choices;
     add_tuning_records(
@@ -916,11 +931,11 @@ TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOn
         read_tuning_records(write(tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"),
                             true),
         choices);
-    EXPECT_EQ(plan_network(graph, "net", kCuda, choices.records).kernels[0].choice.variant, "gpu_staged");
+    EXPECT_EQ(plan_network(graph, "net", kCuda, with_records(choices.records)).kernels[0].choice.variant, "gpu_staged");
     const ChoiceOverrides mixed =
         read_tuning_db(write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\"}\n" +
                              tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"));
-    EXPECT_EQ(plan_network(graph, "net", kCuda, mixed).kernels[0].choice.variant, "gpu_staged");
+    EXPECT_EQ(plan_network(graph, "net", kCuda, with_records(mixed)).kernels[0].choice.variant, "gpu_staged");
 }
 
 TEST(ScheduleVersion, EveryVariantOfEveryFamilyHasOneThatFollowsItsSources) {

@@ -17,6 +17,7 @@
 #include "frontend/fusion.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
+#include "tests/scoped_knobs.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado::testing {
@@ -35,7 +36,7 @@ CompiledForTest compile_for_test(const Graph &unfused, const std::string &dir) {
     Graph fused = unfused;
     fuse_activations(fused);
     CompiledForTest compiled{resolve_target(test_target()), {}, {}};
-    compiled.built = build_network(fused, "net", compiled.target, dir, false);
+    compiled.built = build_network(fused, "net", compiled.target, dir, BuildOptions(test_plan_options()));
     compiled.library = link_shared_library(compiled.built, dir);
     return compiled;
 }

@@ -224,7 +224,8 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         layer("c3", "Convolution", "c2", "c3", conv_params(16, "kernel_size: 3 stride: 2 pad: 1")) +
         layer("c4", "Convolution", "c3", "c4", conv_params(32, "kernel_size: 3")) + relu("c4");
     const std::string pointwise = layer("c1", "Convolution", "data", "c1", conv_params(48, "kernel_size: 1")) +
-                                  relu("c1") + layer("c2", "Convolution", "c1", "c2", conv_params(32, "kernel_size: 1")) +
+                                  relu("c1") +
+                                  layer("c2", "Convolution", "c1", "c2", conv_params(32, "kernel_size: 1")) +
                                   layer("c3", "Convolution", "c2", "c3", conv_params(16, "kernel_size: 1"));
     const auto winograd = [&](int k) {
         const std::string kernel = "kernel_size: " + std::to_string(k);
@@ -248,7 +249,7 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         const ScopedKnobs forced(chain.knobs);
         const BlobCheck check = expect_matches_reference(chain.layers, chain.input, chain.knobs);
         EXPECT_GE(check.blocked_tensors, 2) << chain.knobs << ": the chain was not blocked";
-        const ScopedEnv nchw("CORTADO_LAYOUTS", "nchw");
+        const ScopedLayouts nchw(ActivationLayouts::Nchw);
         EXPECT_EQ(expect_matches_reference(chain.layers, chain.input, std::string(chain.knobs) + ", NCHW only")
                       .blocked_tensors,
                   0);
@@ -553,7 +554,7 @@ TEST(Gemm, OpTransposesBiasAndRelu) {
         for (float &v : a) v = uniform(random);
         for (float &v : b) v = uniform(random);
         for (float &v : bias) v = uniform(random);
-        const GemmKernel gemm(s, c.epilogue, target, scratch.path());
+        const GemmKernel gemm(s, c.epilogue, target, scratch.path(), test_plan_options());
         gemm.run(a.data(), b.data(), bias.data(), out.data());
         double error = 0, norm = 0;
         for (int i = 0; i < s.m; i++)

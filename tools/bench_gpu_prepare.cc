@@ -16,6 +16,7 @@
 #include "tools/bench_cases.h"
 #include "tools/bench_networks.h"
 #include "tools/bench_report.h"
+#include "tools/cli_environment.h"
 #include "tools/graph_json.h"
 
 namespace cortado {
@@ -28,12 +29,15 @@ namespace {
 // Returns the case's JSON fields for the libraries.
 nlohmann::ordered_json build_libraries(const Graph &graph, const TargetDescription &target, const fs::path &out,
                                        const std::string &case_name, const ChoiceOverrides &records) {
-    const BuiltNetwork built = build_network(graph, "net", target, out.string(), false, records);
+    const BuiltNetwork built = build_network(graph, "net", target, out.string(),
+                                             BuildOptions(cli_plan_options(records), cli_build_jobs(), false));
     link_shared_library(built, out.string());
     nlohmann::ordered_json fields{{"library", case_name + "/libnet.so"}};
     if (uses_tuning_records(built.plan)) {
         const fs::path untuned = out / "untuned";
-        link_shared_library(build_network(graph, "net", target, untuned.string(), false), untuned.string());
+        link_shared_library(build_network(graph, "net", target, untuned.string(),
+                                          BuildOptions(cli_plan_options(), cli_build_jobs(), false)),
+                            untuned.string());
         for (const auto &entry : fs::directory_iterator(untuned))
             if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
         fields["untuned_library"] = case_name + "/untuned/libnet.so";

@@ -14,6 +14,7 @@
 #include "frontend/layer_cost.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
+#include "tools/cli_environment.h"
 #include "tools/peers.h"
 
 namespace cortado {
@@ -46,7 +47,8 @@ std::string layer_kind(const Layer &layer) {
     if (const auto *p = std::get_if<ConvolutionParams>(&layer.params)) {
         std::string kind = "conv " + std::to_string(p->kernel_h) + "x" + std::to_string(p->kernel_w);
         if (p->stride_h != 1 || p->stride_w != 1)
-            kind += " s" + std::to_string(p->stride_h) + (p->stride_w != p->stride_h ? "x" + std::to_string(p->stride_w) : "");
+            kind += " s" + std::to_string(p->stride_h) +
+                    (p->stride_w != p->stride_h ? "x" + std::to_string(p->stride_w) : "");
         if (p->group > 1) kind += " g" + std::to_string(p->group);
         return kind;
     }
@@ -127,7 +129,8 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
                        const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = load_bench_network(c);
     fuse_activations(graph);
-    const BuiltNetwork built = build_network(graph, "net", target, scratch, false, records);
+    const BuiltNetwork built =
+        build_network(graph, "net", target, scratch, BuildOptions(cli_plan_options(records), cli_build_jobs(), false));
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
     const std::vector<LayerWeights> weights = seeded_weights(built.plan, 1);
@@ -145,7 +148,8 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     BenchRow row{bench_network_name(c), 0, 0, {}, "oneDNN conv+IP sum", {}, 0, false, {}};
     if (uses_tuning_records(built.plan)) {
         const std::string untuned_dir = scratch + "/untuned";
-        const BuiltNetwork plain = build_network(graph, "net", target, untuned_dir, false);
+        const BuiltNetwork plain =
+            build_network(graph, "net", target, untuned_dir, BuildOptions(cli_plan_options(), cli_build_jobs(), false));
         LoadedNetwork untuned(link_shared_library(plain, untuned_dir), "net");
         untuned.create(nullptr, 1);
         std::vector<float> untuned_output(output.size());

@@ -31,6 +31,7 @@
 #include "tools/bench_networks.h"
 #include "tools/bench_report.h"
 #include "tools/cli_args.h"
+#include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
 #include "tools/peers.h"
@@ -53,7 +54,8 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
                              const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, "bench.prototxt", ImportOptions{});
     infer_shapes(graph);
-    const BuiltNetwork built = build_network(graph, "net", target, scratch, false, records);
+    const BuiltNetwork built =
+        build_network(graph, "net", target, scratch, BuildOptions(cli_plan_options(records), cli_build_jobs(), false));
     SingleLayer result;
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
@@ -69,7 +71,8 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     std::vector<float> untuned_output(result.output.size());
     if (uses_tuning_records(built.plan)) {
         const std::string dir = scratch + "/untuned";
-        const BuiltNetwork plain = build_network(graph, "net", target, dir, false);
+        const BuiltNetwork plain =
+            build_network(graph, "net", target, dir, BuildOptions(cli_plan_options(), cli_build_jobs(), false));
         untuned = std::make_unique<LoadedNetwork>(link_shared_library(plain, dir), "net");
         untuned->create(nullptr, 1);
         untuned->forward(result.input.data(), untuned_output.data());
@@ -113,7 +116,7 @@ GemmRun run_gemm(int n, const TargetDescription &target, int iterations, const s
     result.c.resize(size_t(n) * n);
     for (float &v : result.a) v = uniform(random);
     for (float &v : result.b) v = uniform(random);
-    const GemmKernel gemm(ops::GemmShape{n, n, n, false, false}, ops::Epilogue{}, target, scratch);
+    const GemmKernel gemm(ops::GemmShape{n, n, n, false, false}, ops::Epilogue{}, target, scratch, cli_plan_options());
     const std::vector<float> no_bias(size_t(n), 0.0f);
     gemm.run(result.a.data(), result.b.data(), no_bias.data(), result.c.data());  // warm-up
     let_spinning_threads_settle();

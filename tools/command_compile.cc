@@ -9,6 +9,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
+#include "tools/cli_environment.h"
 #include "tools/commands.h"
 
 namespace cortado {
@@ -52,8 +53,9 @@ int command_compile(const std::vector<std::string> &args) {
         embedded = std::filesystem::absolute(graph.weights ? weights : cli.get("weights")).string();
         read_weights(graph, embedded);  // every layer's blobs there, in its shapes, or an error naming it
     }
-    const BuiltNetwork built =
-        build_network(graph, name, target, cli.get("output-dir"), true, tuning.records, embedded);
+    BuildOptions build(cli_plan_options(tuning.records), cli_build_jobs(), true);
+    build.embedded_weights = embedded;
+    const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), build);
     report_tuning_notes(tuning, built.plan);
     if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";
     std::cout << "cortado: " << built.plan.steps.size() << " layers, " << built.plan.kernels.size()

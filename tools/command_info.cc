@@ -11,6 +11,7 @@
 #include "frontend/layer_cost.h"
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
+#include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/graph_json.h"
 #include "tools/plan_report.h"
@@ -60,7 +61,7 @@ int command_info(const std::vector<std::string> &args) {
         const Graph fused = load_network(cli.positional, options, true);
         const TargetDescription target = resolve_target(cli.get("target", "host"));
         const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
-        const NetworkPlan plan = plan_network(fused, fused.name, target.plan_target(), tuning.records);
+        const NetworkPlan plan = plan_network(fused, fused.name, target.plan_target(), cli_plan_options(tuning.records));
         report_tuning_notes(tuning, plan);
         std::cout << plan_report(plan, target.name);
         return 0;
@@ -94,7 +95,7 @@ int command_info(const std::vector<std::string> &args) {
                 static_cast<long long>(total.parameters), total.parameters * 4 / 1e6);
     // Why compile counts fewer steps than this table has layers.
     const Graph fused = load_network(cli.positional, options, true);
-    const NetworkPlan plan = plan_network(fused, fused.name, resolve_target("host").plan_target());
+    const NetworkPlan plan = plan_network(fused, fused.name, resolve_target("host").plan_target(), cli_plan_options());
     std::vector<std::string> folded, views;
     for (const Layer &layer : fused.layers)
         for (const std::string &name : layer.fused_layers) folded.push_back(name + " into " + layer.name);

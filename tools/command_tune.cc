@@ -38,6 +38,7 @@
 #include "tools/bench_cases.h"
 #include "tools/bench_networks.h"
 #include "tools/cli_args.h"
+#include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/temporary_directory.h"
 #include "tools/tune_candidates.h"
@@ -543,7 +544,7 @@ int command_tune(const std::vector<std::string> &args) {
     std::vector<TuneLayer> layers;
     std::vector<std::string> skipped;
     for (const NamedGraph &g : graphs) {
-        const NetworkPlan plan = plan_network(g.fused, "net", target.plan_target());
+        const NetworkPlan plan = plan_network(g.fused, "net", target.plan_target(), cli_plan_options());
         for (TuneLayer &layer : tune_layers(g.fused, plan, &skipped)) {
             for (std::string &s : layer.steps) s = g.name + s;
             const auto same = std::find_if(layers.begin(), layers.end(),

@@ -4,6 +4,7 @@
 
 #include "frontend/nearest_word.h"
 #include "tools/cli_args.h"
+#include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/report_errors.h"
 #include "tools/usage.h"
@@ -43,6 +44,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     return run_reporting_errors([&] {
+        apply_cli_environment();
         if (command == "info") return command_info(args);
         if (command == "compile") return command_compile(args);
         if (command == "run") return command_run(args);

@@ -24,6 +24,7 @@
 #include "compiler/network_weights.h"
 #include "frontend/compile_error.h"
 #include "runtime/file_bytes.h"
+#include "tools/cli_environment.h"
 #include "tools/tune_candidates.h"
 
 namespace cortado {
@@ -113,7 +114,7 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
 LayerBench::LayerBench(const TuneLayer &layer, const TargetDescription &target, const std::string &scratch,
                        uint64_t seed, bool reference)
     : layer_(layer), target_(target), scratch_(scratch), seed_(seed) {
-    const NetworkPlan plan = plan_network(layer.graph, "net", target.plan_target());
+    const NetworkPlan plan = plan_network(layer.graph, "net", target.plan_target(), cli_plan_options());
     const bool same = std::any_of(plan.kernels.begin(), plan.kernels.end(),
                                   [&](const KernelInstance &k) { return k.op_signature_hash() == layer.signature; });
     if (!same)
@@ -138,7 +139,7 @@ std::optional<KernelInstance> LayerBench::resolve(const ChoiceSettings &settings
     records[layer_.signature] = settings;
     records[layer_.signature].source = "candidate";
     try {
-        const NetworkPlan plan = plan_network(layer_.graph, "net", target_.plan_target(), records);
+        const NetworkPlan plan = plan_network(layer_.graph, "net", target_.plan_target(), cli_plan_options(records));
         for (const KernelInstance &k : plan.kernels)
             if (k.op_signature_hash() == layer_.signature) return k;
         *why = "the plan has no kernel of the signature";
@@ -167,7 +168,7 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
             libraries[i] = so.string();
         } else {
             const std::string message = read_text(fs::path(dirs[i]) / "error.txt");
-            (*errors)[i] = interrupted_by_user(status)  ? kStoppedByUser
+            (*errors)[i] = interrupted_by_user(status)   ? kStoppedByUser
                            : killed_from_outside(status) ? kKilledFromOutside
                            : message.empty()             ? "the compiler " + describe_status(status)
                                                          : message;
@@ -193,7 +194,8 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
                     ::raise(SIGKILL);
                 int code = 0;
                 try {
-                    const BuiltNetwork built = build_network(layer_.graph, "net", target_, dirs[i], false, records);
+                    const BuiltNetwork built =
+                        build_network(layer_.graph, "net", target_, dirs[i], BuildOptions(cli_plan_options(records)));
                     link_shared_library(built, dirs[i]);
                 } catch (const std::exception &e) {
                     std::ofstream(fs::path(dirs[i]) / "error.txt") << e.what();

@@ -1,0 +1,29 @@
+// Every environment variable the CLI reads, read once: the library takes them only as values
+// (HostSettings, PlanOptions). `cortado help` lists them (tools/usage.cc).
+#pragma once
+
+#include <string>
+
+#include "compiler/host_settings.h"
+#include "compiler/plan_options.h"
+
+namespace cortado {
+
+struct CliEnvironment {
+    HostSettings host;    // CORTADO_CACHE, CORTADO_HOME, CXX, CORTADO_CROSS_PREFIX, CORTADO_DEBUG_STMT
+    std::string knobs;    // CORTADO_KNOBS
+    std::string layouts;  // CORTADO_LAYOUTS; empty: the planner's default
+};
+
+const CliEnvironment &cli_environment();
+
+// Reads the environment and hands HostSettings to the library: the first thing main does.
+void apply_cli_environment();
+
+// A command's plan options: the tuning records it loaded, CORTADO_KNOBS and CORTADO_LAYOUTS.
+PlanOptions cli_plan_options(const ChoiceOverrides &records = {});
+
+// How many kernels a command compiles at once: the CPUs this process may run on.
+int cli_build_jobs();
+
+}  // namespace cortado
