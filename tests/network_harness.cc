@@ -63,6 +63,9 @@ CheckerRun run_checker(const std::string &prototxt_path, const ImportOptions &op
                   shell_quote(compiled.target.halide_target) + " --seed " + std::to_string(seed) + " --iterations 0 " +
                   mode;
     if (options.batch > 0) run.command += " --batch " + std::to_string(options.batch);
+    // The checker plans the network again: with the options the library was compiled with.
+    if (!test_plan_options().knobs.empty()) run.command += " --knobs " + shell_quote(test_plan_options().knobs);
+    if (test_plan_options().layouts == ActivationLayouts::Nchw) run.command += " --layouts nchw";
     if (!options.input_shape.empty()) {
         std::string shape;
         for (int64_t d : options.input_shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);

@@ -4,8 +4,10 @@
 //
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
 //                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--non-finite]
-//                          [--write-model-weights W.caffemodel]
+//                          [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]
 //
+// --knobs and --layouts: the plan options the library was compiled with (PlanOptions::knobs and
+// ::layouts), so that the plan checked against is the library's.
 // --write-model-weights: first writes an ONNX model's own weights (its initializers, as
 // `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
 // --non-finite: instead, checks the output element by element on inputs holding NaN and
@@ -34,7 +36,7 @@ int main(int argc, char **argv) {
         std::fprintf(
             stderr,
             "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
-            "[--non-finite] [--write-model-weights W.caffemodel]\n",
+            "[--non-finite] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]\n",
             argv[0]);
         return 2;
     }
@@ -44,6 +46,8 @@ int main(int argc, char **argv) {
         int iterations = 20;
         bool non_finite = false;
         std::string model_weights;
+        PlanOptions plan_options;
+        plan_options.knobs_source = "--knobs";
         for (int i = 4; i < argc; i++) {
             const std::string key = argv[i];
             if (key == "--non-finite") {
@@ -57,6 +61,8 @@ int main(int argc, char **argv) {
             else if (key == "--seed") seed = std::stoull(value);
             else if (key == "--iterations") iterations = std::stoi(value);  // 0: check only
             else if (key == "--write-model-weights") model_weights = value;
+            else if (key == "--knobs") plan_options.knobs = value;
+            else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
             else throw CompileError("unknown option " + key);
         }
         Graph unfused = load_network(argv[1], options, false);
@@ -67,7 +73,7 @@ int main(int argc, char **argv) {
         fill_untrained_weights(unfused);  // as the test harness did before compiling
         Graph fused = unfused;
         fuse_activations(fused);
-        const NetworkPlan plan = plan_network(fused, "net", argv[3]);
+        const NetworkPlan plan = plan_network(fused, "net", argv[3], plan_options);
         LoadedNetwork net(argv[2], "net");
         // The weights travel as a .caffemodel, so the check does not depend on how the library was
         // compiled (`cortado compile` keeps Caffe's zero fill where a deploy prototxt has no
