@@ -11,7 +11,7 @@ install(IMPORTED_RUNTIME_ARTIFACTS Halide::Halide LIBRARY DESTINATION lib)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/targets/ DESTINATION share/cortado/targets)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/ DESTINATION share/cortado/runtime
         FILES_MATCHING PATTERN "*.h" PATTERN "*.cc")
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/generators/ops/ DESTINATION share/cortado/generators/ops
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/ops/ DESTINATION share/cortado/ops
         FILES_MATCHING PATTERN "*.h")
 # The scripts `cortado bench exported` runs: the exporter and the onnxruntime peer.
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/export_torchvision.py ${CMAKE_SOURCE_DIR}/tools/onnxruntime_peer.py

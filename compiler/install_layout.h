@@ -3,7 +3,7 @@
 //   PREFIX/bin/cortado                    (build tree: build/tools/cortado, build/tests/*)
 //   PREFIX/lib/libcortado_runtime.a       what every emitted network library links
 //   PREFIX/share/cortado/targets/         target descriptions and shipped tuning records
-//   PREFIX/share/cortado/runtime/, generators/ops/   runtime sources, for the emitted glue and
+//   PREFIX/share/cortado/runtime/, ops/   runtime sources, for the emitted glue and
 //                                         for building the runtime for a cross target
 //   PREFIX/share/cortado/halide-include/  Halide's runtime headers
 //   PREFIX/share/cortado/tools/           the scripts `cortado bench exported` runs

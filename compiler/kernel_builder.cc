@@ -200,7 +200,7 @@ std::string build_cortado_runtime(const Toolchain &toolchain) {
     // would keep a network library loaded after dlclose, so a new one at the same path could not
     // replace it: the runtime is built without them, as CMakeLists.txt builds the host's.
     std::vector<fs::path> files;  // headers too: they change what the sources compile to
-    for (const char *folder : {"runtime", "generators/ops"})
+    for (const char *folder : {"runtime", "ops"})
         for (const auto &entry : fs::directory_iterator(fs::path(data_dir()) / folder)) files.push_back(entry.path());
     std::sort(files.begin(), files.end());
     const std::string flags = "-std=c++17 -O2 -fPIC -fno-gnu-unique";

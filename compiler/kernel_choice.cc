@@ -2,7 +2,7 @@
 
 #include <sstream>
 
-#include "generators/ops/field_text.h"
+#include "ops/field_text.h"
 #include "schedules/families.h"
 
 namespace cortado {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "frontend/compile_error.h"
-#include "generators/ops/choice.h"
+#include "ops/choice.h"
 #include "schedules/space.h"
 
 namespace cortado {
@@ -65,16 +65,17 @@ std::string variant_knobs(const schedules::VariantSpec<Shape> &v) {
 template <typename Shape>
 ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shape &shape,
                               const schedules::TargetInfo &target,
-                              const std::vector<const ChoiceSettings *> &strongest_first) {
+                              const std::vector<const ChoiceSettings *> &strongest_first, bool test_variants = false) {
     const std::string op = Shape::kOp;
     const std::string where = op + " on family " + target.family;
     ResolvedChoice resolved;
     if (space.variants.empty()) throw CompileError("family " + target.family + " has no variant for " + op);
     const auto variant_spec = [&](const std::string &name, const std::string &source) {
         const schedules::VariantSpec<Shape> *spec = space.find(name);
-        if (spec) return spec;
+        if (spec && (!spec->test_only || test_variants)) return spec;
         std::string names;
-        for (const auto &v : space.variants) names += (names.empty() ? "" : ", ") + v.name;
+        for (const auto &v : space.variants)
+            if (!v.test_only) names += (names.empty() ? "" : ", ") + v.name;
         throw CompileError(source + ": " + where + " has no variant '" + name + "'; it has " + names);
     };
     // The variant: the strongest source's that can compute this shape. A record for this op
@@ -158,6 +159,7 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
         }
     }
     resolved.choice.variant = variant;
+    resolved.choice.form = spec->form;
     resolved.choice.tolerance = spec->tolerance;
     resolved.choice.weights = spec->weights;
     return resolved;

@@ -15,15 +15,15 @@
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
 #include "frontend/shape_inference.h"
-#include "generators/ops/concat.h"
-#include "generators/ops/conv2d.h"
-#include "generators/ops/elementwise.h"
-#include "generators/ops/gemm.h"
-#include "generators/ops/inner_product.h"
-#include "generators/ops/lrn.h"
-#include "generators/ops/pooling.h"
-#include "generators/ops/softmax.h"
-#include "generators/ops/winograd.h"
+#include "ops/concat.h"
+#include "ops/conv2d.h"
+#include "ops/elementwise.h"
+#include "ops/gemm.h"
+#include "ops/inner_product.h"
+#include "ops/lrn.h"
+#include "ops/pooling.h"
+#include "ops/softmax.h"
+#include "ops/winograd.h"
 #include "schedules/families.h"
 
 namespace cortado {
@@ -74,12 +74,14 @@ FillerSpec runtime_filler(const Filler &f) {
 struct ChoiceSources {
     std::map<std::string, ChoiceSettings> experiment, table;  // by op name
     ChoiceOverrides overrides;
+    bool test_variants = false;
 
     ChoiceSources() = default;
     ChoiceSources(const PlanTarget &target, const PlanOptions &options)
         : experiment(parse_knob_table(options.knobs, options.knobs_source)),
           table(parse_knob_table(target.knobs, "target knobs")),
-          overrides(options.records) {}
+          overrides(options.records),
+          test_variants(options.test_variants) {}
 };
 
 // The kernel for `shape` on `family`, its choice resolved from `sources` and the default
@@ -106,7 +108,8 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
         if (!s->op.empty() && s->op != instance.op)
             throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " +
                                instance.op);
-    const ResolvedChoice resolved = resolve_choice(family.op<Shape>(), shape, info, sources);
+    const ResolvedChoice resolved =
+        resolve_choice(family.op<Shape>(), shape, info, sources, sources_by_kind.test_variants);
     instance.choice = resolved.choice;
     instance.choice.epilogue = epilogue;
     instance.variant_source = resolved.variant_source;
@@ -284,15 +287,16 @@ class Planner {
         if (choice.weights == ops::WeightPacking::CaffeOrder) {
             packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
                                 {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
-        } else if (const ops::WinogradKind kind = ops::winograd_kind(choice.variant); kind.m) {
+        } else if (choice.form.is(ops::Algorithm::Winograd)) {
             // Winograd (generators/conv2d_winograd.h): the tensors as they are, the weights
             // transformed in panels per position.
-            const int width = ops::panel_width(choice), alpha = ops::winograd_matrices(kind.m, kind.r).alpha;
+            const int m = choice.form.winograd_m, r = choice.form.winograd_r;
+            const int width = ops::panel_width(choice), alpha = ops::winograd_matrices(m, r).alpha;
             const int panels = ops::panel_count(p.num_output, width);
             const int in_per_group = shape.in_channels / shape.group;
-            const Packing packing = kind.r == 5   ? Packing::WinogradF2K5Panels
-                                    : kind.m == 4 ? Packing::WinogradF4Panels
-                                                  : Packing::WinogradF2Panels;
+            const Packing packing = r == 5   ? Packing::WinogradF2K5Panels
+                                    : m == 4 ? Packing::WinogradF4Panels
+                                             : Packing::WinogradF2Panels;
             PlannedParam param{packing, weights, int64_t(alpha) * alpha * panels * width * in_per_group};
             param.rows = p.num_output, param.cols = in_per_group, param.panel_width = width;
             packed = param_view(param, {width, in_per_group, panels, alpha * alpha});
@@ -301,9 +305,9 @@ class Planner {
             // tensors seen as matrices, the weights in panels.
             const int depth = int(w[1] * w[2] * w[3]), width = ops::panel_width(choice);
             const int batch = shape.batch, pixels = shape.out_h * shape.out_w;
-            if (ops::is_direct_channel_lanes(choice.variant)) {
+            if (choice.form.is(ops::Algorithm::ChannelLanes)) {
                 output.extents = {pixels, p.num_output, batch, 1};
-            } else if (ops::conv_gemm_form(choice.variant) == ops::ConvGemmForm::FullyConnected) {
+            } else if (choice.form.is_conv_gemm(ops::ConvGemmForm::FullyConnected)) {
                 input.extents = {depth, batch, 1, 1};
                 output.extents = {p.num_output, batch, 1, 1};
             } else {
@@ -490,17 +494,18 @@ class Planner {
     bool conv_takes_blocks(int step, int block, bool as_input) const {
         const ops::Conv2dShape &s = conv_shapes_.at(step);
         const ops::Choice &choice = plan_.kernels[plan_.steps[step].kernel].choice;
-        if (!ops::handles_channel_blocks(choice.variant)) return false;
+        const auto *variant = family_.op<ops::Conv2dShape>().find(choice.variant);
+        if (!variant || !variant->channel_blocks) return false;
         if (as_input) return s.in_channels % block == 0;
         if (s.out_channels % block != 0 || ops::panel_width(choice) % block != 0) return false;
-        if (ops::winograd_kind(choice.variant).m) {
+        if (choice.form.is(ops::Algorithm::Winograd)) {
             // Transformed by blocks of col_block channels, or of whole groups, from
             // channel-innermost products (generators/conv2d_winograd.h).
             const int channels = s.group > 1 ? s.out_channels / s.group : choice.knobs.get("col_block");
             return choice.knobs.has("channel_products") && choice.knobs.get("channel_products") &&
                    channels % block == 0;
         }
-        const bool gemm = ops::conv_gemm_form(choice.variant) == ops::ConvGemmForm::ChannelLanes;
+        const bool gemm = choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes);
         return !gemm || choice.knobs.get("col_block") % block == 0;
     }
 
@@ -536,8 +541,8 @@ class Planner {
             KernelInstance instance = plan_.kernels[planned.kernel];
             // The NCHW views, blocked (ops::layout_extents): the channels are the third axis of
             // (W, H, C, N) and the second of the GEMM forms' (pixels, C, N, 1).
-            const bool gemm = ops::conv_gemm_form(instance.choice.variant) == ops::ConvGemmForm::ChannelLanes;
-            const bool winograd = ops::winograd_kind(instance.choice.variant).m > 0;
+            const bool gemm = instance.choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes);
+            const bool winograd = instance.choice.form.is(ops::Algorithm::Winograd);
             if (blocked[in]) {
                 instance.choice.layout_in.channel_block = block;
                 PlannedView &view = planned.views.front();

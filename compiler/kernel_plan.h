@@ -11,8 +11,8 @@
 #include "compiler/plan_options.h"
 #include "compiler/plan_target.h"
 #include "frontend/graph.h"
-#include "generators/ops/choice.h"
-#include "generators/ops/gemm.h"
+#include "ops/choice.h"
+#include "ops/gemm.h"
 #include "runtime/network_description.h"
 
 namespace cortado {
@@ -21,7 +21,7 @@ namespace cortado {
 // family. Layers with equal kernel signatures share one compiled object, named from it.
 struct KernelInstance {
     std::string op;     // "conv2d", ... (the shape's kOp)
-    std::string shape;  // the shape's descriptor text (generators/ops/field_text.h)
+    std::string shape;  // the shape's descriptor text (ops/field_text.h)
     ops::Choice choice;
     std::string target;    // Halide target string
     std::string family;    // schedule family

@@ -7,7 +7,7 @@
 #include <variant>
 #include <vector>
 
-#include "generators/ops/elementwise.h"
+#include "ops/elementwise.h"
 
 namespace cortado {
 

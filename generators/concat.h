@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "Halide.h"
-#include "generators/ops/concat.h"
+#include "ops/concat.h"
 
 namespace cortado {
 

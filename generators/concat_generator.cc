@@ -1,24 +1,8 @@
 #include "generators/buffer_shape.h"
 #include "generators/concat.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/concat.h"
-#include "schedules/gpu/concat.h"
-#include "schedules/hvx/memory_bound.h"
+#include "generators/schedule_registry.h"
 
 namespace cortado {
-
-namespace {
-
-const VariantSchedules<Concat, ops::ConcatOp> concat_schedules = {
-    {"cpu_direct", [](Concat &a, const ops::ConcatOp &op,
-                      const Halide::Target &t) { schedules::cpu::schedule_concat(a, op.shape, t); }},
-    {"gpu_direct", [](Concat &a, const ops::ConcatOp &op,
-                      const Halide::Target &t) { schedules::gpu::schedule_concat(a, op.shape, t); }},
-    {"hvx_direct", [](Concat &a, const ops::ConcatOp &op,
-                      const Halide::Target &t) { schedules::hvx::schedule_concat(a, op.shape, t); }},
-};
-
-}  // namespace
 
 class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
   public:
@@ -43,7 +27,7 @@ class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
         Concat concat(funcs, s);
         output = concat.output;
         require_dense_shape(output, {s.inner, total, s.outer});
-        apply_variant(concat_schedules, concat, op, get_target());
+        apply_schedule(concat, op, get_target());
     }
 };
 

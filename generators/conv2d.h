@@ -7,7 +7,7 @@
 
 #include "Halide.h"
 #include "generators/elementwise.h"
-#include "generators/ops/conv2d.h"
+#include "ops/conv2d.h"
 
 namespace cortado {
 

@@ -7,102 +7,9 @@
 #include "generators/conv2d_channel_lanes.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/gemm.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/conv2d_channel_lanes.h"
-#include "schedules/cpu/conv2d_depthwise.h"
-#include "schedules/cpu/conv2d_register_tile.h"
-#include "schedules/cpu/conv2d_space.h"
-#include "schedules/cpu/conv2d_winograd.h"
-#include "schedules/cpu/gemm.h"
-#include "schedules/gpu/conv2d.h"
-#include "schedules/gpu/conv2d_channel_lanes.h"
-#include "schedules/gpu/conv2d_channel_lanes_space.h"
-#include "schedules/gpu/conv2d_depthwise.h"
-#include "schedules/gpu/conv2d_winograd.h"
-#include "schedules/gpu/gemm.h"
-#include "schedules/hvx/conv2d.h"
+#include "generators/schedule_registry.h"
 
 namespace cortado {
-
-namespace {
-
-const VariantSchedules<Conv2d, ops::Conv2dOp> conv2d_schedules = {
-    {"cpu_register_tile",
-     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_conv2d_register_tile(a, op.shape, t, op.choice.knobs.get("channel_block"),
-                                                       op.choice.knobs.get("vectors_x"));
-     }},
-    {"cpu_depthwise",
-     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) {
-         const ops::Knobs &k = op.choice.knobs;
-         schedules::cpu::schedule_conv2d_depthwise(a, op.shape, t, k.get("vectors_x"), k.get("rows"),
-                                                   k.get("task_rows"), k.get("task_planes"));
-     }},
-    {"gpu_register_tile",
-     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
-         schedules::gpu::schedule_conv2d_registers(a, op.shape, schedules::gpu::conv2d_knobs(op.choice.knobs));
-     }},
-    {"gpu_depthwise",
-     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
-         const ops::Knobs &k = op.choice.knobs;
-         schedules::gpu::schedule_conv2d_depthwise(a, op.shape, k.get("threads"), k.get("rows"), k.get("cols"),
-                                                   k.get("channels"));
-     }},
-    {"gpu_staged",
-     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &) {
-         schedules::gpu::schedule_conv2d_with_staging(a, op.shape, schedules::gpu::conv2d_knobs(op.choice.knobs));
-     }},
-    {schedules::cpu::kTestWrongVariant,
-     [](Conv2d &a, const ops::Conv2dOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_conv2d_register_tile(a, op.shape, t, op.choice.knobs.get("channel_block"),
-                                                       op.choice.knobs.get("vectors_x"));
-     }},
-    {"hvx_register_tile", [](Conv2d &a, const ops::Conv2dOp &op,
-                             const Halide::Target &t) { schedules::hvx::schedule_conv2d(a, op.shape, t); }},
-};
-
-// Channels in the lanes write C transposed (ops::ConvGemmForm).
-const auto cpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target &t) {
-    schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t,
-                                  ops::conv_gemm_form(op.choice.variant) == ops::ConvGemmForm::ChannelLanes);
-};
-const auto gpu_gemm = [](Gemm &g, const ops::Conv2dOp &op, const Halide::Target &) {
-    schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs),
-                                  ops::conv_gemm_form(op.choice.variant) == ops::ConvGemmForm::ChannelLanes);
-};
-const VariantSchedules<Gemm, ops::Conv2dOp> conv2d_gemm_schedules = {
-    {"cpu_gemm_fully_connected", cpu_gemm},        {"cpu_gemm_1x1", cpu_gemm},
-    {"cpu_gemm_1x1_channel_lanes", cpu_gemm},      {"gpu_gemm_fully_connected", gpu_gemm},
-    {"gpu_skinny_gemm_fully_connected", gpu_gemm}, {"gpu_gemm_1x1", gpu_gemm},
-    {"gpu_gemm_1x1_channel_lanes", gpu_gemm},
-};
-
-const VariantSchedules<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_schedules = {
-    {"cpu_direct_channel_lanes",
-     [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_conv2d_channel_lanes(a, op.shape, t, op.choice.knobs.get("rows"),
-                                                       op.choice.knobs.get("task_tiles"));
-     }},
-    {"gpu_direct_channel_lanes",
-     [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Halide::Target &) {
-         const ops::Knobs &k = op.choice.knobs;
-         schedules::gpu::schedule_conv2d_channel_lanes(
-             a, op.shape, {k.get("channels"), k.get("panel"), k.get("rows"), k.get("threads_q"), k.get("split_k")});
-     }},
-};
-
-const auto cpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const Halide::Target &t) {
-    schedules::cpu::schedule_conv2d_winograd(a, ops::GemmBlocking::from(op.choice.knobs), t);
-};
-const auto gpu_winograd = [](Conv2dWinograd &a, const ops::Conv2dOp &op, const Halide::Target &) {
-    schedules::gpu::schedule_conv2d_winograd(a, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
-};
-const VariantSchedules<Conv2dWinograd, ops::Conv2dOp> conv2d_winograd_schedules = {
-    {"cpu_winograd_f2", cpu_winograd}, {"cpu_winograd_f4", cpu_winograd}, {"cpu_winograd_f2_5x5", cpu_winograd},
-    {"gpu_winograd_f2", gpu_winograd}, {"gpu_winograd_f4", gpu_winograd},
-};
-
-}  // namespace
 
 class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
   public:
@@ -115,22 +22,27 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
 
     void generate() {
         const auto op = read_descriptor<ops::Conv2dOp>(descriptor);
+        const ops::Form &form = op.choice.form;
+        // Blocked tensors need an algorithm that reads and writes whole blocks: channels in the
+        // lanes, directly, by Winograd, or by the GEMM that puts them in the lanes.
         if ((op.choice.layout_in.blocked() || op.choice.layout_out.blocked()) &&
-            !ops::handles_channel_blocks(op.choice.variant))
-            throw Halide::CompileError(op.choice.variant + " reads and writes NCHW only");
-        if (conv2d_gemm_schedules.count(op.choice.variant)) return generate_gemm(op);
-        if (conv2d_channel_lanes_schedules.count(op.choice.variant)) return generate_channel_lanes(op);
-        if (conv2d_winograd_schedules.count(op.choice.variant)) return generate_winograd(op);
+            !(form.is(ops::Algorithm::ChannelLanes) || form.is(ops::Algorithm::Winograd) ||
+              form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes)))
+            throw Halide::CompileError(op.choice.variant + " (" + ops::field_value(form) +
+                                       ") reads and writes NCHW only");
+        if (form.is(ops::Algorithm::Gemm)) return generate_gemm(op);
+        if (form.is(ops::Algorithm::ChannelLanes)) return generate_channel_lanes(op);
+        if (form.is(ops::Algorithm::Winograd)) return generate_winograd(op);
         const Conv2dShape &s = op.shape;
         ops::Epilogue epilogue = op.choice.epilogue;
-        if (op.choice.variant == schedules::cpu::kTestWrongVariant) epilogue.bias = false;  // wrong on purpose
+        if (form.is(ops::Algorithm::DirectWithoutBias)) epilogue.bias = false;  // wrong on purpose
         Conv2d conv(input, weights, bias, s, epilogue);
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {s.kernel_w, s.kernel_h, s.in_channels / s.group, s.out_channels});
         require_dense_shape(bias, {s.out_channels});
         require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
-        apply_variant(conv2d_schedules, conv, op, get_target());
+        apply_schedule(conv, op, get_target());
     }
 
   private:
@@ -140,11 +52,10 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         const int in_block = choice.layout_in.channel_block, out_block = choice.layout_out.channel_block;
         if (in_block > 0 && s.in_channels % in_block != 0)
             throw Halide::CompileError("the input's " + std::to_string(s.in_channels) +
-                                        " channels are not whole blocks of " + std::to_string(in_block));
+                                       " channels are not whole blocks of " + std::to_string(in_block));
         if (out_block > 0 && (s.out_channels % out_block != 0 || width % out_block != 0))
             throw Halide::CompileError("the output's " + std::to_string(s.out_channels) + " channels in panels of " +
-                                        std::to_string(width) + " are not whole blocks of " +
-                                        std::to_string(out_block));
+                                       std::to_string(width) + " are not whole blocks of " + std::to_string(out_block));
     }
 
     // The channel-lanes variants read the input in place, the weights packed in panels of
@@ -158,19 +69,21 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Var lane{"lane"}, k{"k"}, panel{"panel"};
         Func packed{"packed_weights"};
         packed(lane, k, panel) = weights(lane, k, panel, 0);
-        // GPU panels are shared by panel / channels threads; CPU tiles are whole panels.
-        const bool gpu = op.choice.variant == schedules::gpu::kGpuChannelLanes;
+        // A variant with a `channels` knob shares each panel among panel / channels threads (the
+        // GPU's); otherwise a tile is a whole panel.
+        const bool shared_panels = op.choice.knobs.has("channels");
         const int in_block = op.choice.layout_in.channel_block, out_block = op.choice.layout_out.channel_block;
         require_blocks(s, op.choice, width);
         Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width,
-                                gpu ? width / op.choice.knobs.get("channels") : 0, in_block, out_block);
+                                shared_panels ? width / op.choice.knobs.get("channels") : 0, in_block, out_block);
         output = conv.output;
-        require_dense_shape(input, ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
+        require_dense_shape(input,
+                            ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
         require_dense_shape(weights, {width, depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});
-        require_dense_shape(output, ops::layout_extents(op.choice.layout_out,
-                                                        {s.out_w * s.out_h, s.out_channels, s.batch, 1}, 1));
-        apply_variant(conv2d_channel_lanes_schedules, conv, op, get_target());
+        require_dense_shape(
+            output, ops::layout_extents(op.choice.layout_out, {s.out_w * s.out_h, s.out_channels, s.batch, 1}, 1));
+        apply_schedule(conv, op, get_target());
     }
 
     // The Winograd variants read the input and write the output as they are; the weights come
@@ -179,8 +92,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     void generate_winograd(const ops::Conv2dOp &op) {
         using namespace Halide;
         const Conv2dShape &s = op.shape;
-        const ops::WinogradKind kind = ops::winograd_kind(op.choice.variant);
-        const int m = kind.m, alpha = ops::winograd_matrices(m, kind.r).alpha;
+        const int m = op.choice.form.winograd_m, alpha = ops::winograd_matrices(m, op.choice.form.winograd_r).alpha;
         const int width = ops::panel_width(op.choice), panels = ops::panel_count(s.out_channels, width);
         Var lane{"lane"}, ci{"ci"}, panel{"panel"}, pos{"pos"};
         Func packed{"packed_weights"};
@@ -193,7 +105,8 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             // col_block channels or of whole groups (the CPU's knobs).
             const int block_channels = s.group > 1 ? s.out_channels / s.group : op.choice.knobs.get("col_block");
             if (!channels_innermost)
-                throw CompileError("a blocked Winograd output needs the products channel-innermost (channel_products 1)");
+                throw CompileError(
+                    "a blocked Winograd output needs the products channel-innermost (channel_products 1)");
             require_blocks(s, op.choice, std::gcd(width, block_channels));
         } else {
             require_blocks(s, op.choice, width);
@@ -201,12 +114,13 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"),
                             channels_innermost, in_block, out_block);
         output = conv.output;
-        require_dense_shape(input, ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
+        require_dense_shape(input,
+                            ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
         require_dense_shape(weights, {width, s.in_channels / s.group, panels, alpha * alpha});
         require_dense_shape(bias, {s.out_channels});
         require_dense_shape(output,
                             ops::layout_extents(op.choice.layout_out, {s.out_w, s.out_h, s.out_channels, s.batch}, 2));
-        apply_variant(conv2d_winograd_schedules, conv, op, get_target());
+        apply_schedule(conv, op, get_target());
     }
 
     // The GEMM variants read the tensors in place through the planner's views, with the weights
@@ -220,7 +134,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     void generate_gemm(const ops::Conv2dOp &op) {
         using namespace Halide;
         const Conv2dShape &s = op.shape;
-        const ops::ConvGemmForm form = ops::conv_gemm_form(op.choice.variant);
+        const ops::ConvGemmForm form = op.choice.form.gemm_form;
         const bool fully_connected = form == ops::ConvGemmForm::FullyConnected;
         const bool channel_lanes = form == ops::ConvGemmForm::ChannelLanes;
         const ops::GemmDims d = ops::conv_gemm_dims(s, form);
@@ -256,13 +170,14 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             require_dense_shape(input, {d.depth, d.rows, 1, 1});
             require_dense_shape(output, {d.cols, d.rows, 1, 1});
         } else {
-            require_dense_shape(input, ops::layout_extents(op.choice.layout_in, {pixels, s.in_channels, s.batch, 1}, 1));
+            require_dense_shape(input,
+                                ops::layout_extents(op.choice.layout_in, {pixels, s.in_channels, s.batch, 1}, 1));
             require_dense_shape(output,
                                 ops::layout_extents(op.choice.layout_out, {pixels, s.out_channels, s.batch, 1}, 1));
         }
         require_dense_shape(weights, {width, d.depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});
-        apply_variant(conv2d_gemm_schedules, g, op, get_target());
+        apply_schedule(g, op, get_target());
     }
 };
 

@@ -1,4 +1,4 @@
-// Convolution by Winograd's F(m×m, r×r) (generators/ops/winograd.h), with the batched products
+// Convolution by Winograd's F(m×m, r×r) (ops/winograd.h), with the batched products
 // on the GEMM algorithm (generators/gemm.h):
 // - `transformed(tx, ty, image, ci, pos)`: Bᵀ d B of each tile's α×α input patch d, position
 //   `pos` = i·α + j of the α² that the transform gives;
@@ -20,7 +20,7 @@
 #include "Halide.h"
 #include "generators/conv2d.h"
 #include "generators/gemm.h"
-#include "generators/ops/winograd.h"
+#include "ops/winograd.h"
 
 namespace cortado {
 

@@ -8,7 +8,7 @@
 
 #include "Halide.h"
 #include "generators/non_finite.h"
-#include "generators/ops/elementwise.h"
+#include "ops/elementwise.h"
 
 namespace cortado {
 
@@ -20,6 +20,13 @@ inline Halide::Expr leaky_relu(Halide::Expr v, float slope) {
     if (slope == 0.0f) return select(Halide::is_nan(v), v, Halide::max(v, 0.0f));
     return select(Halide::is_nan(v), v, select(v < 0.0f, v * slope, v));
 }
+
+// ReLU, the activations and Eltwise as their schedules see them: one output element per input
+// element of flat views.
+struct FlatOutput {
+    Halide::Func output;
+    Halide::Var i;
+};
 
 struct Relu {
     Halide::Var i{"i"};

@@ -1,55 +1,9 @@
 // Generators for the element-wise ops (one family: flat views, same schedule shape).
 #include "generators/buffer_shape.h"
 #include "generators/elementwise.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/elementwise.h"
-#include "schedules/gpu/elementwise.h"
-#include "schedules/hvx/memory_bound.h"
+#include "generators/schedule_registry.h"
 
 namespace cortado {
-
-namespace {
-
-// ReLU, the activations and Eltwise: one output element per input element of flat views.
-struct FlatOutput {
-    Halide::Func output;
-    Halide::Var i;
-};
-
-template <typename OpT>
-VariantSchedules<FlatOutput, OpT> flat_schedules() {
-    return {
-        {"cpu_direct",
-         [](FlatOutput &a, const OpT &op, const Halide::Target &t) {
-             schedules::cpu::schedule_flat(a.output, a.i, op.shape.count, t);
-         }},
-        {"gpu_direct",
-         [](FlatOutput &a, const OpT &op, const Halide::Target &t) {
-             schedules::gpu::schedule_flat(a.output, a.i, op.shape.count, t);
-         }},
-        {"hvx_direct",
-         [](FlatOutput &a, const OpT &op, const Halide::Target &t) {
-             schedules::hvx::schedule_flat(a.output, a.i, op.shape.count, t);
-         }},
-    };
-}
-
-const VariantSchedules<ChannelAffine, ops::ChannelAffineOp> channel_affine_schedules = {
-    {"cpu_direct",
-     [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
-     }},
-    {"gpu_direct",
-     [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
-         schedules::gpu::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
-     }},
-    {"hvx_direct",
-     [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Halide::Target &t) {
-         schedules::hvx::schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
-     }},
-};
-
-}  // namespace
 
 class ReluGenerator : public Halide::Generator<ReluGenerator> {
   public:
@@ -64,7 +18,7 @@ class ReluGenerator : public Halide::Generator<ReluGenerator> {
         require_dense_shape(input, {op.shape.count});
         require_dense_shape(output, {op.shape.count});
         FlatOutput flat{relu.output, relu.i};
-        apply_variant(flat_schedules<ops::ReluOp>(), flat, op, get_target());
+        apply_schedule(flat, op, get_target());
     }
 };
 
@@ -81,7 +35,7 @@ class ActivationGenerator : public Halide::Generator<ActivationGenerator> {
         require_dense_shape(input, {op.shape.count});
         require_dense_shape(output, {op.shape.count});
         FlatOutput flat{activation.output, activation.i};
-        apply_variant(flat_schedules<ops::ActivationOp>(), flat, op, get_target());
+        apply_schedule(flat, op, get_target());
     }
 };
 
@@ -105,7 +59,7 @@ class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
         output = eltwise.output;
         require_dense_shape(output, {op.shape.count});
         FlatOutput flat{eltwise.output, eltwise.i};
-        apply_variant(flat_schedules<ops::EltwiseOp>(), flat, op, get_target());
+        apply_schedule(flat, op, get_target());
     }
 };
 
@@ -126,7 +80,7 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
         require_dense_shape(scale, {s.channels});
         require_dense_shape(shift, {s.channels});
         require_dense_shape(output, {s.inner, s.channels, s.outer});
-        apply_variant(channel_affine_schedules, affine, op, get_target());
+        apply_schedule(affine, op, get_target());
     }
 };
 

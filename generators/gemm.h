@@ -15,7 +15,7 @@
 
 #include "Halide.h"
 #include "generators/elementwise.h"
-#include "generators/ops/gemm.h"
+#include "ops/gemm.h"
 
 namespace cortado {
 

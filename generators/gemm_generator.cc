@@ -3,30 +3,9 @@
 // (n, k), or (k, n) with trans_b; C is (n, m).
 #include "generators/buffer_shape.h"
 #include "generators/gemm.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/gemm.h"
-#include "schedules/gpu/gemm.h"
+#include "generators/schedule_registry.h"
 
 namespace cortado {
-
-namespace {
-
-const VariantSchedules<Gemm, ops::GemmOp> gemm_schedules = {
-    {"cpu_gemm",
-     [](Gemm &g, const ops::GemmOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
-     }},
-    {"gpu_gemm",
-     [](Gemm &g, const ops::GemmOp &op, const Halide::Target &) {
-         schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
-     }},
-    {"gpu_skinny_gemm",
-     [](Gemm &g, const ops::GemmOp &op, const Halide::Target &) {
-         schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
-     }},
-};
-
-}  // namespace
 
 class GemmGenerator : public Halide::Generator<GemmGenerator> {
   public:
@@ -54,7 +33,7 @@ class GemmGenerator : public Halide::Generator<GemmGenerator> {
         require_dense_shape(b, s.trans_b ? std::vector<int>{s.k, s.n} : std::vector<int>{s.n, s.k});
         require_dense_shape(bias, {s.n});
         require_dense_shape(c, {s.n, s.m});
-        apply_variant(gemm_schedules, g, op, get_target());
+        apply_schedule(g, op, get_target());
     }
 };
 

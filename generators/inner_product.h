@@ -6,7 +6,7 @@
 
 #include "Halide.h"
 #include "generators/elementwise.h"
-#include "generators/ops/inner_product.h"
+#include "ops/inner_product.h"
 
 namespace cortado {
 

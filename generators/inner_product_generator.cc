@@ -1,39 +1,9 @@
 #include "generators/buffer_shape.h"
 #include "generators/gemm.h"
 #include "generators/inner_product.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/gemm.h"
-#include "schedules/cpu/inner_product.h"
-#include "schedules/gpu/gemm.h"
-#include "schedules/gpu/inner_product.h"
-#include "schedules/hvx/memory_bound.h"
+#include "generators/schedule_registry.h"
 
 namespace cortado {
-
-namespace {
-
-const VariantSchedules<InnerProduct, ops::InnerProductOp> inner_product_schedules = {
-    {"cpu_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op,
-                             const Halide::Target &t) { schedules::cpu::schedule_inner_product(a, op.shape, t); }},
-    {"gpu_block_partials", [](InnerProduct &a, const ops::InnerProductOp &op,
-                              const Halide::Target &t) { schedules::gpu::schedule_inner_product(a, op.shape, t); }},
-    {"hvx_lane_partials", [](InnerProduct &a, const ops::InnerProductOp &op,
-                             const Halide::Target &t) { schedules::hvx::schedule_inner_product(a, op.shape, t); }},
-};
-
-const auto gpu_gemm = [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &) {
-    schedules::gpu::schedule_gemm(g, schedules::gpu::GemmGpuTile::from(op.choice.knobs));
-};
-const VariantSchedules<Gemm, ops::InnerProductOp> inner_product_gemm_schedules = {
-    {"cpu_gemm",
-     [](Gemm &g, const ops::InnerProductOp &op, const Halide::Target &t) {
-         schedules::cpu::schedule_gemm(g, ops::GemmBlocking::from(op.choice.knobs), t);
-     }},
-    {"gpu_gemm", gpu_gemm},
-    {"gpu_skinny_gemm", gpu_gemm},
-};
-
-}  // namespace
 
 class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
   public:
@@ -46,7 +16,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
 
     void generate() {
         const auto op = read_descriptor<ops::InnerProductOp>(descriptor);
-        if (inner_product_gemm_schedules.count(op.choice.variant)) return generate_gemm(op);
+        if (op.choice.form.is(ops::Algorithm::Gemm)) return generate_gemm(op);
         const InnerProductShape &s = op.shape;
         // Every variant keeps `lanes` partial sums: vector lanes on CPUs, threads of a block on GPUs.
         InnerProduct ip(input, weights, bias, s, op.choice.epilogue, op.choice.knobs.get("lanes"));
@@ -55,7 +25,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         require_dense_shape(weights, {s.inputs, s.outputs});
         require_dense_shape(bias, {s.outputs});
         require_dense_shape(output, {s.outputs, s.rows});
-        apply_variant(inner_product_schedules, ip, op, get_target());
+        apply_schedule(ip, op, get_target());
     }
 
   private:
@@ -78,7 +48,7 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         require_dense_shape(weights, {width * s.inputs, panels});
         require_dense_shape(bias, {s.outputs});
         require_dense_shape(output, {s.outputs, s.rows});
-        apply_variant(inner_product_gemm_schedules, g, op, get_target());
+        apply_schedule(g, op, get_target());
     }
 };
 

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "Halide.h"
-#include "generators/ops/lrn.h"
+#include "ops/lrn.h"
 
 namespace cortado {
 

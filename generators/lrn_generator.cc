@@ -1,24 +1,8 @@
 #include "generators/buffer_shape.h"
 #include "generators/lrn.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/lrn.h"
-#include "schedules/gpu/lrn.h"
-#include "schedules/hvx/memory_bound.h"
+#include "generators/schedule_registry.h"
 
 namespace cortado {
-
-namespace {
-
-const VariantSchedules<LRN, ops::LRNOp> lrn_schedules = {
-    {"cpu_direct",
-     [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::cpu::schedule_lrn(a, op.shape, t); }},
-    {"gpu_direct",
-     [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::gpu::schedule_lrn(a, op.shape, t); }},
-    {"hvx_direct",
-     [](LRN &a, const ops::LRNOp &op, const Halide::Target &t) { schedules::hvx::schedule_lrn(a, op.shape, t); }},
-};
-
-}  // namespace
 
 class LRNGenerator : public Halide::Generator<LRNGenerator> {
   public:
@@ -34,7 +18,7 @@ class LRNGenerator : public Halide::Generator<LRNGenerator> {
         output = lrn.output;
         require_dense_shape(input, {s.w, s.h, s.channels, s.batch});
         require_dense_shape(output, {s.w, s.h, s.channels, s.batch});
-        apply_variant(lrn_schedules, lrn, op, get_target());
+        apply_schedule(lrn, op, get_target());
     }
 };
 

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "Halide.h"
-#include "generators/ops/pad.h"
+#include "ops/pad.h"
 
 namespace cortado {
 

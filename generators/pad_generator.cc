@@ -1,24 +1,8 @@
 #include "generators/buffer_shape.h"
 #include "generators/pad.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/pad.h"
-#include "schedules/gpu/pad.h"
-#include "schedules/hvx/memory_bound.h"
+#include "generators/schedule_registry.h"
 
 namespace cortado {
-
-namespace {
-
-const VariantSchedules<Pad, ops::PadOp> pad_schedules = {
-    {"cpu_direct",
-     [](Pad &a, const ops::PadOp &op, const Halide::Target &t) { schedules::cpu::schedule_pad(a, op.shape, t); }},
-    {"gpu_direct",
-     [](Pad &a, const ops::PadOp &op, const Halide::Target &t) { schedules::gpu::schedule_pad(a, op.shape, t); }},
-    {"hvx_direct",
-     [](Pad &a, const ops::PadOp &op, const Halide::Target &t) { schedules::hvx::schedule_pad(a, op.shape, t); }},
-};
-
-}  // namespace
 
 class PadGenerator : public Halide::Generator<PadGenerator> {
   public:
@@ -34,7 +18,7 @@ class PadGenerator : public Halide::Generator<PadGenerator> {
         output = pad.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.channels, s.batch});
         require_dense_shape(output, {s.out_w(), s.out_h(), s.channels, s.batch});
-        apply_variant(pad_schedules, pad, op, get_target());
+        apply_schedule(pad, op, get_target());
     }
 };
 

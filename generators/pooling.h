@@ -10,7 +10,7 @@
 
 #include "Halide.h"
 #include "generators/non_finite.h"
-#include "generators/ops/pooling.h"
+#include "ops/pooling.h"
 
 namespace cortado {
 
@@ -26,6 +26,10 @@ using ops::PoolingShape;
 //  - FramedPlane: each plane copied into a frame of -inf as wide as the pads, so no load needs
 //    a bounds test even in rows so narrow that every vector touches an edge.
 enum class MaxPoolingForm { Window, ClampedRows, FramedPlane };
+
+// A family's choice of MAX window form for its variant, bound in its bindings.cc
+// (generators/schedule_registry.h); a variant with none takes Window.
+using MaxPoolingFormRule = std::function<MaxPoolingForm(const PoolingShape &, const Halide::Target &)>;
 
 inline bool every_window_holds_an_image_cell(const PoolingShape &s) {
     return s.pad_w < s.kernel_w && s.pad_h < s.kernel_h && (s.out_w - 1) * s.stride_w - s.pad_w < s.in_w &&

@@ -7,7 +7,7 @@
 
 #include "Halide.h"
 #include "generators/non_finite.h"
-#include "generators/ops/softmax.h"
+#include "ops/softmax.h"
 
 namespace cortado {
 

@@ -1,24 +1,8 @@
 #include "generators/buffer_shape.h"
+#include "generators/schedule_registry.h"
 #include "generators/softmax.h"
-#include "generators/variant_schedules.h"
-#include "schedules/cpu/softmax.h"
-#include "schedules/gpu/softmax.h"
-#include "schedules/hvx/memory_bound.h"
 
 namespace cortado {
-
-namespace {
-
-const VariantSchedules<Softmax, ops::SoftmaxOp> softmax_schedules = {
-    {"cpu_direct", [](Softmax &a, const ops::SoftmaxOp &op,
-                      const Halide::Target &t) { schedules::cpu::schedule_softmax(a, op.shape, t); }},
-    {"gpu_direct", [](Softmax &a, const ops::SoftmaxOp &op,
-                      const Halide::Target &t) { schedules::gpu::schedule_softmax(a, op.shape, t); }},
-    {"hvx_direct", [](Softmax &a, const ops::SoftmaxOp &op,
-                      const Halide::Target &t) { schedules::hvx::schedule_softmax(a, op.shape, t); }},
-};
-
-}  // namespace
 
 class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
   public:
@@ -36,7 +20,7 @@ class SoftmaxGenerator : public Halide::Generator<SoftmaxGenerator> {
         output = softmax.output;
         require_dense_shape(input, {s.inner, s.channels, s.outer});
         require_dense_shape(output, {s.inner, s.channels, s.outer});
-        apply_variant(softmax_schedules, softmax, op, get_target());
+        apply_schedule(softmax, op, get_target());
     }
 };
 

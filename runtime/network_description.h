@@ -35,11 +35,11 @@ enum class Packing : int {
     Zeros = 2,           // no blob (bias_term: false)
     BatchNormScale = 3,  // 1 / sqrt(var / f + eps), blobs (mean, var, factor)
     BatchNormShift = 4,  // -mean / f * scale
-    // GEMM panels (generators/ops/choice.h WeightPacking): output channels cut into panels of
+    // GEMM panels (ops/choice.h WeightPacking): output channels cut into panels of
     // panel_width, each stored k-major with its channels innermost, the last zero-padded.
     Panels = 5,             // from an outputs x K blob (Caffe's order)
     PanelsOfTranspose = 6,  // from a K x outputs blob (InnerProduct transpose: true)
-    // Winograd F(m×m, r×r) (generators/ops/winograd.h): each output's r×r kernel per input
+    // Winograd F(m×m, r×r) (ops/winograd.h): each output's r×r kernel per input
     // channel as G g Gᵀ, in panels of panel_width outputs per position of the α×α transform:
     // (lane, input, panel, position), from an outputs x inputs x r x r blob (rows x cols x r²).
     WinogradF2Panels = 7,    // F(2×2, 3×3)
@@ -64,7 +64,7 @@ struct TensorSpec {
     int rank;
     int64_t shape[kMaxRank];
     // 0: stored as its shape says (NCHW); b > 0: an N x C x H x W tensor stored channel-blocked
-    // (generators/ops/choice.h, Layout), which the blob callback is shown as NCHW.
+    // (ops/choice.h, Layout), which the blob callback is shown as NCHW.
     int channel_block;
 };
 

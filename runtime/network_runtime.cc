@@ -1,6 +1,6 @@
 #include "runtime/network_runtime.h"
 
-#include "generators/ops/winograd.h"
+#include "ops/winograd.h"
 
 #include <HalideRuntime.h>
 

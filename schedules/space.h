@@ -1,8 +1,10 @@
 // What a schedule family offers, declared without Halide so that the planner (and the
-// libHalide-free checker) can choose: per op, the variants, each variant's knob space
-// (names, domains, constraints) and the rule that picks the default choice from the shape.
-// Each family declares its space in schedules/<family>/space.h; the generators map variant
-// names to schedule functions (generators/*_generator.cc).
+// libHalide-free checker) can choose: per op, the variants, each registered once with its typed
+// properties (what it computes, the layouts it reads and writes, its knob space with domains,
+// constraints and default rule, the sources its schedule version hashes), and the rule that
+// picks the default variant from the shape. Each family declares its space in
+// schedules/<family>/space.h and binds its variants' names to their schedule functions in
+// schedules/<family>/bindings.cc (generators/schedule_registry.h).
 #pragma once
 
 #include <functional>
@@ -10,15 +12,15 @@
 #include <tuple>
 #include <vector>
 
-#include "generators/ops/concat.h"
-#include "generators/ops/conv2d.h"
-#include "generators/ops/elementwise.h"
-#include "generators/ops/gemm.h"
-#include "generators/ops/inner_product.h"
-#include "generators/ops/lrn.h"
-#include "generators/ops/pad.h"
-#include "generators/ops/pooling.h"
-#include "generators/ops/softmax.h"
+#include "ops/concat.h"
+#include "ops/conv2d.h"
+#include "ops/elementwise.h"
+#include "ops/gemm.h"
+#include "ops/inner_product.h"
+#include "ops/lrn.h"
+#include "ops/pad.h"
+#include "ops/pooling.h"
+#include "ops/softmax.h"
 
 namespace cortado::schedules {
 
@@ -43,6 +45,17 @@ struct KnobSpec {
 template <typename Shape>
 struct VariantSpec {
     std::string name;
+    // What it computes (ops/form.h): the planner copies it into every choice of the variant.
+    ops::Form form;
+    // Whether it also reads and writes channel-blocked activations (ops::Layout); else NCHW only.
+    bool channel_blocks = false;
+    // Offered only to plans that ask (PlanOptions::test_variants): wrong on purpose, for tests.
+    bool test_only = false;
+    // The headers its schedule lives in (its schedule function, its knob space), from the
+    // project root: its schedule version hashes them and the project headers they include, with
+    // the op's generator, the bindings.cc of their family folders and the space.h of every
+    // family that offers the variant (compiler/schedule_version.cc).
+    std::vector<std::string> sources;
     std::vector<KnobSpec> knobs;
     // How the runtime packs the weights for this variant (ops::Choice::weights).
     ops::WeightPacking weights = ops::WeightPacking::CaffeOrder;
@@ -72,11 +85,13 @@ struct OpSpace {
     }
 };
 
-// A variant with fixed knob defaults and no constraints: most memory-bound schedules.
+// A variant of the op's own algorithm with no knobs and no constraints, its schedule in
+// `sources`: most memory-bound schedules.
 template <typename Shape>
-VariantSpec<Shape> plain_variant(const std::string &name) {
+VariantSpec<Shape> plain_variant(const std::string &name, std::vector<std::string> sources) {
     VariantSpec<Shape> v;
     v.name = name;
+    v.sources = std::move(sources);
     v.complete = [](const Shape &, const TargetInfo &, Knobs &) {};
     return v;
 }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <regex>
 #include <set>
@@ -22,10 +23,22 @@
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
-#include "generators/ops/concat.h"
-#include "generators/ops/conv2d.h"
-#include "generators/ops/elementwise.h"
-#include "generators/ops/gemm.h"
+#include "generators/concat.h"
+#include "generators/conv2d.h"
+#include "generators/conv2d_channel_lanes.h"
+#include "generators/conv2d_winograd.h"
+#include "generators/elementwise.h"
+#include "generators/gemm.h"
+#include "generators/inner_product.h"
+#include "generators/lrn.h"
+#include "generators/pad.h"
+#include "generators/pooling.h"
+#include "generators/schedule_registry.h"
+#include "generators/softmax.h"
+#include "ops/concat.h"
+#include "ops/conv2d.h"
+#include "ops/elementwise.h"
+#include "ops/gemm.h"
 #include "schedules/families.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "tests/scoped_knobs.h"
@@ -103,6 +116,19 @@ TEST(Descriptors, TextRoundTripsEveryFieldType) {
     EXPECT_EQ(back.shape.kernel_h, 11);
     EXPECT_EQ(back.choice.knobs.get("channels"), 4);
     EXPECT_EQ(back.choice.epilogue.relu_slope, 0.1f);  // 9 digits read back the same float
+    for (const ops::Form form :
+         {ops::Form::direct(), ops::Form::channel_lanes(), ops::Form::winograd(4, 3), ops::Form::winograd(2, 5),
+          ops::Form::conv_gemm(ops::ConvGemmForm::FullyConnected), ops::Form::conv_gemm(ops::ConvGemmForm::PixelLanes),
+          ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes),
+          ops::Form{ops::Algorithm::DirectWithoutBias, 0, 0, ops::ConvGemmForm::PixelLanes}}) {
+        conv.choice.form = form;
+        EXPECT_TRUE(ops::parse_descriptor<ops::Conv2dOp>(ops::descriptor_text(conv)).choice.form == form)
+            << ops::field_value(form);
+    }
+    for (const char *bad : {"winograd", "winograd_f4x", "winograd_f0x3", "gemm", "lanes"}) {
+        ops::Form form;
+        EXPECT_THROW(ops::parse_field(bad, form), std::invalid_argument) << bad;
+    }
 
     ops::EltwiseOp eltwise;
     eltwise.shape.operation = ops::EltwiseOperation::Max;
@@ -156,7 +182,7 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
                     pick.source = "test";
                     pick.variant = v.name;
                     try {
-                        const ResolvedChoice r = resolve_choice(space, shape, info, {&pick});
+                        const ResolvedChoice r = resolve_choice(space, shape, info, {&pick}, true);
                         EXPECT_EQ(r.choice.knobs.values.size(), v.knobs.size()) << name << " " << v.name;
                         EXPECT_GT(r.choice.tolerance, 0.0f);
                         EXPECT_LT(r.choice.tolerance, 0.1f);
@@ -950,24 +976,86 @@ TEST(ScheduleVersion, EveryVariantOfEveryFamilyHasOneThatFollowsItsSources) {
     // The version covers the variant's schedule, its algorithm and the helpers they include,
     // and nothing of unrelated variants.
     const std::vector<std::string> winograd = schedule_version_sources("conv2d", "cpu_winograd_f2");
-    for (const char *covered : {"schedules/cpu/conv2d_winograd.h", "generators/conv2d_winograd.h",
-                                "schedules/cpu/gemm.h", "generators/ops/winograd.h"})
+    for (const char *covered :
+         {"schedules/cpu/conv2d_winograd.h", "generators/conv2d_winograd.h", "schedules/cpu/gemm.h", "ops/winograd.h"})
         EXPECT_NE(std::find(winograd.begin(), winograd.end(), covered), winograd.end()) << covered;
     for (const char *unrelated : {"schedules/cpu/pooling.h", "schedules/gpu/conv2d_winograd.h", "generators/lrn.h"})
         EXPECT_EQ(std::find(winograd.begin(), winograd.end(), unrelated), winograd.end()) << unrelated;
-    // The generator that hands the knobs to the schedule, and the spaces that declare the variant.
-    for (const char *declaring : {"generators/conv2d_generator.cc", "schedules/cpu/space.h", "schedules/x86/space.h"})
+    // The generator that builds the form's algorithm, the bindings that hand the knobs to the
+    // schedule, and the spaces of the families that offer the variant.
+    for (const char *declaring : {"generators/conv2d_generator.cc", "schedules/cpu/bindings.cc",
+                                  "schedules/cpu/space.h", "schedules/x86/space.h", "schedules/arm/space.h"})
         EXPECT_NE(std::find(winograd.begin(), winograd.end(), declaring), winograd.end()) << declaring;
+    for (const char *other_family : {"schedules/gpu/bindings.cc", "schedules/gpu/space.h", "schedules/hvx/space.h"})
+        EXPECT_EQ(std::find(winograd.begin(), winograd.end(), other_family), winograd.end()) << other_family;
     const std::vector<std::string> staged = schedule_version_sources("conv2d", "gpu_staged");
-    EXPECT_NE(std::find(staged.begin(), staged.end(), "schedules/gpu/space.h"), staged.end());
+    for (const char *declaring : {"schedules/gpu/space.h", "schedules/gpu/bindings.cc"})
+        EXPECT_NE(std::find(staged.begin(), staged.end(), declaring), staged.end()) << declaring;
+    EXPECT_EQ(std::find(staged.begin(), staged.end(), "schedules/cpu/space.h"), staged.end());
     EXPECT_NE(schedule_version("conv2d", "cpu_winograd_f2"), schedule_version("conv2d", "cpu_register_tile"));
     EXPECT_EQ(schedule_version("conv2d", "cpu_winograd_f2"), schedule_version("conv2d", "cpu_winograd_f4"));
     try {
         schedule_version("conv2d", "cpu_no_such_variant");
-        ADD_FAILURE() << "a variant without sources has a version";
+        ADD_FAILURE() << "a variant no family offers has a version";
     } catch (const CompileError &e) {
-        EXPECT_NE(std::string(e.what()).find("compiler/schedule_version.cc"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("no family offers variant cpu_no_such_variant of conv2d"),
+                  std::string::npos)
+            << e.what();
     }
+}
+
+// Each variant is registered once with its typed properties, and each family's bindings.cc binds
+// exactly the variants its spaces offer, each for the algorithm of its form; nothing is bound
+// that no family offers.
+TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
+    std::map<std::string, std::set<std::string>> offered;  // "op form" -> variants
+    for (const auto &[family, space] : schedules::families())
+        space.for_each_op([&](const std::string &op, const auto &op_space) {
+            std::set<std::string> names;
+            for (const auto &v : op_space.variants) {
+                EXPECT_TRUE(names.insert(v.name).second) << family << " registers " << op << " " << v.name << " twice";
+                EXPECT_FALSE(v.sources.empty()) << family << " " << op << " " << v.name;
+                offered[op + " " + ops::field_value(v.form)].insert(v.name);
+                if (v.channel_blocks) {
+                    EXPECT_TRUE(v.form.is(ops::Algorithm::ChannelLanes) || v.form.is(ops::Algorithm::Winograd) ||
+                                v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes))
+                        << v.name << " reads blocks its algorithm cannot";
+                }
+            }
+        });
+    // The bindings of each (algorithm, op) pair, and the forms whose variants they serve.
+    const auto names = [](const auto &bindings) {
+        std::set<std::string> n;
+        for (const auto &[name, schedule] : bindings) n.insert(name);
+        return n;
+    };
+    std::set<std::string> checked;
+    const auto bound = [&](const std::vector<std::string> &keys, const std::set<std::string> &bindings) {
+        checked.insert(keys.begin(), keys.end());
+        std::set<std::string> want;
+        for (const std::string &key : keys) want.insert(offered[key].begin(), offered[key].end());
+        EXPECT_EQ(bindings, want) << keys.front();
+    };
+    bound({"conv2d direct", "conv2d direct_without_bias"}, names(variant_bindings<Schedule<Conv2d, ops::Conv2dOp>>()));
+    bound({"conv2d channel_lanes"}, names(variant_bindings<Schedule<Conv2dChannelLanes, ops::Conv2dOp>>()));
+    bound({"conv2d winograd_f2x3", "conv2d winograd_f4x3", "conv2d winograd_f2x5"},
+          names(variant_bindings<Schedule<Conv2dWinograd, ops::Conv2dOp>>()));
+    bound({"conv2d gemm_fully_connected", "conv2d gemm_pixel_lanes", "conv2d gemm_channel_lanes"},
+          names(variant_bindings<Schedule<Gemm, ops::Conv2dOp>>()));
+    bound({"inner_product direct"}, names(variant_bindings<Schedule<InnerProduct, ops::InnerProductOp>>()));
+    bound({"inner_product gemm_pixel_lanes"}, names(variant_bindings<Schedule<Gemm, ops::InnerProductOp>>()));
+    bound({"gemm gemm_pixel_lanes"}, names(variant_bindings<Schedule<Gemm, ops::GemmOp>>()));
+    bound({"pooling direct"}, names(variant_bindings<Schedule<Pooling, ops::PoolingOp>>()));
+    bound({"pad direct"}, names(variant_bindings<Schedule<Pad, ops::PadOp>>()));
+    bound({"lrn direct"}, names(variant_bindings<Schedule<LRN, ops::LRNOp>>()));
+    bound({"softmax direct"}, names(variant_bindings<Schedule<Softmax, ops::SoftmaxOp>>()));
+    bound({"concat direct"}, names(variant_bindings<Schedule<Concat, ops::ConcatOp>>()));
+    bound({"relu direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ReluOp>>()));
+    bound({"activation direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ActivationOp>>()));
+    bound({"eltwise direct"}, names(variant_bindings<Schedule<FlatOutput, ops::EltwiseOp>>()));
+    bound({"channel_affine direct"}, names(variant_bindings<Schedule<ChannelAffine, ops::ChannelAffineOp>>()));
+    for (const auto &[key, variants] : offered)
+        EXPECT_TRUE(variants.empty() || checked.count(key)) << key << ": a form this test does not check";
 }
 
 // Every knob setting in its domain either resolves or is refused with an error: no default rule

@@ -13,6 +13,12 @@ struct CliEnvironment {
     HostSettings host;    // CORTADO_CACHE, CORTADO_HOME, CXX, CORTADO_CROSS_PREFIX, CORTADO_DEBUG_STMT
     std::string knobs;    // CORTADO_KNOBS
     std::string layouts;  // CORTADO_LAYOUTS; empty: the planner's default
+    // CORTADO_TEST_VARIANTS=wrong: the tuner's tests may name, and the tuner proposes, the
+    // variants registered test_only (PlanOptions::test_variants).
+    bool test_variants = false;
+    // CORTADO_TEST_KILL_COMPILE=VARIANT: the tuner's tests; its compiles of that variant die as
+    // under the out-of-memory killer.
+    std::string test_kill_compile;
 };
 
 const CliEnvironment &cli_environment();
@@ -20,7 +26,8 @@ const CliEnvironment &cli_environment();
 // Reads the environment and hands HostSettings to the library: the first thing main does.
 void apply_cli_environment();
 
-// A command's plan options: the tuning records it loaded, CORTADO_KNOBS and CORTADO_LAYOUTS.
+// A command's plan options: the tuning records it loaded, CORTADO_KNOBS, CORTADO_LAYOUTS and
+// CORTADO_TEST_VARIANTS.
 PlanOptions cli_plan_options(const ChoiceOverrides &records = {});
 
 // How many kernels a command compiles at once: the CPUs this process may run on.

@@ -6,6 +6,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
 #include "schedules/families.h"
+#include "tools/cli_environment.h"
 
 namespace cortado {
 
@@ -14,6 +15,7 @@ std::vector<VariantDomain> variant_domains(const std::string &family, const std:
     schedules::families().at(family).for_each_op([&](const std::string &name, const auto &space) {
         if (name != op) return;
         for (const auto &v : space.variants) {
+            if (v.test_only && !cli_environment().test_variants) continue;
             VariantDomain d{v.name, {}, v.tolerance};
             for (const schedules::KnobSpec &k : v.knobs) d.knobs.push_back({k.name, k.min, k.max});
             domains.push_back(d);

@@ -189,9 +189,7 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
             if (pid < 0) throw CompileError("cannot start a compiler process: " + std::string(std::strerror(errno)));
             if (pid == 0) {
                 default_stop_signals();  // the tuner's handler only sets a flag
-                // The tuner's tests: candidates of this variant die as under the out-of-memory killer.
-                if (const char *v = std::getenv("CORTADO_TEST_KILL_COMPILE"); v && candidates[i].variant == v)
-                    ::raise(SIGKILL);
+                if (candidates[i].variant == cli_environment().test_kill_compile) ::raise(SIGKILL);
                 int code = 0;
                 try {
                     const BuiltNetwork built =

@@ -39,6 +39,10 @@ inline bool channel_lanes_apply(const Conv2dShape &s, const TargetInfo &t) {
 inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
     VariantSpec<Conv2dShape> v;
     v.name = kChannelLanes;
+    // Its tiles hold whole blocks of output channels and read the input by broadcasts.
+    v.form = ops::Form::channel_lanes();
+    v.channel_blocks = true;
+    v.sources = {"schedules/cpu/conv2d_channel_lanes.h", "schedules/cpu/conv2d_channel_lanes_space.h"};
     v.weights = ops::WeightPacking::ColumnPanels;
     v.knobs = {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
                {"cols", 1, 256, "output channels per register tile, whole vectors"},

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "generators/ops/depthwise.h"
+#include "ops/depthwise.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {
@@ -22,6 +22,7 @@ inline constexpr int kDepthwiseTaskOutputs = 16384;
 inline VariantSpec<Conv2dShape> conv2d_depthwise() {
     VariantSpec<Conv2dShape> v;
     v.name = kDepthwise;
+    v.sources = {"schedules/cpu/conv2d_depthwise.h", "schedules/cpu/conv2d_depthwise_space.h"};
     v.knobs = {{"vectors_x", 1, 8, "vectors of output x per register tile"},
                {"rows", 1, 8, "output rows per register tile"},
                {"task_rows", 1, 1 << 16, "output rows per strip of a channel plane"},

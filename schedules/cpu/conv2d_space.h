@@ -2,7 +2,6 @@
 // among them from the shape.
 #pragma once
 
-#include <cstdlib>
 #include <string>
 
 #include "schedules/cpu/conv2d_channel_lanes_space.h"
@@ -24,14 +23,9 @@ inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
 // batch (CIFAR-10 conv1, GoogLeNet conv1; docs/PERFORMANCE.md, CPU convolution variants).
 inline constexpr int kCpuChannelLanesMinDepth = 192;
 
-// A deliberately wrong variant, offered only when CORTADO_TEST_VARIANTS=wrong, so that the
+// A deliberately wrong variant, offered only to plans that ask for test variants, so that the
 // tuner's tests can show a candidate failing its check: the register tile leaving out the bias.
 inline constexpr const char *kTestWrongVariant = "test_wrong_without_bias";
-
-inline bool test_variants_offered() {
-    const char *test = std::getenv("CORTADO_TEST_VARIANTS");
-    return test && std::string(test) == "wrong";
-}
 
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
@@ -41,16 +35,18 @@ inline bool test_variants_offered() {
 // group or the reduction is shallow.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
-    if (test_variants_offered()) {
-        VariantSpec<Conv2dShape> wrong = direct;
-        wrong.name = kTestWrongVariant;
-        space.variants.push_back(std::move(wrong));
-    }
+    const std::string direct_name = direct.name;
+    VariantSpec<Conv2dShape> wrong = direct;
+    wrong.name = kTestWrongVariant;
+    wrong.form.algorithm = ops::Algorithm::DirectWithoutBias;
+    wrong.test_only = true;
+    space.variants.push_back(std::move(wrong));
     space.variants.push_back(std::move(direct));
     space.variants.push_back(conv2d_channel_lanes(registers));
     space.variants.push_back(conv2d_depthwise());
     auto fc = gemm_variant<Conv2dShape>("cpu_gemm_fully_connected", ops::WeightPacking::ColumnPanels, false,
                                         ops::fully_connected_gemm_dims, registers);
+    fc.form = ops::Form::conv_gemm(ops::ConvGemmForm::FullyConnected);
     fc.unsupported = [](const Conv2dShape &s) {
         return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
     };
@@ -60,17 +56,19 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     };
     auto pixels = gemm_variant<Conv2dShape>("cpu_gemm_1x1", ops::WeightPacking::RowPanels, true,
                                             ops::pointwise_gemm_dims, registers);
+    pixels.form = ops::Form::conv_gemm(ops::ConvGemmForm::PixelLanes);
     pixels.unsupported = not_pointwise;
     space.variants.push_back(std::move(pixels));
     auto channels = gemm_variant<Conv2dShape>("cpu_gemm_1x1_channel_lanes", ops::WeightPacking::ColumnPanels, false,
                                               ops::pointwise_channel_gemm_dims, registers);
+    channels.form = ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes);
+    channels.channel_blocks = true;  // tiles of whole blocks of output channels, read by broadcasts
     channels.unsupported = not_pointwise;
     space.variants.push_back(std::move(channels));
     // Winograd is never a default: it is less exact than the 1e-5 every default is held to.
     space.variants.push_back(conv2d_winograd(2, 3, registers));
     space.variants.push_back(conv2d_winograd(4, 3, registers));
     space.variants.push_back(conv2d_winograd(2, 5, registers));
-    const std::string direct_name = space.variants[test_variants_offered() ? 1 : 0].name;
     space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &t) -> std::string {
         if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
         if (ops::is_depthwise(s)) return kDepthwise;

@@ -8,7 +8,7 @@
 
 #include <algorithm>
 
-#include "generators/ops/winograd.h"
+#include "ops/winograd.h"
 #include "schedules/cpu/gemm_space.h"
 
 namespace cortado::schedules::cpu {
@@ -23,6 +23,11 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m, int r, RegisterCount regi
     auto v = gemm_variant<Conv2dShape>(
         name, ops::WeightPacking::WinogradPanels, false,
         [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); }, registers);
+    v.form = ops::Form::winograd(m, r);
+    // With the products channel-innermost, the input transform runs along a block's channels
+    // and the output transform has them in the lanes.
+    v.channel_blocks = true;
+    v.sources = {"schedules/cpu/conv2d_winograd.h", "schedules/cpu/conv2d_winograd_space.h"};
     v.unsupported = [r](const Conv2dShape &s) { return ops::winograd_unsupported(s, r); };
     v.knobs.push_back({"channel_products", 0, 1,
                        "products stored channel-innermost and transformed per image and block of col_block "

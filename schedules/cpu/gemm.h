@@ -16,7 +16,7 @@
 #pragma once
 
 #include "generators/gemm.h"
-#include "generators/ops/gemm.h"
+#include "ops/gemm.h"
 
 namespace cortado::schedules::cpu {
 

@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "generators/ops/gemm.h"
+#include "ops/gemm.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {
@@ -116,6 +116,8 @@ VariantSpec<Shape> gemm_variant(const std::string &name, ops::WeightPacking weig
                                 std::function<ops::GemmDims(const Shape &)> dims, RegisterCount registers) {
     VariantSpec<Shape> v;
     v.name = name;
+    v.form = ops::Form::gemm();
+    v.sources = {"schedules/cpu/gemm.h", "schedules/cpu/gemm_space.h"};
     v.weights = weights;
     v.knobs = {{"rows", 1, 32, "rows of C per register tile (broadcasts of a)"},
                {"cols", 1, 256, "columns of C per register tile, whole vectors"},

@@ -19,6 +19,7 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile(std::function<int(const Tar
                                                      int vectors_x) {
     VariantSpec<Conv2dShape> v;
     v.name = "cpu_register_tile";
+    v.sources = {"schedules/cpu/conv2d_register_tile.h", "schedules/cpu/conv2d_space.h"};
     v.knobs = {{"channel_block", 1, 32, "output channels per register tile"},
                {"vectors_x", 1, 8, "vectors of output x per register tile"}};
     v.complete = [channel_block, vectors_x](const Conv2dShape &, const TargetInfo &t, Knobs &k) {
@@ -32,6 +33,7 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile(std::function<int(const Tar
 inline VariantSpec<InnerProductShape> inner_product_lane_partials() {
     VariantSpec<InnerProductShape> v;
     v.name = "cpu_lane_partials";
+    v.sources = {"schedules/cpu/inner_product.h", "schedules/cpu/space.h"};
     v.knobs = {{"lanes", 1, 64, "interleaved partial sums per dot product"}};
     v.complete = [](const InnerProductShape &, const TargetInfo &t, Knobs &k) {
         if (!k.has("lanes")) k.set("lanes", t.float_lanes());
@@ -44,6 +46,7 @@ inline VariantSpec<InnerProductShape> inner_product_lane_partials() {
 inline VariantSpec<SoftmaxShape> softmax_direct() {
     VariantSpec<SoftmaxShape> v;
     v.name = "cpu_direct";
+    v.sources = {"schedules/cpu/softmax.h", "schedules/cpu/space.h"};
     v.knobs = {{"max_lanes", 1, 64, "interleaved partial maxima over the channels"}};
     v.complete = [](const SoftmaxShape &s, const TargetInfo &t, Knobs &k) {
         const int vector = t.float_lanes();
@@ -60,16 +63,18 @@ inline FamilySpace space(
     FamilySpace f;
     f.name = "cpu";
     f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);
-    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("cpu_direct"));
-    f.op<PadShape>() = single_variant(plain_variant<PadShape>("cpu_direct"));
-    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("cpu_direct"));
+    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("cpu_direct", {"schedules/cpu/pooling.h"}));
+    f.op<PadShape>() = single_variant(plain_variant<PadShape>("cpu_direct", {"schedules/cpu/pad.h"}));
+    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("cpu_direct", {"schedules/cpu/lrn.h"}));
     f.op<InnerProductShape>() = inner_product_space(inner_product_lane_partials(), registers);
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
-    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("cpu_direct"));
-    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("cpu_direct"));
-    f.op<ActivationShape>() = single_variant(plain_variant<ActivationShape>("cpu_direct"));
-    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("cpu_direct"));
-    f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("cpu_direct"));
+    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("cpu_direct", {"schedules/cpu/concat.h"}));
+    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
+    f.op<ActivationShape>() =
+        single_variant(plain_variant<ActivationShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
+    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
+    f.op<ChannelAffineShape>() =
+        single_variant(plain_variant<ChannelAffineShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
     f.op<GemmShape>() = gemm_space(registers);
     return f;
 }

@@ -10,8 +10,8 @@
 #include <algorithm>
 #include <string>
 
-#include "generators/ops/conv2d.h"
-#include "generators/ops/gemm.h"
+#include "ops/conv2d.h"
+#include "ops/gemm.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/fitting.h"
 #include "schedules/gpu/limits.h"
@@ -64,6 +64,8 @@ inline int channel_lanes_accumulators(int registers) { return std::max(4, regist
 inline VariantSpec<Conv2dShape> conv2d_channel_lanes() {
     VariantSpec<Conv2dShape> v;
     v.name = kGpuChannelLanes;
+    v.form = ops::Form::channel_lanes();
+    v.sources = {"schedules/gpu/conv2d_channel_lanes.h", "schedules/gpu/conv2d_channel_lanes_space.h"};
     v.weights = ops::WeightPacking::ColumnPanels;
     v.knobs = {{"channels", 1, 16, "output channels per thread, every (panel / channels)-th of a panel"},
                {"panel", 1, 512, "output channels per block (packed weight panel); a multiple of channels"},

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <string>
 
-#include "generators/ops/depthwise.h"
+#include "ops/depthwise.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::gpu {
@@ -15,6 +15,7 @@ inline constexpr const char *kGpuDepthwise = "gpu_depthwise";
 inline VariantSpec<Conv2dShape> conv2d_depthwise() {
     VariantSpec<Conv2dShape> v;
     v.name = kGpuDepthwise;
+    v.sources = {"schedules/gpu/conv2d_depthwise.h", "schedules/gpu/conv2d_depthwise_space.h"};
     v.knobs = {{"threads", 32, 1024, "threads per block, over the pixels of one channel plane"},
                {"rows", 1, 8, "outputs per thread, down a column"},
                {"cols", 1, 8, "outputs per thread, along a row"},

@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "generators/ops/conv2d.h"
+#include "ops/conv2d.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/fitting.h"
 

@@ -5,8 +5,8 @@
 
 #include <utility>
 
-#include "generators/ops/choice.h"
-#include "generators/ops/conv2d.h"
+#include "ops/choice.h"
+#include "ops/conv2d.h"
 
 namespace cortado::schedules::gpu {
 

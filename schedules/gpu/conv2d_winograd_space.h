@@ -9,7 +9,7 @@
 // still but less exact, is left to tuned plans and forced choices.
 #pragma once
 
-#include "generators/ops/winograd.h"
+#include "ops/winograd.h"
 #include "schedules/gpu/gemm_space.h"
 
 namespace cortado::schedules::gpu {
@@ -32,6 +32,8 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m) {
     auto v = gemm_variant<Conv2dShape>(m == 4 ? "gpu_winograd_f4" : "gpu_winograd_f2", false,
                                        ops::WeightPacking::WinogradPanels, false,
                                        [m](const Conv2dShape &s) { return ops::winograd_gemm_dims(s, m); });
+    v.form = ops::Form::winograd(m, 3);
+    v.sources = {"schedules/gpu/conv2d_winograd.h", "schedules/gpu/conv2d_winograd_space.h"};
     v.unsupported = [](const Conv2dShape &s) { return ops::winograd_unsupported(s, 3); };
     // The default panel is a block's columns; in grouped layers, the widest that a group holds
     // whole, at most that, and whole thread tiles of `cols` where one fits: any panel computes

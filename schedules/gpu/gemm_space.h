@@ -8,7 +8,7 @@
 #include <functional>
 #include <string>
 
-#include "generators/ops/gemm.h"
+#include "ops/gemm.h"
 #include "schedules/gpu/gemm_tile.h"
 #include "schedules/gpu/limits.h"
 #include "schedules/space.h"
@@ -22,6 +22,8 @@ VariantSpec<Shape> gemm_variant(const std::string &name, bool skinny, ops::Weigh
                                 std::function<ops::GemmDims(const Shape &)> dims) {
     VariantSpec<Shape> v;
     v.name = name;
+    v.form = ops::Form::gemm();
+    v.sources = {"schedules/gpu/gemm.h", "schedules/gpu/gemm_space.h"};
     v.weights = weights;
     v.knobs = {{"cols", 1, 16, "adjacent columns of C per thread (b is read along them)"},
                {"rows", 1, 64, "rows of C per thread (broadcasts of a)"},
@@ -105,15 +107,18 @@ inline void add_conv2d_gemm_variants(OpSpace<Conv2dShape> &conv) {
         auto fc =
             gemm_variant<Conv2dShape>(skinny ? "gpu_skinny_gemm_fully_connected" : "gpu_gemm_fully_connected", skinny,
                                       ops::WeightPacking::ColumnPanels, true, ops::fully_connected_gemm_dims);
+        fc.form = ops::Form::conv_gemm(ops::ConvGemmForm::FullyConnected);
         fc.unsupported = not_fully_connected;
         conv.variants.push_back(std::move(fc));
     }
     auto pixels = gemm_variant<Conv2dShape>("gpu_gemm_1x1", false, ops::WeightPacking::RowPanels, false,
                                             ops::pointwise_gemm_dims);
+    pixels.form = ops::Form::conv_gemm(ops::ConvGemmForm::PixelLanes);
     pixels.unsupported = not_pointwise;
     conv.variants.push_back(std::move(pixels));
     auto channels = gemm_variant<Conv2dShape>("gpu_gemm_1x1_channel_lanes", false, ops::WeightPacking::ColumnPanels,
                                               false, ops::pointwise_channel_gemm_dims);
+    channels.form = ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes);
     channels.unsupported = not_pointwise;
     conv.variants.push_back(std::move(channels));
 }

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <string>
 
-#include "generators/ops/gemm.h"
+#include "ops/gemm.h"
 #include "schedules/gpu/fitting.h"
 #include "schedules/gpu/limits.h"
 

@@ -27,6 +27,7 @@ inline Conv2dKnobs pinned_knobs(const Knobs &knobs, const TargetInfo &t) {
 inline VariantSpec<Conv2dShape> conv2d_register_tile() {
     VariantSpec<Conv2dShape> v;
     v.name = "gpu_register_tile";
+    v.sources = {"schedules/gpu/conv2d.h", "schedules/gpu/conv2d_staged_tile.h", "schedules/gpu/limits.h"};
     v.knobs = {{"rows", 1, 16, "output rows per thread"},
                {"cols", 1, 8, "adjacent output x positions per thread"},
                {"channels", 1, 16, "output channels per thread"},
@@ -61,6 +62,7 @@ inline VariantSpec<Conv2dShape> conv2d_register_tile() {
 inline VariantSpec<Conv2dShape> conv2d_staged() {
     VariantSpec<Conv2dShape> v;
     v.name = "gpu_staged";
+    v.sources = {"schedules/gpu/conv2d.h", "schedules/gpu/conv2d_staged_tile.h", "schedules/gpu/limits.h"};
     v.knobs = {{"rows", 1, 16, "output rows per thread"},
                {"cols", 1, 8, "adjacent output x positions per thread"},
                {"channels", 1, 16, "output channels per thread"},
@@ -117,6 +119,7 @@ inline VariantSpec<Conv2dShape> conv2d_staged() {
 inline VariantSpec<InnerProductShape> inner_product_block_partials() {
     VariantSpec<InnerProductShape> v;
     v.name = "gpu_block_partials";
+    v.sources = {"schedules/gpu/inner_product.h"};
     v.knobs = {{"lanes", 1, 256, "threads striding through one weight row"}};
     v.complete = [](const InnerProductShape &, const TargetInfo &, Knobs &k) {
         if (!k.has("lanes")) k.set("lanes", 64);
@@ -132,6 +135,7 @@ inline constexpr int kSoftmaxLanes = 32;
 inline VariantSpec<SoftmaxShape> softmax_direct() {
     VariantSpec<SoftmaxShape> v;
     v.name = "gpu_direct";
+    v.sources = {"schedules/gpu/softmax.h", "schedules/gpu/space.h"};
     v.knobs = {{"max_lanes", 1, 64, "interleaved partial maxima over the channels, a thread each"},
                {"sum_lanes", 1, 64, "interleaved partial sums of the exponentials, a thread each"}};
     v.complete = [](const SoftmaxShape &s, const TargetInfo &, Knobs &k) {
@@ -159,17 +163,19 @@ inline FamilySpace space() {
         return std::string(channel_lanes_by_default(s) ? kGpuChannelLanes : "gpu_register_tile");
     };
     f.op<Conv2dShape>() = conv;
-    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct"));
-    f.op<PadShape>() = single_variant(plain_variant<PadShape>("gpu_direct"));
-    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("gpu_direct"));
+    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct", {"schedules/gpu/pooling.h"}));
+    f.op<PadShape>() = single_variant(plain_variant<PadShape>("gpu_direct", {"schedules/gpu/pad.h"}));
+    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("gpu_direct", {"schedules/gpu/lrn.h"}));
     f.op<InnerProductShape>() = inner_product_space(inner_product_block_partials());
     f.op<GemmShape>() = gemm_space();
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
-    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("gpu_direct"));
-    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("gpu_direct"));
-    f.op<ActivationShape>() = single_variant(plain_variant<ActivationShape>("gpu_direct"));
-    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("gpu_direct"));
-    f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("gpu_direct"));
+    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("gpu_direct", {"schedules/gpu/concat.h"}));
+    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("gpu_direct", {"schedules/gpu/elementwise.h"}));
+    f.op<ActivationShape>() =
+        single_variant(plain_variant<ActivationShape>("gpu_direct", {"schedules/gpu/elementwise.h"}));
+    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("gpu_direct", {"schedules/gpu/elementwise.h"}));
+    f.op<ChannelAffineShape>() =
+        single_variant(plain_variant<ChannelAffineShape>("gpu_direct", {"schedules/gpu/elementwise.h"}));
     return f;
 }
 

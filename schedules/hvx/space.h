@@ -8,23 +8,26 @@ namespace cortado::schedules::hvx {
 inline FamilySpace space() {
     FamilySpace f;
     f.name = "hvx";
-    f.op<Conv2dShape>() = single_variant(plain_variant<Conv2dShape>("hvx_register_tile"));
-    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("hvx_direct"));
-    f.op<PadShape>() = single_variant(plain_variant<PadShape>("hvx_direct"));
-    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("hvx_direct"));
+    f.op<Conv2dShape>() = single_variant(plain_variant<Conv2dShape>("hvx_register_tile", {"schedules/hvx/conv2d.h"}));
+    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<PadShape>() = single_variant(plain_variant<PadShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     VariantSpec<InnerProductShape> ip;
     ip.name = "hvx_lane_partials";
+    ip.sources = {"schedules/hvx/memory_bound.h"};
     ip.knobs = {{"lanes", 1, 128, "interleaved partial sums per dot product"}};
     ip.complete = [](const InnerProductShape &, const TargetInfo &, Knobs &k) {
         if (!k.has("lanes")) k.set("lanes", 32);  // one 1024-bit vector of floats
     };
     f.op<InnerProductShape>() = single_variant(ip);
-    f.op<SoftmaxShape>() = single_variant(plain_variant<SoftmaxShape>("hvx_direct"));
-    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("hvx_direct"));
-    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("hvx_direct"));
-    f.op<ActivationShape>() = single_variant(plain_variant<ActivationShape>("hvx_direct"));
-    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("hvx_direct"));
-    f.op<ChannelAffineShape>() = single_variant(plain_variant<ChannelAffineShape>("hvx_direct"));
+    f.op<SoftmaxShape>() = single_variant(plain_variant<SoftmaxShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<ActivationShape>() =
+        single_variant(plain_variant<ActivationShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<ChannelAffineShape>() =
+        single_variant(plain_variant<ChannelAffineShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     return f;
 }
 

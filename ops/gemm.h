@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <string>
 
-#include "generators/ops/conv2d.h"
-#include "generators/ops/inner_product.h"
-#include "generators/ops/op.h"
+#include "ops/conv2d.h"
+#include "ops/inner_product.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 
@@ -60,17 +60,6 @@ inline GemmDims pointwise_gemm_dims(const Conv2dShape &s) {
 // pixels (y) by output channels (x, the weights are b), C stored transposed.
 inline GemmDims pointwise_channel_gemm_dims(const Conv2dShape &s) {
     return {s.out_h * s.out_w, s.out_channels, s.in_channels, s.batch};
-}
-
-// How a Convolution GEMM variant lays the layer onto the product, which its generator and the
-// planner's views must agree on. Every family names its variants by the same suffixes:
-// <family>_gemm_fully_connected, <family>_gemm_1x1_channel_lanes, <family>_gemm_1x1.
-enum class ConvGemmForm { FullyConnected, PixelLanes, ChannelLanes };
-
-inline ConvGemmForm conv_gemm_form(const std::string &variant) {
-    if (variant_has_suffix(variant, "_gemm_fully_connected")) return ConvGemmForm::FullyConnected;
-    if (variant_has_suffix(variant, "_gemm_1x1_channel_lanes")) return ConvGemmForm::ChannelLanes;
-    return ConvGemmForm::PixelLanes;
 }
 
 inline GemmDims conv_gemm_dims(const Conv2dShape &s, ConvGemmForm form) {

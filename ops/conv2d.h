@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 
@@ -25,23 +25,6 @@ struct Conv2dShape {
 };
 
 using Conv2dOp = Op<Conv2dShape>;
-
-// The direct variants with the output channels in the vector lanes (generators/
-// conv2d_channel_lanes.h): the input in Caffe's layout, the weights in column panels, and the
-// output read as (pixels, channels, images, 1). Every family names them <family>_direct_channel_lanes.
-inline bool is_direct_channel_lanes(const std::string &variant) {
-    return variant_has_suffix(variant, "_direct_channel_lanes");
-}
-
-// The variants that read and write channel-blocked tensors (ops::Layout): the CPU's with the
-// output channels in the vector lanes, whose tiles hold whole blocks and read the input by
-// broadcasts, and the CPU's Winograd, whose input transform then runs along the channels and
-// whose output transform has them in the lanes (with the products channel-innermost). Every
-// other variant reads and writes NCHW.
-inline bool handles_channel_blocks(const std::string &variant) {
-    return variant == "cpu_direct_channel_lanes" || variant == "cpu_gemm_1x1_channel_lanes" ||
-           variant == "cpu_winograd_f2" || variant == "cpu_winograd_f4" || variant == "cpu_winograd_f2_5x5";
-}
 
 // Whether a panel of `width` output channels lies within one group, as the channel-lanes
 // variants need: every lane of a tile reads the same input channel.

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "generators/ops/choice.h"
-#include "generators/ops/field_text.h"
+#include "ops/choice.h"
+#include "ops/field_text.h"
 
 namespace cortado::ops {
 

@@ -1,7 +1,7 @@
 // Pad's descriptor (Halide-free): a constant border around each plane of an NCHW tensor.
 #pragma once
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 

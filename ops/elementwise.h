@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 

@@ -1,7 +1,7 @@
 // Local response normalisation's descriptor (Halide-free).
 #pragma once
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 

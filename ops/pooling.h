@@ -1,7 +1,7 @@
 // Pooling's descriptor (Halide-free). Global pooling arrives as a kernel the size of the input.
 #pragma once
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 

@@ -2,7 +2,7 @@
 // over channels.
 #pragma once
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 

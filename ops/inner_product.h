@@ -2,7 +2,7 @@
 // neurons.
 #pragma once
 
-#include "generators/ops/op.h"
+#include "ops/op.h"
 
 namespace cortado::ops {
 

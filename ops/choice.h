@@ -1,5 +1,5 @@
-// How one op is computed: the variant a family registered (schedules/<family>/space.h), its
-// knob values, and what later passes and the runtime must agree on: the weight packing done
+// How one op is computed: the variant a family registered (schedules/<family>/space.h) and what
+// it computes (its form), its knob values, and what later passes and the runtime must agree on: the weight packing done
 // at create time, the activation layouts, the fused epilogue and the numerical tolerance the
 // variant is checked to. The planner fills it in (compiler/kernel_choice.h); the generator
 // receives it with the op's shape, in one descriptor (op.h).
@@ -10,7 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "generators/ops/field_text.h"
+#include "ops/field_text.h"
+#include "ops/form.h"
 
 namespace cortado::ops {
 
@@ -128,15 +129,9 @@ struct Epilogue {
     float relu_slope = 0.0f;
 };
 
-// Variant names end with what they compute (<family>_gemm_1x1, <family>_winograd_f2, ...): the
-// planner and the generators read the kernel's form from that suffix.
-inline bool variant_has_suffix(const std::string &variant, const std::string &suffix) {
-    return variant.size() >= suffix.size() &&
-           variant.compare(variant.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 struct Choice {
     std::string variant;
+    Form form;  // what the variant computes, as it registered (ops/form.h)
     Knobs knobs;
     WeightPacking weights = WeightPacking::CaffeOrder;
     Layout layout_in, layout_out;
@@ -148,6 +143,7 @@ struct Choice {
     template <typename Visit>
     void fields(Visit &&visit) {
         visit("variant", variant);
+        visit("form", form);
         visit("knobs", knobs);
         visit("weights", weights);
         visit("layout_in", layout_in);

@@ -12,8 +12,8 @@
 
 #include <string>
 
-#include "generators/ops/conv2d.h"
-#include "generators/ops/gemm.h"
+#include "ops/conv2d.h"
+#include "ops/gemm.h"
 
 namespace cortado::ops {
 
@@ -49,19 +49,6 @@ inline WinogradMatrices winograd_matrices(int m, int r) {
     if (m == 4 && r == 3) return {4, 3, 6, kWinogradBt4, kWinogradG4, kWinogradAt4};
     if (m == 2 && r == 5) return {2, 5, 6, kWinogradBt4, kWinogradG2K5, kWinogradAt2K5};
     return {m, r, m + r - 1, nullptr, nullptr, nullptr};
-}
-
-// What a Winograd variant computes, from its name: <family>_winograd_f2 and _f4 are F(2×2) and
-// F(4×4) of 3×3 kernels, <family>_winograd_f2_5x5 F(2×2) of 5×5 kernels; m = 0 for any other
-// variant.
-struct WinogradKind {
-    int m = 0, r = 0;
-};
-inline WinogradKind winograd_kind(const std::string &variant) {
-    if (variant_has_suffix(variant, "_winograd_f2")) return {2, 3};
-    if (variant_has_suffix(variant, "_winograd_f4")) return {4, 3};
-    if (variant_has_suffix(variant, "_winograd_f2_5x5")) return {2, 5};
-    return {};
 }
 
 // Winograd computes r×r kernels at stride 1, undilated.

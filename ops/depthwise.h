@@ -2,7 +2,7 @@
 // convolution schedule includes: a rule for one variant does not change the others' versions.
 #pragma once
 
-#include "generators/ops/conv2d.h"
+#include "ops/conv2d.h"
 
 namespace cortado::ops {
 

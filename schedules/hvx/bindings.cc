@@ -1,0 +1,49 @@
+// The Hexagon HVX family's variants bound to their schedule functions
+// (generators/schedule_registry.h).
+#include "generators/concat.h"
+#include "generators/conv2d.h"
+#include "generators/elementwise.h"
+#include "generators/inner_product.h"
+#include "generators/lrn.h"
+#include "generators/pad.h"
+#include "generators/pooling.h"
+#include "generators/schedule_registry.h"
+#include "generators/softmax.h"
+#include "schedules/hvx/conv2d.h"
+#include "schedules/hvx/memory_bound.h"
+
+namespace cortado::schedules::hvx {
+namespace {
+
+using Halide::Target;
+
+const BindSchedule<Conv2d, ops::Conv2dOp> conv2d_binding{
+    "hvx_register_tile", [](Conv2d &a, const ops::Conv2dOp &op, const Target &t) { schedule_conv2d(a, op.shape, t); }};
+const BindSchedule<InnerProduct, ops::InnerProductOp> inner_product_binding{
+    "hvx_lane_partials",
+    [](InnerProduct &a, const ops::InnerProductOp &op, const Target &t) { schedule_inner_product(a, op.shape, t); }};
+const BindSchedule<Pooling, ops::PoolingOp> pooling_binding{
+    "hvx_direct", [](Pooling &a, const ops::PoolingOp &op, const Target &t) { schedule_pooling(a, op.shape, t); }};
+const BindSchedule<Pad, ops::PadOp> pad_binding{
+    "hvx_direct", [](Pad &a, const ops::PadOp &op, const Target &t) { schedule_pad(a, op.shape, t); }};
+const BindSchedule<LRN, ops::LRNOp> lrn_binding{
+    "hvx_direct", [](LRN &a, const ops::LRNOp &op, const Target &t) { schedule_lrn(a, op.shape, t); }};
+const BindSchedule<Softmax, ops::SoftmaxOp> softmax_binding{
+    "hvx_direct", [](Softmax &a, const ops::SoftmaxOp &op, const Target &t) { schedule_softmax(a, op.shape, t); }};
+const BindSchedule<Concat, ops::ConcatOp> concat_binding{
+    "hvx_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
+
+template <typename OpT>
+void flat(FlatOutput &a, const OpT &op, const Target &t) {
+    schedule_flat(a.output, a.i, op.shape.count, t);
+}
+const BindSchedule<FlatOutput, ops::ReluOp> relu_binding{"hvx_direct", flat<ops::ReluOp>};
+const BindSchedule<FlatOutput, ops::ActivationOp> activation_binding{"hvx_direct", flat<ops::ActivationOp>};
+const BindSchedule<FlatOutput, ops::EltwiseOp> eltwise_binding{"hvx_direct", flat<ops::EltwiseOp>};
+const BindSchedule<ChannelAffine, ops::ChannelAffineOp> channel_affine_binding{
+    "hvx_direct", [](ChannelAffine &a, const ops::ChannelAffineOp &op, const Target &t) {
+        schedule_channel_affine(a, op.shape.inner, op.shape.channels, op.shape.outer, t);
+    }};
+
+}  // namespace
+}  // namespace cortado::schedules::hvx
