@@ -14,7 +14,7 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/ DESTINATION share/cortado/runtime
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/ops/ DESTINATION share/cortado/ops
         FILES_MATCHING PATTERN "*.h")
 # The scripts `cortado bench exported` runs: the exporter and the onnxruntime peer.
-install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/export_torchvision.py ${CMAKE_SOURCE_DIR}/tools/onnxruntime_peer.py
+install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/bench/export_torchvision.py ${CMAKE_SOURCE_DIR}/tools/bench/onnxruntime_peer.py
         DESTINATION share/cortado/tools)
 file(GLOB halide_runtime_headers ${CORTADO_HALIDE_INCLUDE_DIR}/HalideRuntime*.h)
 install(FILES ${halide_runtime_headers} DESTINATION share/cortado/halide-include)

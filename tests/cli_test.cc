@@ -17,10 +17,10 @@
 
 #include "Halide.h"
 #include "frontend/compile_error.h"
+#include "frontend/npy.h"
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
 #include "tools/machine_load.h"
-#include "tools/npy.h"
 #include "tools/report_errors.h"
 
 namespace cortado::testing {
@@ -194,7 +194,7 @@ TEST_F(Cli, CompilesAndRunsWithoutTheBenchPeers) {
     EXPECT_NE(r.output.find("built without oneDNN and OpenBLAS"), std::string::npos) << r.output;
 }
 
-// tools/gpu_bench.py writes caffemodels through protobuf's Python runtime and the caffe_pb2 that
+// tools/bench/gpu_bench.py writes caffemodels through protobuf's Python runtime and the caffe_pb2 that
 // this build generates from frontend/caffe.proto (found through PYTHONPATH): weights cortado
 // wrote, read and written again in Python, give the same output.
 TEST_F(Cli, PythonToolsWriteCaffemodelsWithTheSameSchema) {
@@ -212,7 +212,7 @@ TEST_F(Cli, PythonToolsWriteCaffemodelsWithTheSameSchema) {
     const std::string script = write("rewrite.py",
                                      "import sys, torch\n"
                                      "sys.path.insert(0, '" CORTADO_SOURCE_DIR
-                                     "/tools')\n"
+                                     "/tools/bench')\n"
                                      "import gpu_bench\n"
                                      "net = gpu_bench.caffe_pb2_module().NetParameter()\n"
                                      "net.ParseFromString(open(sys.argv[1], 'rb').read())\n"
@@ -234,7 +234,7 @@ TEST_F(Cli, PythonToolsWriteCaffemodelsWithTheSameSchema) {
     EXPECT_EQ(a, b);
 }
 
-// tools/bench_median.py takes each side's median over the runs apart: a run where only the peer
+// tools/bench/bench_median.py takes each side's median over the runs apart: a run where only the peer
 // slowed down moves neither side's median. Cases that differ between runs are refused.
 TEST_F(Cli, BenchMedianTakesEachSidesMedianOverTheRuns) {
     auto run_json = [&](const std::string &name, double ours, double peer, const std::string &case_name) {
@@ -250,7 +250,7 @@ TEST_F(Cli, BenchMedianTakesEachSidesMedianOverTheRuns) {
     // the run of the median ratio (a).
     const std::string a = run_json("a.json", 10, 8, "net b1"), b = run_json("b.json", 12, 9.5, "net b1"),
                       c = run_json("c.json", 11, 30, "net b1");
-    const std::string tool = "/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/bench_median.py ";
+    const std::string tool = "/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/bench/bench_median.py ";
     Result r = shell(tool + path("m.json") + " " + a + " " + b + " " + c);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("cortado 11.00 ms, peer 9.50 ms, ratio 0.86"), std::string::npos) << r.output;
@@ -278,10 +278,11 @@ TEST_F(Cli, BenchLayersSumsTheStepsByKindAgainstThePeer) {
                                std::to_string(b1_conv_ms) + ", \"peer_ms\": 1}, {\"layer\": \"" + b1_pool_name +
                                "\", \"kind\": \"Pooling\", \"ms\": 0.5}, {\"layer\": \"fc\", \"kind\": "
                                "\"inner product\", \"ms\": 1, \"peer_ms\": 2}]}, {\"name\": \"net b5\", " +
-                               head + "{\"layer\": \"conv1+relu1\", \"kind\": \"conv 3x3\", \"ms\": 6, "
-                                      "\"peer_ms\": 3}]}]}");
+                               head +
+                               "{\"layer\": \"conv1+relu1\", \"kind\": \"conv 3x3\", \"ms\": 6, "
+                               "\"peer_ms\": 3}]}]}");
     };
-    const std::string python = "/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/";
+    const std::string python = "/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/bench/";
     // The median of 2, 4 and 3 ms is 3: the conv 3x3 steps add up to 9 ms against the peer's 4,
     // and net b5's (6 against 3) loses the most.
     const std::string a = report("a.json", 2, "pool1"), b = report("b.json", 4, "pool1"),
@@ -492,7 +493,8 @@ TEST_F(Cli, BenchGroupedConvolutionsRooflineAndNetworks) {
               "'peer_ms' in s['norm1'], s['pool1']['kind'], round(sum(l.get('peer_ms', 0) for l in r['layers']) "
               "/ r['peer_timing']['median_ms'], 6))\"");
     EXPECT_NE(r.output.find("conv 11x11 s4 True LRN False Pooling 1.0"), std::string::npos) << r.output;
-    r = shell("/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/bench_layers.py " + path("nets.json") + " --batch 1");
+    r = shell("/usr/bin/python3 " CORTADO_SOURCE_DIR "/tools/bench/bench_layers.py " + path("nets.json") +
+              " --batch 1");
     EXPECT_NE(r.output.find("\nconv 5x5 g2 "), std::string::npos) << r.output;
 }
 

@@ -1,5 +1,5 @@
 // torchvision's AlexNet, ResNet-18, ResNet-50, SqueezeNet 1.1 and MobileNetV2, built from a seed
-// with random initialisation and exported to ONNX by PyTorch (tools/export_torchvision.py), run
+// with random initialisation and exported to ONNX by PyTorch (tools/bench/export_torchvision.py), run
 // through `cortado run` on the test target and compared with onnxruntime's outputs.
 #include <gtest/gtest.h>
 
@@ -21,7 +21,7 @@ class Exported : public ::testing::TestWithParam<std::string> {
         const std::string log = dir_.string() + ".log";
         const std::string names = "alexnet resnet18 resnet50 squeezenet1_1 mobilenet_v2";
         const std::string export_models = std::string(CORTADO_SYSTEM_PYTHON) + " " + CORTADO_SOURCE_DIR +
-                                          "/tools/export_torchvision.py " + dir_.string() + " " +
+                                          "/tools/bench/export_torchvision.py " + dir_.string() + " " +
                                           std::to_string(test_seed()) + " " + names + " > " + log + " 2>&1";
         const std::string peer = std::string(CORTADO_PYTHON) + " " + CORTADO_SOURCE_DIR +
                                  "/tests/onnx/run_onnxruntime.py " + dir_.string() + " " + names + " >> " + log +

@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <string>
 
+#include "compiler/reference/blob_check.h"
 #include "frontend/graph.h"
 #include "frontend/import_caffe.h"
-#include "tests/blob_check.h"
 
 namespace cortado::testing {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/npy.h"
+#include "frontend/npy.h"
 
 namespace cortado::testing {
 

@@ -19,7 +19,7 @@
 #include "runtime/huge_pages.h"
 #include "runtime/opencl_build_options.h"
 #include "runtime/parallel_for.h"
-#include "tools/npy.h"
+#include "frontend/npy.h"
 
 namespace cortado {
 namespace {

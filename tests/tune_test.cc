@@ -221,7 +221,7 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
     EXPECT_TRUE(fs::exists(bundles + "/bundle-0/" + signature["graph"].get<std::string>()));
     EXPECT_EQ(signature["input_shape"], nlohmann::json::parse("[2, 16, 12, 12]"));
 
-    // What tools/tune_runner.py writes on the GPU machine: a record per candidate.
+    // What tools/bench/tune_runner.py writes on the GPU machine: a record per candidate.
     const std::string measured = (dir_ / "measured.jsonl").string();
     std::ofstream out(measured);
     std::set<std::string> round_one;

@@ -13,7 +13,7 @@
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
 #include "tools/commands.h"
-#include "tools/graph_json.h"
+#include "compiler/graph_json.h"
 #include "tools/plan_report.h"
 
 namespace cortado {

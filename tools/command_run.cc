@@ -26,7 +26,7 @@
 #include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
-#include "tools/npy.h"
+#include "frontend/npy.h"
 #include "tools/run_statistics.h"
 #include "tools/temporary_directory.h"
 

@@ -35,8 +35,8 @@
 #include "frontend/load_network.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
-#include "tools/bench_cases.h"
-#include "tools/bench_networks.h"
+#include "tools/bench/bench_cases.h"
+#include "tools/bench/bench_networks.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
 #include "tools/commands.h"
@@ -516,7 +516,7 @@ int command_tune(const std::vector<std::string> &args) {
         const std::string why = why_cannot_run_here(target.halide_target);
         if (!why.empty())
             throw CompileError("`cortado tune` measures candidates here, but " + why +
-                               "; for another machine: --prepare DIR, run tools/tune_runner.py there, then --import");
+                               "; for another machine: --prepare DIR, run tools/bench/tune_runner.py there, then --import");
     }
     const double minutes = parse_minutes(cli.get("budget", "10"));
     const std::string db = cli.get("db", user_tuning_db());

@@ -189,7 +189,8 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
             if (pid < 0) throw CompileError("cannot start a compiler process: " + std::string(std::strerror(errno)));
             if (pid == 0) {
                 default_stop_signals();  // the tuner's handler only sets a flag
-                if (candidates[i].variant == cli_environment().test_kill_compile) ::raise(SIGKILL);
+                const std::string &kill = cli_environment().test_kill_compile;
+                if (!kill.empty() && candidates[i].variant == kill) ::raise(SIGKILL);
                 int code = 0;
                 try {
                     const BuiltNetwork built =

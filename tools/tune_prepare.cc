@@ -15,7 +15,7 @@
 #include "compiler/schedule_version.h"
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
-#include "tools/graph_json.h"
+#include "compiler/graph_json.h"
 #include "tools/temporary_directory.h"
 #include "tools/tune_candidates.h"
 
@@ -185,7 +185,7 @@ void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDe
               << target.halide_target << " in " << written.size() << " bundles under " << options.dir << " ("
               << measured_before << " choices already measured in " << options.db << ", " << rejected_here
               << " rejected here: they do not compile)\n"
-              << "on the GPU machine, for each bundle: python3 tools/tune_runner.py BUNDLE OUT.jsonl\n"
+              << "on the GPU machine, for each bundle: python3 tools/bench/tune_runner.py BUNDLE OUT.jsonl\n"
               << "then here: cortado tune --import OUT.jsonl --db " << options.db << "\n";
 }
 

@@ -6,7 +6,7 @@
 //      DIR/bundle-N of at most 40 MiB; each bundle's tune.json lists its signatures (with the
 //      layer as graph JSON) and candidates. Candidates that do not compile are recorded as
 //      rejected in DB at once.
-//   2. On the GPU machine, `python3 tools/tune_runner.py DIR/bundle-N OUT.jsonl` checks each
+//   2. On the GPU machine, `python3 tools/bench/tune_runner.py DIR/bundle-N OUT.jsonl` checks each
 //      candidate against a float64 PyTorch reference of the layer within its tolerance, times it
 //      with the library's per-layer profile, and writes one record per candidate (libHalide is
 //      not needed there).

@@ -69,7 +69,7 @@ const std::map<std::string, std::string> &usages() {
                      "  --seed S             the search's random seed (default 1)\n"
                      "  --db FILE            where records go (default $CORTADO_CACHE/tuning.jsonl)\n"
                      "Another machine's GPU:\n"
-                     "  --prepare DIR        compile the next candidates into bundles for tools/tune_runner.py\n"
+                     "  --prepare DIR        compile the next candidates into bundles for tools/bench/tune_runner.py\n"
                      "  --import FILE        add the records measured there\n"
                      "Code changes:\n"
                      "  --restamp FILE       move FILE's records to this build's schedule versions, once\n"
@@ -88,11 +88,11 @@ const std::map<std::string, std::string> &usages() {
                               "  --net NAME[,NAME]    nets, exported: only these networks\n"
                               "  --set CSV            conv: the cases (default: Boda's 204 + Overfeat)\n"
                               "  --models DIR         nets: the prototxt folder; exported: the .onnx folder\n"
-                              "                       (default: tools/export_torchvision.py writes one)\n"
+                              "                       (default: tools/bench/export_torchvision.py writes one)\n"
                               "Timing and reports:\n"
                               "  --iterations K       timed runs per case (default 10)\n"
                               "  --json F, --markdown F  write the report\n"
-                              "  --prepare DIR        compile for a GPU this machine lacks (tools/gpu_bench.py)\n"
+                              "  --prepare DIR        compile for a GPU this machine lacks (tools/bench/gpu_bench.py)\n"
                               "Target:\n") +
                       kTarget + kTuning},
         {"targets", "cortado targets\n  Lists the target descriptions: name, Halide target, schedule family.\n"},

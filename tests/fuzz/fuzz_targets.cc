@@ -11,7 +11,7 @@
 #include "frontend/import_onnx.h"
 #include "frontend/shape_inference.h"
 #include "runtime/caffemodel_reader.h"
-#include "tools/npy.h"
+#include "frontend/npy.h"
 
 namespace cortado::fuzz {
 

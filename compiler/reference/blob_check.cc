@@ -1,0 +1,129 @@
+#include "compiler/reference/blob_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "compiler/network_weights.h"
+#include "compiler/reference/reference_interpreter.h"
+
+namespace cortado {
+namespace {
+
+struct Capture {
+    const NetworkPlan *plan;
+    const std::vector<reference::Tensor> *expected;
+    int call = 0;  // 0: the input; i + 1: step i
+    BlobCheck result;
+};
+
+void keep_worst(BlobCheck &result, double error, const std::string &blob) {
+    if (!(error <= result.worst_error)) {  // NaN-safe: a NaN error always becomes the worst
+        result.worst_error = error;
+        result.worst_blob = blob;
+    }
+}
+
+void compare_blob(void *user, const char *blob, int, const int64_t *, const float *data) {
+    auto *c = static_cast<Capture *>(user);
+    const int tensor = c->call == 0 ? c->plan->input_tensor : c->plan->steps[c->call - 1].output_tensor;
+    c->call++;
+    const int value = c->plan->tensors[tensor].value;
+    c->result.blobs_checked++;
+    const reference::Tensor &expected = (*c->expected)[value];
+    if (std::all_of(expected.data.begin(), expected.data.end(), [](double v) { return v == 0.0; }))
+        c->result.all_zero_blobs++;
+    keep_worst(c->result, reference::relative_l2_error(data, expected), blob);
+}
+
+// "" when `actual` holds a NaN exactly where the reference does, the same infinity where it
+// holds one, and finite values elsewhere within `tolerance` relative L2 or within 1e-6 RMS (an
+// infinity can leave a few finite elements whose values cancel to near 0, where float rounding
+// alone exceeds any relative bound); otherwise what differs, with the first few elements.
+std::string compare_non_finite(const std::vector<float> &actual, const std::vector<double> &expected,
+                               double tolerance) {
+    auto describe = [](double v) {
+        return std::isnan(v) ? std::string("NaN") : std::isinf(v) ? (v > 0 ? "+inf" : "-inf") : std::to_string(v);
+    };
+    std::string report;
+    int wrong_kind = 0;
+    size_t finite_count = 0;
+    double diff_squared = 0.0, expected_squared = 0.0;
+    for (size_t i = 0; i < expected.size(); i++) {
+        const double a = actual[i], e = expected[i];
+        const bool same_kind = std::isnan(e) ? std::isnan(a) : std::isinf(e) ? a == e : std::isfinite(a);
+        if (!same_kind) {
+            if (wrong_kind++ < 5)
+                report += "  element " + std::to_string(i) + ": " + describe(a) + ", reference " + describe(e) + "\n";
+        } else if (std::isfinite(e)) {
+            finite_count++;
+            diff_squared += (a - e) * (a - e);
+            expected_squared += e * e;
+        }
+    }
+    if (wrong_kind > 0)
+        report = std::to_string(wrong_kind) + " of " + std::to_string(expected.size()) +
+                 " elements differ in kind from the reference:\n" + report;
+    if (diff_squared > tolerance * tolerance * expected_squared && diff_squared > 1e-12 * finite_count)
+        report += "finite elements: relative L2 error " + std::to_string(std::sqrt(diff_squared / expected_squared)) +
+                  ", RMS error " + std::to_string(std::sqrt(diff_squared / finite_count)) + "\n";
+    return report;
+}
+
+}  // namespace
+
+BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed) {
+    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
+    std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float &v : input) v = uniform(random);
+    const auto expected =
+        reference::run_graph(unfused, reference_weights(seeded_weights(plan, seed)),
+                             {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+
+    Capture capture{&plan, &expected, 0, {}};
+    net.set_blob_callback(compare_blob, &capture);
+    std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)),
+                              std::nanf(""));
+    net.forward(input.data(), output.data());
+    net.set_blob_callback(nullptr, nullptr);
+    BlobCheck result = capture.result;
+    result.tolerance = plan.tolerance();
+    keep_worst(result, reference::relative_l2_error(output.data(), expected[unfused.outputs[0]]), "(returned output)");
+    return result;
+}
+
+std::string check_non_finite(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed) {
+    constexpr float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+    const std::vector<std::vector<float>> patterns = {{nan}, {inf}, {-inf}, {nan, inf, -inf, inf, -inf}};
+    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
+    const Shape &out_shape = unfused.values[unfused.outputs[0]].shape;
+    const reference::WeightMap weights = reference_weights(seeded_weights(plan, seed));
+    std::mt19937_64 random(seed);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::string report;
+    for (const std::vector<float> &specials : patterns) {
+        std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
+        for (float &v : input) v = uniform(random);
+        std::uniform_int_distribution<size_t> position(0, input.size() - 1);
+        std::string placed;
+        for (float special : specials) {
+            const size_t at = position(random);
+            input[at] = special;
+            placed += " " + std::to_string(special) + " at " + std::to_string(at);
+        }
+        const auto expected = reference::run_graph(
+            unfused, weights, {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+        // Poison: finite and far from anything these ops produce, so an element the network
+        // leaves unwritten fails whatever the reference holds there.
+        std::vector<float> output(static_cast<size_t>(element_count(out_shape)), -3.0e38f);
+        net.forward(input.data(), output.data());
+        const std::string differences = compare_non_finite(output, expected[unfused.outputs[0]].data, 1e-5);
+        if (!differences.empty()) report += "input with" + placed + ": " + differences;
+    }
+    return report;
+}
+
+}  // namespace cortado

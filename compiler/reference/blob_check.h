@@ -1,0 +1,36 @@
+// Runs a loaded network on seeded weights and random input and compares every blob it writes
+// with the double-precision reference interpreter. Needs no libHalide, so the same check runs
+// here and, on prebuilt GPU libraries, on the lent GPU machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "compiler/kernel_plan.h"
+#include "compiler/loaded_network.h"
+#include "frontend/graph.h"
+
+namespace cortado {
+
+struct BlobCheck {
+    int blobs_checked = 0;
+    int all_zero_blobs = 0;    // blobs whose reference is all zeros: a check that would prove nothing
+    double worst_error = 0.0;  // relative L2 error of the worst blob
+    std::string worst_blob;
+    double tolerance = 1e-5;  // what the plan's variants are held to (NetworkPlan::tolerance)
+    int blocked_tensors = 0;  // tensors the plan stored channel-blocked, compared as NCHW
+};
+
+// `net` must be the compiled form of `plan` (made from `unfused` after fusion), created with
+// seeded weights from `seed`; the input is uniform(-1, 1) from the same seed.
+BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed);
+
+// Runs `net` on inputs that hold NaN, +inf and -inf among uniform(-1, 1) values (one input per
+// pattern: a NaN, a +inf, a -inf, then all three mixed; positions drawn from `seed`) and compares
+// the output element by element with the reference. Returns "" when every element has the
+// reference's kind (NaN, +inf, -inf or finite) and the finite ones are within 1e-5 relative L2 (or
+// 1e-6 RMS, where they cancel to near 0);
+// otherwise which input and which elements differ. `net` is made as for check_every_blob.
+std::string check_non_finite(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed);
+
+}  // namespace cortado

@@ -1,0 +1,25 @@
+// `cortado bench conv|sgemm|nets --target GPU --prepare DIR`: the GPU half of the benchmarks for
+// a GPU this machine lacks. Compiles every case for the target into DIR/SUITE-I/libnet.so and
+// writes DIR/SUITE.json listing each library with its shape (or, for nets, its graph as JSON),
+// GFLOP and compulsory traffic, and the target's roofline; tools/bench/gpu_bench.py runs them on the
+// GPU machine against cuDNN, cuBLAS, and PyTorch eager and torch.compile.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/kernel_plan.h"
+#include "compiler/target_description.h"
+
+namespace cortado {
+
+// `batches` and `net_names` select cases as `cortado bench` does (empty: all; conv takes at most
+// one batch). With tuning `records` that change some kernel of a case, its untuned library is
+// built too (CASE/untuned/libnet.so, "untuned_library"), and gpu_bench.py times both.
+void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir,
+                       const std::vector<int64_t> &batches, const std::vector<std::string> &net_names, bool quick,
+                       bool with_overfeat, const TargetDescription &target, const std::string &dir,
+                       const ChoiceOverrides &records = {});
+
+}  // namespace cortado

@@ -1,0 +1,132 @@
+// Checks a network library compiled elsewhere (for a GPU, on a machine without one) against the
+// reference, on this machine: every blob, then the forward time and per-layer times. Needs no
+// libHalide, so it travels to the lent GPU machine with the libraries (tools/bench/gpu-check.sh).
+//
+//   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
+//                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--non-finite]
+//                          [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]
+//
+// --knobs and --layouts: the plan options the library was compiled with (PlanOptions::knobs and
+// ::layouts), so that the plan checked against is the library's.
+// --write-model-weights: first writes an ONNX model's own weights (its initializers, as
+// `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
+// --non-finite: instead, checks the output element by element on inputs holding NaN and
+// infinities (check_non_finite; the cases in tests/non_finite/).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "compiler/network_weights.h"
+#include "compiler/reference/blob_check.h"
+#include "frontend/caffemodel_writer.h"
+#include "frontend/compile_error.h"
+#include "frontend/fusion.h"
+#include "frontend/load_network.h"
+#include "frontend/untrained_fillers.h"
+#include "tools/cli_args.h"
+#include "tools/temporary_directory.h"
+
+using namespace cortado;
+
+int main(int argc, char **argv) {
+    if (argc < 4) {
+        std::fprintf(
+            stderr,
+            "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
+            "[--non-finite] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]\n",
+            argv[0]);
+        return 2;
+    }
+    try {
+        ImportOptions options;
+        uint64_t seed = 1;
+        int iterations = 20;
+        bool non_finite = false;
+        std::string model_weights;
+        PlanOptions plan_options;
+        plan_options.knobs_source = "--knobs";
+        for (int i = 4; i < argc; i++) {
+            const std::string key = argv[i];
+            if (key == "--non-finite") {
+                non_finite = true;
+                continue;
+            }
+            if (i + 1 == argc) throw CompileError(key + " needs a value");
+            const std::string value = argv[++i];
+            if (key == "--batch") options.batch = std::stoll(value);
+            else if (key == "--input-shape") options.input_shape = parse_shape(value);
+            else if (key == "--seed") seed = std::stoull(value);
+            else if (key == "--iterations") iterations = std::stoi(value);  // 0: check only
+            else if (key == "--write-model-weights") model_weights = value;
+            else if (key == "--knobs") plan_options.knobs = value;
+            else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
+            else throw CompileError("unknown option " + key);
+        }
+        Graph unfused = load_network(argv[1], options, false);
+        if (!model_weights.empty()) {  // fusion folds only weightless layers: these are compile's weights
+            if (!unfused.weights) throw CompileError(std::string(argv[1]) + ": carries no weights (not an ONNX model)");
+            write_caffemodel(model_weights, unfused.name, *unfused.weights);
+        }
+        fill_untrained_weights(unfused);  // as the test harness did before compiling
+        Graph fused = unfused;
+        fuse_activations(fused);
+        const NetworkPlan plan = plan_network(fused, "net", argv[3], plan_options);
+        LoadedNetwork net(argv[2], "net");
+        // The weights travel as a .caffemodel, so the check does not depend on how the library was
+        // compiled (`cortado compile` keeps Caffe's zero fill where a deploy prototxt has no
+        // fillers) and the weight-loading path is exercised on the device too.
+        const TemporaryDirectory scratch("cortado-check");
+        const std::string weights_path = scratch.path() + "/weights.caffemodel";
+        write_caffemodel(weights_path, unfused.name, seeded_weights(plan, seed));
+        net.create(weights_path.c_str(), seed);
+
+        if (non_finite) {
+            const std::string differences = check_non_finite(unfused, plan, net, seed);
+            std::printf("non-finite check %s %s: %s\n%s", argv[1], argv[3], differences.empty() ? "PASS" : "FAIL",
+                        differences.c_str());
+            return differences.empty() ? 0 : 1;
+        }
+        const BlobCheck check = check_every_blob(unfused, plan, net, seed);
+        // All-zero reference blobs would make the comparison vacuous: they fail the check too.
+        const bool pass = check.worst_error <= check.tolerance && check.all_zero_blobs == 0;
+        std::printf("check %s %s: %d blobs (%d all zero), worst relative L2 error %.6g (%s), tolerance %.6g: %s\n",
+                    argv[1], argv[3], check.blobs_checked, check.all_zero_blobs, check.worst_error,
+                    check.worst_blob.c_str(), check.tolerance, pass ? "PASS" : "FAIL");
+
+        if (iterations == 0) return pass ? 0 : 1;  // checking only (the cross-target test suites)
+        std::vector<float> input(static_cast<size_t>(element_count(unfused.values[unfused.inputs[0]].shape)), 0.5f);
+        std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)));
+        std::vector<double> totals;
+        for (int i = 0; i < iterations + 1; i++) {
+            const auto start = std::chrono::steady_clock::now();
+            net.forward(input.data(), output.data());
+            if (i > 0)
+                totals.push_back(
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        }
+        std::sort(totals.begin(), totals.end());
+        net.set_profiling(true);
+        std::vector<std::vector<double>> layers(net.layer_count());
+        for (int i = 0; i < iterations; i++) {
+            net.forward(input.data(), output.data());
+            for (int l = 0; l < net.layer_count(); l++) layers[l].push_back(net.layer_time_ms(l));
+        }
+        double layer_sum = 0;
+        for (int l = 0; l < net.layer_count(); l++) {
+            std::sort(layers[l].begin(), layers[l].end());
+            const double median = layers[l][layers[l].size() / 2];
+            layer_sum += median;
+            if (median > 0) std::printf("  %-48s %9.4f ms\n", net.layer_name(l).c_str(), median);
+        }
+        std::printf(
+            "time %s: forward median %.3f ms (min %.3f, with input/output copies), layers summed %.3f ms, %d iterations\n",
+            argv[1], totals[totals.size() / 2], totals.front(), layer_sum, iterations);
+        return pass ? 0 : 1;
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "error: %s\n", e.what());
+        return 1;
+    }
+}
