@@ -42,6 +42,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   recommends=--no-install-recommends
   $all && recommends=""
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq $recommends "${missing[@]}" >/dev/null
+  echo "cortado: Debian packages installed in $SECONDS s"
 fi
 
 if [ ! -x .venv/bin/python ]; then
@@ -50,7 +51,9 @@ if [ ! -x .venv/bin/python ]; then
 fi
 if ! .venv/bin/python -c "import $python_modules" 2>/dev/null; then
   echo "cortado: installing ${python_packages[*]} into .venv"
+  started=$SECONDS
   .venv/bin/pip install -q --disable-pip-version-check "${python_packages[@]}"
+  echo "cortado: Python packages installed in $((SECONDS - started)) s"
 fi
 
 export PATH="$root/.venv/bin:$PATH"
