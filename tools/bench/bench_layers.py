@@ -3,7 +3,7 @@
 layer: each step's time inside the whole network (from profiled runs) beside the peer's time for
 the same layer alone, summed by kind of layer (convolutions by kernel, stride and groups; inner
 products; the layers the peer's sum leaves out: pooling, LRN, concatenation, softmax ...), then
-the steps that lose the most. Reads one report, or the merge of several by tools/bench_median.py.
+the steps that lose the most. Reads one report, or the merge of several by tools/bench/bench_median.py.
 
     tools/bench/bench_layers.py NETS.json [--batch N] [--top K]
 

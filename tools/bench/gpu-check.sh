@@ -8,7 +8,7 @@
 #     bash .device/run.sh
 # It checks every blob of every network against the reference on CUDA and on NVIDIA OpenCL,
 # runs the conv and sgemm suites, AlexNet's five convolutions (issue 4's floor) and the knob sweep
-# against cuDNN/cuBLAS (tools/bench/gpu_bench.py), and writes JSON and markdown into $OUT. Plot here with tools/bench_plots.py.
+# against cuDNN/cuBLAS (tools/bench/gpu_bench.py), and writes JSON and markdown into $OUT. Plot here with tools/bench/bench_plots.py.
 # It also runs the non-finite cases (tests/non_finite/) on both APIs.
 #     tools/bench/gpu-check.sh [--quick | --checks-only | --gemm]
 #       --quick: the CI-sized subsets of the conv, sgemm and nets suites

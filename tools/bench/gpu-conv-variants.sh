@@ -3,7 +3,7 @@
 # CSV) compiled for CUDA with the default rule and once more per knob set, each forced through
 # CORTADO_KNOBS, into .device/ (ignored by git) with .device/run.sh, which times every library
 # against cuDNN on the lent GPU (tools/bench/gpu_bench.py) and writes $OUT/gpu-conv-LABEL.json. Run it
-# through the device tool with carry [".device"], then compare here with tools/bench_compare.py.
+# through the device tool with carry [".device"], then compare here with tools/bench/bench_compare.py.
 # Like tools/bench/gpu-check.sh it replaces whatever .device/ held. An exported CORTADO_KNOBS is
 # ignored: each suite's knobs are the ones given here.
 #     tools/bench/gpu-conv-variants.sh [--set CSV] LABEL=KNOBS...

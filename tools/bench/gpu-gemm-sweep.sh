@@ -2,7 +2,7 @@
 # The knob sweep that chose the GPU GEMM's defaults (docs/PERFORMANCE.md, the GEMM on the H100):
 # the sgemm suite, the fully-connected convolutions (15) and the 1x1 convolutions (120) of
 # Boda's set, each compiled here for cuda-h100 once per knob setting, then timed and checked
-# against cuBLAS/cuDNN on the GPU machine by tools/gpu_bench.py. Gathers .device/ (ignored by
+# against cuBLAS/cuDNN on the GPU machine by tools/bench/gpu_bench.py. Gathers .device/ (ignored by
 # git); run through the device tool with carry [".device"]:
 #     bash .device/sweep.sh [PATTERN]
 # which times the settings whose label matches PATTERN (grep -E; all by default) and writes one
