@@ -1,20 +1,17 @@
 #include "compiler/kernel_builder.h"
 
 #include <pwd.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <vector>
 
 #include "Halide.h"
+#include "compiler/child_processes.h"
 #include "compiler/host_settings.h"
 #include "compiler/install_layout.h"
 #include "compiler/shell_quote.h"
@@ -28,14 +25,26 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Generated code depends on the compiler that made it: key the cache on this binary too.
-std::string compiler_identity() {
-    std::error_code ec;
-    const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-    if (ec) return "unknown";
-    const auto size = fs::file_size(self, ec);
-    const auto time = fs::last_write_time(self, ec).time_since_epoch().count();
-    return std::to_string(size) + "-" + std::to_string(time);
+// Generated code depends on the compiler that made it: key the cache on this binary too. Read
+// once: every cache lookup needs it.
+const std::string &compiler_identity() {
+    static const std::string identity = [] {
+        std::error_code ec;
+        const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+        if (ec) return std::string("unknown");
+        const auto size = fs::file_size(self, ec);
+        const auto time = fs::last_write_time(self, ec).time_since_epoch().count();
+        return std::to_string(size) + "-" + std::to_string(time);
+    }();
+    return identity;
+}
+
+const char *const kHalideRuntime = "halide_runtime";
+
+// strict_float changes only the kernels' float math; Halide 21 cannot build its runtime with it
+// (an internal error in CodeGen_LLVM::set_fast_fp_math).
+Halide::Target halide_runtime_target(const std::string &target) {
+    return Halide::Target(target).without_feature(Halide::Target::StrictFloat);
 }
 
 fs::path cache_entry(const std::string &name, const std::string &key, const std::string &product) {
@@ -107,89 +116,63 @@ std::string build_kernel(const KernelInstance &kernel) {
     });
 }
 
-std::vector<std::string> build_kernels(const std::vector<KernelInstance> &kernels, int jobs,
-                                       const std::function<void(size_t)> &progress) {
-    std::vector<std::string> objects(kernels.size());
-    std::vector<size_t> missing;
-    for (size_t k = 0; k < kernels.size(); k++) {
-        const fs::path object = cache_entry(kernels[k].function_name(), kernels[k].signature(), "");
-        if (fs::exists(object)) objects[k] = object.string();
-        else missing.push_back(k);
-    }
-    size_t done = kernels.size() - missing.size();
-    if (progress) progress(done);
-    if (jobs <= 1 || missing.size() <= 1) {
-        for (size_t k : missing) {
-            objects[k] = build_kernel(kernels[k]);
-            if (progress) progress(++done);
-        }
-        return objects;
-    }
-    // One process per kernel, `jobs` at a time: libHalide compiles one pipeline per process at a
-    // time, and each child starts from the same state, so its object does not depend on which
-    // kernels were compiled before it. A child reports its error in a file of its own.
-    const fs::path errors = fs::temp_directory_path() / ("cortado-kernels-" + std::to_string(::getpid()));
-    fs::create_directories(errors);
-    std::map<pid_t, size_t> running;
-    std::map<size_t, std::string> failures;
-    size_t next = 0;
-    const auto wait_one = [&] {
-        int status = 0;
-        pid_t pid;
-        while ((pid = ::waitpid(-1, &status, 0)) < 0 && errno == EINTR) {}
-        if (pid < 0) throw CompileError("lost track of the kernel compiler processes");
-        const auto it = running.find(pid);
-        if (it == running.end()) return;
-        const size_t k = it->second;
-        running.erase(it);
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-            objects[k] = cache_entry(kernels[k].function_name(), kernels[k].signature(), "").string();
-            if (progress) progress(++done);
-            return;
-        }
-        std::string message, ignored;
-        if (!read_file_bytes((errors / std::to_string(k)).string(), &message, &ignored) || message.empty())
-            message = "the process compiling kernel " + kernels[k].signature() +
-                      (WIFSIGNALED(status) ? " was killed by signal " + std::to_string(WTERMSIG(status))
-                                           : " exited with status " + std::to_string(WEXITSTATUS(status)));
-        failures[k] = message;
+std::vector<std::string> build_kernels_and_runtime(const std::vector<KernelInstance> &kernels,
+                                                   const std::string &runtime_target, int jobs,
+                                                   const std::function<void(size_t)> &progress) {
+    // Each object where the cache keeps it, and how to build it there: the kernels, then the runtime.
+    struct Build {
+        fs::path object;
+        std::function<void()> build;
     };
-    while (next < missing.size() || !running.empty()) {
-        if (next < missing.size() && int(running.size()) < jobs && failures.empty()) {
-            const size_t k = missing[next++];
-            std::cout.flush();
-            std::cerr.flush();
-            const pid_t pid = ::fork();
-            if (pid < 0)
-                throw CompileError("cannot start a kernel compiler process: " + std::string(std::strerror(errno)));
-            if (pid == 0) {
-                int code = 0;
-                try {
-                    build_kernel(kernels[k]);
-                } catch (const std::exception &e) {
-                    std::ofstream(errors / std::to_string(k)) << e.what();
-                    code = 1;
-                }
-                ::_exit(code);
-            }
-            running[pid] = k;
-            continue;
+    std::vector<Build> builds;
+    for (const KernelInstance &kernel : kernels)
+        builds.push_back(
+            {cache_entry(kernel.function_name(), kernel.signature(), ""), [&kernel] { build_kernel(kernel); }});
+    builds.push_back({cache_entry(kHalideRuntime, halide_runtime_target(runtime_target).to_string(), ""),
+                      [&runtime_target] { build_halide_runtime(runtime_target); }});
+    std::vector<size_t> missing;
+    for (size_t i = 0; i < builds.size(); i++)
+        if (!fs::exists(builds[i].object)) missing.push_back(i);
+    size_t kernels_done = kernels.size();
+    for (size_t i : missing) kernels_done -= i < kernels.size();
+    if (progress) progress(kernels_done);
+    const auto built = [&](size_t i) {
+        if (i < kernels.size() && progress) progress(++kernels_done);
+    };
+    if (jobs <= 1 || missing.size() <= 1) {
+        for (size_t i : missing) {
+            builds[i].build();
+            built(i);
         }
-        if (running.empty()) break;  // a failure stopped new starts, and the rest have ended
-        wait_one();
+    } else {
+        // Each child starts from the same state, so an object does not depend on which kernels
+        // were compiled before it.
+        std::map<size_t, std::string> failures;  // by build, so the first in order is reported
+        run_in_child_processes(
+            missing.size(), jobs, [&](size_t j) { builds[missing[j]].build(); },
+            [&](size_t j, const ChildOutcome &outcome) {
+                const size_t i = missing[j];
+                if (outcome.succeeded()) {
+                    built(i);
+                } else {
+                    failures[i] = !outcome.error.empty()
+                                      ? outcome.error
+                                      : "the process building " + builds[i].object.filename().string() + " " +
+                                            describe_wait_status(outcome.status);
+                }
+                return failures.empty();
+            });
+        if (!failures.empty()) throw CompileError(failures.begin()->second);
     }
-    fs::remove_all(errors);
-    if (!failures.empty()) throw CompileError(failures.begin()->second);
+    std::vector<std::string> objects;
+    for (const Build &b : builds) objects.push_back(b.object.string());
     return objects;
 }
 
 std::string build_halide_runtime(const std::string &target) {
-    const std::string name = "halide_runtime";
-    // strict_float changes only the kernels' float math; Halide 21 cannot build its runtime with
-    // it (an internal error in CodeGen_LLVM::set_fast_fp_math).
-    const Halide::Target runtime_target = Halide::Target(target).without_feature(Halide::Target::StrictFloat);
-    return cached(name, runtime_target.to_string(), [&](const std::string &dir) {
-        Halide::compile_standalone_runtime(dir + "/" + name + ".o", runtime_target);
+    const Halide::Target runtime_target = halide_runtime_target(target);
+    return cached(kHalideRuntime, runtime_target.to_string(), [&](const std::string &dir) {
+        Halide::compile_standalone_runtime(dir + "/" + kHalideRuntime + ".o", runtime_target);
     });
 }
 

@@ -18,12 +18,13 @@ std::string kernel_cache_dir();
 // Returns the path of the compiled object for `kernel` (builds it on a cache miss).
 std::string build_kernel(const KernelInstance &kernel);
 
-// The compiled objects of `kernels`, in order: cached ones found, the rest built `jobs` at a time
-// (in child processes when jobs > 1). `progress`, when set, is told how many are done. A kernel
-// that fails stops new builds; the first failure (in kernel order) is thrown once the running
-// ones end.
-std::vector<std::string> build_kernels(const std::vector<KernelInstance> &kernels, int jobs,
-                                       const std::function<void(size_t done)> &progress = {});
+// The compiled objects of `kernels`, in order, then the Halide runtime's for `runtime_target`:
+// cached ones found, the rest built `jobs` at a time (each in a child process of its own when
+// jobs > 1). `progress`, when set, is told how many kernels are done. A build that fails stops
+// new ones; the first failure (in that order) is thrown once the running ones end.
+std::vector<std::string> build_kernels_and_runtime(const std::vector<KernelInstance> &kernels,
+                                                   const std::string &runtime_target, int jobs,
+                                                   const std::function<void(size_t kernels_done)> &progress = {});
 
 // The cortado runtime library a network built with `toolchain` links: the one built with this
 // compiler for the host toolchain, else runtime/*.cc compiled with the cross compiler (cached).

@@ -1,9 +1,7 @@
 #include "compiler/network_builder.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -50,33 +48,12 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     const NetworkPlan &plan = built.plan;
     fs::create_directories(out_dir);
 
-    // The Halide runtime compiles beside the kernels when several may build at once; a child that
-    // fails leaves nothing cached, and the build below then reports why.
-    pid_t runtime_builder = -1;
-    if (options.jobs > 1 && !plan.kernels.empty()) {
-        std::cout.flush();
-        std::cerr.flush();
-        runtime_builder = ::fork();
-        if (runtime_builder == 0) {
-            int code = 0;
-            try {
-                build_halide_runtime(target.halide_target);
-            } catch (const std::exception &) {
-                code = 1;
-            }
-            ::_exit(code);
-        }
-    }
     const bool show_progress = options.verbose && ::isatty(2);
-    std::vector<std::string> objects = build_kernels(plan.kernels, options.jobs, [&](size_t done) {
-        if (show_progress) std::cerr << "\rcortado: kernel " << done << "/" << plan.kernels.size() << std::flush;
-    });
+    std::vector<std::string> objects =
+        build_kernels_and_runtime(plan.kernels, target.halide_target, options.jobs, [&](size_t done) {
+            if (show_progress) std::cerr << "\rcortado: kernel " << done << "/" << plan.kernels.size() << std::flush;
+        });
     if (show_progress && !plan.kernels.empty()) std::cerr << "\n";
-    if (runtime_builder > 0) {
-        int status = 0;
-        while (::waitpid(runtime_builder, &status, 0) < 0 && errno == EINTR) {}
-    }
-    objects.push_back(build_halide_runtime(target.halide_target));
 
     const fs::path dir(out_dir);
     built.header = (dir / (name + ".h")).string();

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "compiler/plan_options.h"
 
@@ -38,31 +39,29 @@ class ScopedEnv {
     std::optional<std::string> before_;
 };
 
-// "op.knob=value,op.variant=name,...", strongest of the plan's sources, for one scope.
-class ScopedKnobs {
+// One field of the tests' plan options set for one scope, and what was there put back after.
+template <typename T>
+class ScopedPlanOption {
   public:
-    explicit ScopedKnobs(const std::string &knobs) : before_(test_plan_options().knobs) {
-        test_plan_options().knobs = knobs;
+    ScopedPlanOption(T PlanOptions::*field, T value) : field_(field), before_(test_plan_options().*field) {
+        test_plan_options().*field = std::move(value);
     }
-    ~ScopedKnobs() { test_plan_options().knobs = before_; }
-    ScopedKnobs(const ScopedKnobs &) = delete;
-    ScopedKnobs &operator=(const ScopedKnobs &) = delete;
+    ~ScopedPlanOption() { test_plan_options().*field_ = before_; }
+    ScopedPlanOption(const ScopedPlanOption &) = delete;
+    ScopedPlanOption &operator=(const ScopedPlanOption &) = delete;
 
   private:
-    std::string before_;
+    T PlanOptions::*field_;
+    T before_;
 };
 
-class ScopedLayouts {
-  public:
-    explicit ScopedLayouts(ActivationLayouts layouts) : before_(test_plan_options().layouts) {
-        test_plan_options().layouts = layouts;
-    }
-    ~ScopedLayouts() { test_plan_options().layouts = before_; }
-    ScopedLayouts(const ScopedLayouts &) = delete;
-    ScopedLayouts &operator=(const ScopedLayouts &) = delete;
+// "op.knob=value,op.variant=name,...", strongest of the plan's sources.
+struct ScopedKnobs : ScopedPlanOption<std::string> {
+    explicit ScopedKnobs(const std::string &knobs) : ScopedPlanOption(&PlanOptions::knobs, knobs) {}
+};
 
-  private:
-    ActivationLayouts before_;
+struct ScopedLayouts : ScopedPlanOption<ActivationLayouts> {
+    explicit ScopedLayouts(ActivationLayouts layouts) : ScopedPlanOption(&PlanOptions::layouts, layouts) {}
 };
 
 }  // namespace cortado::testing

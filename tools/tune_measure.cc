@@ -19,11 +19,11 @@
 #include <random>
 #include <sstream>
 
+#include "compiler/child_processes.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
 #include "frontend/compile_error.h"
-#include "runtime/file_bytes.h"
 #include "tools/cli_environment.h"
 #include "tools/tune_candidates.h"
 
@@ -49,19 +49,6 @@ Graph one_layer_graph(const Graph &fused, const Layer &layer) {
     g.outputs = copy.outputs;
     g.layers = {copy};
     return g;
-}
-
-std::string describe_status(int status) {
-    if (WIFSIGNALED(status))
-        return std::string("killed by signal ") + std::to_string(WTERMSIG(status)) + " (" +
-               strsignal(WTERMSIG(status)) + ")";
-    return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
-
-// "" when the file is missing: a child that died before writing its report.
-std::string read_text(const fs::path &path) {
-    std::string text, error;
-    return read_file_bytes(path.string(), &text, &error) ? text : "";
 }
 
 // Far more than the 11 timed runs of any layer that is worth running need.
@@ -153,60 +140,33 @@ std::vector<std::string> LayerBench::compile(const std::vector<ChoiceSettings> &
                                              std::vector<std::string> *errors) {
     std::vector<std::string> libraries(candidates.size()), dirs(candidates.size());
     errors->assign(candidates.size(), "");
-    std::map<pid_t, size_t> running;
-    size_t next = 0;
-    const auto wait_one = [&] {
-        int status = 0;
-        const pid_t pid = ::waitpid(-1, &status, 0);
-        if (pid < 0 && errno == ECHILD)
-            throw CompileError("lost track of the compiler processes (is SIGCHLD ignored?)");
-        if (pid <= 0 || !running.count(pid)) return;
-        const size_t i = running[pid];
-        running.erase(pid);
+    // Each signature's candidates in a folder of their own: libraries are measured again later.
+    for (std::string &dir : dirs) {
+        dir = (fs::path(scratch_) / layer_.signature / ("candidate-" + std::to_string(compiled_++))).string();
+        fs::create_directories(dir);
+    }
+    const auto compile_one = [&](size_t i) {
+        default_stop_signals();  // the tuner's handler only sets a flag
+        const std::string &kill = cli_environment().test_kill_compile;
+        if (!kill.empty() && candidates[i].variant == kill) ::raise(SIGKILL);
+        ChoiceOverrides records;
+        records[layer_.signature] = candidates[i];
+        records[layer_.signature].source = "candidate";
+        link_shared_library(
+            build_network(layer_.graph, "net", target_, dirs[i], BuildOptions(cli_plan_options(records))), dirs[i]);
+    };
+    run_in_child_processes(candidates.size(), jobs, compile_one, [&](size_t i, const ChildOutcome &outcome) {
         const fs::path so = fs::path(dirs[i]) / "libnet.so";
-        if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && fs::exists(so)) {
+        if (outcome.succeeded() && fs::exists(so)) {
             libraries[i] = so.string();
         } else {
-            const std::string message = read_text(fs::path(dirs[i]) / "error.txt");
-            (*errors)[i] = interrupted_by_user(status)   ? kStoppedByUser
-                           : killed_from_outside(status) ? kKilledFromOutside
-                           : message.empty()             ? "the compiler " + describe_status(status)
-                                                         : message;
+            (*errors)[i] = interrupted_by_user(outcome.status)   ? kStoppedByUser
+                           : killed_from_outside(outcome.status) ? kKilledFromOutside
+                           : outcome.error.empty() ? "the compiler " + describe_wait_status(outcome.status)
+                                                   : outcome.error;
         }
-    };
-    while (next < candidates.size() || !running.empty()) {
-        if (next < candidates.size() && int(running.size()) < std::max(1, jobs)) {
-            const size_t i = next++;
-            // Each signature's candidates in a folder of their own: libraries are measured again later.
-            dirs[i] = (fs::path(scratch_) / layer_.signature / ("candidate-" + std::to_string(compiled_++))).string();
-            fs::create_directories(dirs[i]);
-            ChoiceOverrides records;
-            records[layer_.signature] = candidates[i];
-            records[layer_.signature].source = "candidate";
-            std::cout.flush();
-            std::cerr.flush();
-            const pid_t pid = ::fork();
-            if (pid < 0) throw CompileError("cannot start a compiler process: " + std::string(std::strerror(errno)));
-            if (pid == 0) {
-                default_stop_signals();  // the tuner's handler only sets a flag
-                const std::string &kill = cli_environment().test_kill_compile;
-                if (!kill.empty() && candidates[i].variant == kill) ::raise(SIGKILL);
-                int code = 0;
-                try {
-                    const BuiltNetwork built =
-                        build_network(layer_.graph, "net", target_, dirs[i], BuildOptions(cli_plan_options(records)));
-                    link_shared_library(built, dirs[i]);
-                } catch (const std::exception &e) {
-                    std::ofstream(fs::path(dirs[i]) / "error.txt") << e.what();
-                    code = 1;
-                }
-                ::_exit(code);
-            }
-            running[pid] = i;
-            continue;
-        }
-        wait_one();
-    }
+        return true;
+    });
     return libraries;
 }
 
@@ -305,7 +265,7 @@ CandidateRun LayerBench::measure(const std::string &library, double tolerance, d
         std::getline(in >> std::ws, run.reason);
         if (run.reason.empty()) run.reason = "the candidate failed without saying why: " + text;
     } else {
-        run.reason = "the candidate's process " + describe_status(status) + " before it reported";
+        run.reason = "the candidate's process " + describe_wait_status(status) + " before it reported";
     }
     return run;
 }

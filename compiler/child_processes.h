@@ -1,0 +1,31 @@
+// Work that runs in child processes, a few at a time: libHalide compiles one pipeline per process
+// at a time, and a child that dies (out of memory, a signal) takes nothing else with it. Used for
+// a network's kernels (kernel_builder.h) and the tuner's candidates (tools/tune_measure.cc).
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace cortado {
+
+// How a task's child process ended: its wait status, and the message of what the task threw
+// ("" when it returned, or when the process died before it could say).
+struct ChildOutcome {
+    int status = 0;
+    std::string error;
+
+    bool succeeded() const;
+};
+
+// "killed by signal 9 (Killed)", "exited with status 1": a wait status in words.
+std::string describe_wait_status(int status);
+
+// Runs task(i) for every i below `count`, each in a child process of its own, at most `jobs` at
+// once, and calls ended(i, outcome) here as each ends. When `ended` returns false no more tasks
+// start; those running are waited for. Throws CompileError if a child cannot be started or
+// waited for.
+void run_in_child_processes(size_t count, int jobs, const std::function<void(size_t)> &task,
+                            const std::function<bool(size_t, const ChildOutcome &)> &ended);
+
+}  // namespace cortado
