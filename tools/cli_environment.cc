@@ -46,10 +46,12 @@ PlanOptions cli_plan_options(const ChoiceOverrides &records) {
     return options;
 }
 
-int cli_build_jobs() {
-    cpu_set_t cpus;
-    if (::sched_getaffinity(0, sizeof cpus, &cpus) != 0) return 1;
-    return std::max(1, CPU_COUNT(&cpus));
+BuildOptions cli_build_options(const ChoiceOverrides &records, bool verbose) {
+    static const int cpus = [] {
+        cpu_set_t set;
+        return ::sched_getaffinity(0, sizeof set, &set) == 0 ? std::max(1, CPU_COUNT(&set)) : 1;
+    }();
+    return BuildOptions(cli_plan_options(records), cpus, verbose);
 }
 
 }  // namespace cortado

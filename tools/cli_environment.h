@@ -5,6 +5,7 @@
 #include <string>
 
 #include "compiler/host_settings.h"
+#include "compiler/network_builder.h"
 #include "compiler/plan_options.h"
 
 namespace cortado {
@@ -30,7 +31,8 @@ void apply_cli_environment();
 // CORTADO_TEST_VARIANTS.
 PlanOptions cli_plan_options(const ChoiceOverrides &records = {});
 
-// How many kernels a command compiles at once: the CPUs this process may run on.
-int cli_build_jobs();
+// A command's build options: its plan options, and as many kernels compiled at once as there
+// are CPUs this process may run on.
+BuildOptions cli_build_options(const ChoiceOverrides &records = {}, bool verbose = false);
 
 }  // namespace cortado

@@ -30,11 +30,11 @@
 #include "tools/bench/bench_gpu_prepare.h"
 #include "tools/bench/bench_networks.h"
 #include "tools/bench/bench_report.h"
+#include "tools/bench/peers.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
-#include "tools/bench/peers.h"
 #include "tools/temporary_directory.h"
 
 namespace cortado {
@@ -54,8 +54,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
                              const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, "bench.prototxt", ImportOptions{});
     infer_shapes(graph);
-    const BuiltNetwork built =
-        build_network(graph, "net", target, scratch, BuildOptions(cli_plan_options(records), cli_build_jobs(), false));
+    const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options(records));
     SingleLayer result;
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
@@ -71,8 +70,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     std::vector<float> untuned_output(result.output.size());
     if (uses_tuning_records(built.plan)) {
         const std::string dir = scratch + "/untuned";
-        const BuiltNetwork plain =
-            build_network(graph, "net", target, dir, BuildOptions(cli_plan_options(), cli_build_jobs(), false));
+        const BuiltNetwork plain = build_network(graph, "net", target, dir, cli_build_options());
         untuned = std::make_unique<LoadedNetwork>(link_shared_library(plain, dir), "net");
         untuned->create(nullptr, 1);
         untuned->forward(result.input.data(), untuned_output.data());

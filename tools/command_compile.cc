@@ -53,7 +53,7 @@ int command_compile(const std::vector<std::string> &args) {
         embedded = std::filesystem::absolute(graph.weights ? weights : cli.get("weights")).string();
         read_weights(graph, embedded);  // every layer's blobs there, in its shapes, or an error naming it
     }
-    BuildOptions build(cli_plan_options(tuning.records), cli_build_jobs(), true);
+    BuildOptions build = cli_build_options(tuning.records, true);
     build.embedded_weights = embedded;
     const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), build);
     report_tuning_notes(tuning, built.plan);

@@ -21,12 +21,12 @@
 #include "frontend/compile_error.h"
 #include "frontend/layer_cost.h"
 #include "frontend/load_network.h"
+#include "frontend/npy.h"
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
-#include "frontend/npy.h"
 #include "tools/run_statistics.h"
 #include "tools/temporary_directory.h"
 
@@ -117,8 +117,8 @@ int command_run(const std::vector<std::string> &args) {
 
     TemporaryDirectory build_dir("cortado-run");
     const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
-    const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(),
-                                             BuildOptions(cli_plan_options(tuning.records), cli_build_jobs(), true));
+    const BuiltNetwork built =
+        build_network(graph, "net", target, build_dir.path(), cli_build_options(tuning.records, true));
     report_tuning_notes(tuning, built.plan);
     LoadedNetwork net(link_shared_library(built, build_dir.path()), "net");
 

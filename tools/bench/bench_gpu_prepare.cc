@@ -29,14 +29,12 @@ namespace {
 // Returns the case's JSON fields for the libraries.
 nlohmann::ordered_json build_libraries(const Graph &graph, const TargetDescription &target, const fs::path &out,
                                        const std::string &case_name, const ChoiceOverrides &records) {
-    const BuiltNetwork built = build_network(graph, "net", target, out.string(),
-                                             BuildOptions(cli_plan_options(records), cli_build_jobs(), false));
+    const BuiltNetwork built = build_network(graph, "net", target, out.string(), cli_build_options(records));
     link_shared_library(built, out.string());
     nlohmann::ordered_json fields{{"library", case_name + "/libnet.so"}};
     if (uses_tuning_records(built.plan)) {
         const fs::path untuned = out / "untuned";
-        link_shared_library(build_network(graph, "net", target, untuned.string(),
-                                          BuildOptions(cli_plan_options(), cli_build_jobs(), false)),
+        link_shared_library(build_network(graph, "net", target, untuned.string(), cli_build_options()),
                             untuned.string());
         for (const auto &entry : fs::directory_iterator(untuned))
             if (entry.path().filename() != "libnet.so") fs::remove(entry.path());

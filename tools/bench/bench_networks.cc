@@ -129,8 +129,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
                        const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = load_bench_network(c);
     fuse_activations(graph);
-    const BuiltNetwork built =
-        build_network(graph, "net", target, scratch, BuildOptions(cli_plan_options(records), cli_build_jobs(), false));
+    const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options(records));
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
     const std::vector<LayerWeights> weights = seeded_weights(built.plan, 1);
@@ -148,8 +147,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     BenchRow row{bench_network_name(c), 0, 0, {}, "oneDNN conv+IP sum", {}, 0, false, {}};
     if (uses_tuning_records(built.plan)) {
         const std::string untuned_dir = scratch + "/untuned";
-        const BuiltNetwork plain =
-            build_network(graph, "net", target, untuned_dir, BuildOptions(cli_plan_options(), cli_build_jobs(), false));
+        const BuiltNetwork plain = build_network(graph, "net", target, untuned_dir, cli_build_options());
         LoadedNetwork untuned(link_shared_library(plain, untuned_dir), "net");
         untuned.create(nullptr, 1);
         std::vector<float> untuned_output(output.size());
