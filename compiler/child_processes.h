@@ -18,6 +18,11 @@ struct ChildOutcome {
     bool succeeded() const;
 };
 
+// Whether this process runs one thread. fork() copies only the calling thread: a lock another
+// thread holds at that moment (an allocator's, under the sanitizers) stays locked in the child
+// forever, so a process that has started threads (a network's thread pool) must not fork work.
+bool single_threaded();
+
 // "killed by signal 9 (Killed)", "exited with status 1": a wait status in words.
 std::string describe_wait_status(int status);
 

@@ -9,7 +9,9 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <tuple>
 
+#include "compiler/child_processes.h"
 #include "compiler/host_settings.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
@@ -55,6 +57,71 @@ const char *kNet =
     "layer { name: \"n1\" type: \"LRN\" bottom: \"p1\" top: \"n1\" }\n"
     "layer { name: \"f\" type: \"InnerProduct\" bottom: \"n1\" top: \"f\" inner_product_param { num_output: 10 weight_filler { type: \"xavier\" } } }\n"
     "layer { name: \"s\" type: \"Softmax\" bottom: \"f\" top: \"s\" }\n";
+
+// The kernel cache this scope's builds use, and the one before it afterwards.
+class ScopedKernelCache {
+  public:
+    explicit ScopedKernelCache(const std::string &dir) : before_(host_settings()) {
+        HostSettings settings = before_;
+        settings.kernel_cache_dir = dir;
+        set_host_settings(settings);
+    }
+    ~ScopedKernelCache() { set_host_settings(before_); }
+    ScopedKernelCache(const ScopedKernelCache &) = delete;
+    ScopedKernelCache &operator=(const ScopedKernelCache &) = delete;
+
+  private:
+    HostSettings before_;
+};
+
+// Kernels compiled in child processes, two at a time, into an empty cache: a child's failure is
+// the build's error, and the network computes what the one compiled serially does, bit for bit.
+// Both builds come before any network runs, and this test first in the file: a network leaves its
+// thread pool running, and a process with threads compiles one kernel after another instead
+// (kernel_builder.h).
+TEST(Builds, KernelsCompiledInSeveralProcessesGiveTheSerialResults) {
+    ASSERT_TRUE(single_threaded()) << "another test started threads first: the children would not be tested";
+    Graph graph = import_caffe_prototxt_text(kNet, "test.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    fuse_activations(graph);
+    const TargetDescription target = resolve_target(test_target());
+    {
+        TemporaryDirectory scratch("cortado-jobs-bad");
+        const std::string not_a_folder = scratch.path() + "/file";
+        std::ofstream(not_a_folder) << "in the cache's way\n";
+        const ScopedKernelCache scoped(not_a_folder + "/cache");
+        try {
+            build_network(graph, "net", target, scratch.path(), BuildOptions(test_plan_options(), 2));
+            ADD_FAILURE() << "a cache that cannot be written was accepted";
+        } catch (const std::exception &e) {
+            EXPECT_NE(std::string(e.what()).find(not_a_folder), std::string::npos) << e.what();
+        }
+    }
+    TemporaryDirectory parallel_cache("cortado-jobs-cache"), serial_cache("cortado-jobs-cache");
+    TemporaryDirectory parallel_out("cortado-jobs"), serial_out("cortado-jobs");
+    std::vector<std::string> libraries;
+    for (const auto &[jobs, cache, out] :
+         {std::tuple{2, &parallel_cache, &parallel_out}, std::tuple{1, &serial_cache, &serial_out}}) {
+        ASSERT_TRUE(single_threaded());
+        const ScopedKernelCache scoped(cache->path());
+        const BuiltNetwork built =
+            build_network(graph, "net", target, out->path(), BuildOptions(test_plan_options(), jobs));
+        ASSERT_GE(built.plan.kernels.size(), 4u);
+        libraries.push_back(link_shared_library(built, out->path()));
+    }
+    std::vector<float> input(2 * 3 * 20 * 20);
+    std::mt19937 random(5);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float &v : input) v = uniform(random);
+    std::vector<std::vector<float>> outputs;
+    for (const std::string &library : libraries) {
+        LoadedNetwork net(library, "net");
+        net.create(nullptr, 7);
+        outputs.emplace_back(2 * 10, std::nanf(""));
+        net.forward(input.data(), outputs.back().data());
+    }
+    for (size_t i = 0; i < outputs[0].size(); i++) ASSERT_EQ(outputs[0][i], outputs[1][i]) << "output " << i;
+}
 
 TEST(Concurrency, ContextsOnManyThreadsMatchSerialRunsExactly) {
     const Compiled compiled(kNet);
@@ -165,61 +232,6 @@ TEST(NonFinite, WinogradSpreadsAnInfOverTheTilesThatReadIt) {
         const ScopedKnobs f2_5x5("conv2d.variant=cpu_winograd_f2_5x5");
         EXPECT_EQ(non_finite(run(net5, input5, 128)), direct5)
             << "F(2x2, 5x5) spoils what the direct convolution spoils, Inf at " << at << "," << at;
-    }
-}
-
-// The kernel cache this scope's builds use, and the one before it afterwards.
-class ScopedKernelCache {
-  public:
-    explicit ScopedKernelCache(const std::string &dir) : before_(host_settings()) {
-        HostSettings settings = before_;
-        settings.kernel_cache_dir = dir;
-        set_host_settings(settings);
-    }
-    ~ScopedKernelCache() { set_host_settings(before_); }
-    ScopedKernelCache(const ScopedKernelCache &) = delete;
-    ScopedKernelCache &operator=(const ScopedKernelCache &) = delete;
-
-  private:
-    HostSettings before_;
-};
-
-// Kernels compiled in child processes, two at a time, into an empty cache: the network computes
-// what the one compiled serially does, bit for bit; a child's failure is the build's error.
-TEST(Builds, KernelsCompiledInSeveralProcessesGiveTheSerialResults) {
-    Graph graph = import_caffe_prototxt_text(kNet, "test.prototxt", ImportOptions{});
-    infer_shapes(graph);
-    fuse_activations(graph);
-    const TargetDescription target = resolve_target(test_target());
-    std::vector<float> input(2 * 3 * 20 * 20);
-    std::mt19937 random(5);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (float &v : input) v = uniform(random);
-    std::vector<std::vector<float>> outputs;
-    for (const int jobs : {1, 2}) {
-        SCOPED_TRACE("jobs " + std::to_string(jobs));
-        TemporaryDirectory cache("cortado-jobs-cache"), out("cortado-jobs");
-        const ScopedKernelCache scoped(cache.path());
-        const BuiltNetwork built =
-            build_network(graph, "net", target, out.path(), BuildOptions(test_plan_options(), jobs));
-        ASSERT_GE(built.plan.kernels.size(), 4u);
-        LoadedNetwork net(link_shared_library(built, out.path()), "net");
-        net.create(nullptr, 7);
-        outputs.emplace_back(2 * 10, std::nanf(""));
-        net.forward(input.data(), outputs.back().data());
-    }
-    ASSERT_EQ(outputs[0].size(), outputs[1].size());
-    for (size_t i = 0; i < outputs[0].size(); i++) ASSERT_EQ(outputs[0][i], outputs[1][i]) << "output " << i;
-
-    TemporaryDirectory scratch("cortado-jobs-bad");
-    const std::string not_a_folder = scratch.path() + "/file";
-    std::ofstream(not_a_folder) << "in the cache's way\n";
-    const ScopedKernelCache scoped(not_a_folder + "/cache");
-    try {
-        build_network(graph, "net", target, scratch.path(), BuildOptions(test_plan_options(), 2));
-        ADD_FAILURE() << "a cache that cannot be written was accepted";
-    } catch (const std::exception &e) {
-        EXPECT_NE(std::string(e.what()).find(not_a_folder), std::string::npos) << e.what();
     }
 }
 
