@@ -23,12 +23,6 @@ std::string describe_wait_status(int status) {
     return "exited with status " + std::to_string(WEXITSTATUS(status));
 }
 
-bool single_threaded() {
-    std::error_code ec;
-    const auto threads = std::distance(fs::directory_iterator("/proc/self/task", ec), fs::directory_iterator());
-    return !ec && threads == 1;
-}
-
 bool ChildOutcome::succeeded() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
 void run_in_child_processes(size_t count, int jobs, const std::function<void(size_t)> &task,

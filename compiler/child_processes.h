@@ -18,16 +18,13 @@ struct ChildOutcome {
     bool succeeded() const;
 };
 
-// Whether this process runs one thread. fork() copies only the calling thread: a lock another
-// thread holds at that moment (an allocator's, under the sanitizers) stays locked in the child
-// forever, so a process that has started threads (a network's thread pool) must not fork work.
-bool single_threaded();
-
 // "killed by signal 9 (Killed)", "exited with status 1": a wait status in words.
 std::string describe_wait_status(int status);
 
 // Runs task(i) for every i below `count`, each in a child process of its own, at most `jobs` at
-// once, and calls ended(i, outcome) here as each ends. When `ended` returns false no more tasks
+// once. fork() copies only the calling thread, so call it where no other thread of the process
+// can hold a lock (an allocator's, under the sanitizers): before a network's thread pool or a
+// peer library has worked here. Calls ended(i, outcome) here as each ends. When `ended` returns false no more tasks
 // start; those running are waited for. Throws CompileError if a child cannot be started or
 // waited for.
 void run_in_child_processes(size_t count, int jobs, const std::function<void(size_t)> &task,

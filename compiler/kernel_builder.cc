@@ -139,7 +139,7 @@ std::vector<std::string> build_kernels_and_runtime(const std::vector<KernelInsta
     const auto built = [&](size_t i) {
         if (i < kernels.size() && progress) progress(++kernels_done);
     };
-    if (jobs <= 1 || missing.size() <= 1 || !single_threaded()) {
+    if (jobs <= 1 || missing.size() <= 1) {
         for (size_t i : missing) {
             builds[i].build();
             built(i);

@@ -20,7 +20,7 @@ std::string build_kernel(const KernelInstance &kernel);
 
 // The compiled objects of `kernels`, in order, then the Halide runtime's for `runtime_target`:
 // cached ones found, the rest built `jobs` at a time (each in a child process of its own when
-// jobs > 1 and this process runs one thread; else one after another). `progress`, when set, is told how many kernels are done. A build that fails stops
+// jobs > 1: see run_in_child_processes for where that is safe). `progress`, when set, is told how many kernels are done. A build that fails stops
 // new ones; the first failure (in that order) is thrown once the running ones end.
 std::vector<std::string> build_kernels_and_runtime(const std::vector<KernelInstance> &kernels,
                                                    const std::string &runtime_target, int jobs,

@@ -25,8 +25,8 @@ struct BuildOptions {
         : plan(std::move(plan_options)), jobs(build_jobs), verbose(show_progress) {}
 
     PlanOptions plan;
-    // Kernels compiled at once, each in a process of its own when above 1 and the process runs
-    // one thread (kernel_builder.h).
+    // Kernels compiled at once, each in a process of its own when above 1: only where no other
+    // thread of the process can hold a lock (compiler/child_processes.h).
     int jobs = 1;
     bool verbose = false;  // progress on stderr, when it is a terminal
     // A caffemodel's absolute path: the library carries its bytes, for NAME_create_embedded().

@@ -11,7 +11,6 @@
 #include <thread>
 #include <tuple>
 
-#include "compiler/child_processes.h"
 #include "compiler/host_settings.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
@@ -76,11 +75,9 @@ class ScopedKernelCache {
 
 // Kernels compiled in child processes, two at a time, into an empty cache: a child's failure is
 // the build's error, and the network computes what the one compiled serially does, bit for bit.
-// Both builds come before any network runs, and this test first in the file: a network leaves its
-// thread pool running, and a process with threads compiles one kernel after another instead
-// (kernel_builder.h).
+// Both builds come before any network runs, and this test first in the file: the children are
+// forked only where no network's thread pool has run (compiler/child_processes.h).
 TEST(Builds, KernelsCompiledInSeveralProcessesGiveTheSerialResults) {
-    ASSERT_TRUE(single_threaded()) << "another test started threads first: the children would not be tested";
     Graph graph = import_caffe_prototxt_text(kNet, "test.prototxt", ImportOptions{});
     infer_shapes(graph);
     fuse_activations(graph);
@@ -102,7 +99,6 @@ TEST(Builds, KernelsCompiledInSeveralProcessesGiveTheSerialResults) {
     std::vector<std::string> libraries;
     for (const auto &[jobs, cache, out] :
          {std::tuple{2, &parallel_cache, &parallel_out}, std::tuple{1, &serial_cache, &serial_out}}) {
-        ASSERT_TRUE(single_threaded());
         const ScopedKernelCache scoped(cache->path());
         const BuiltNetwork built =
             build_network(graph, "net", target, out->path(), BuildOptions(test_plan_options(), jobs));

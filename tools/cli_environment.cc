@@ -54,4 +54,8 @@ BuildOptions cli_build_options(const ChoiceOverrides &records, bool verbose) {
     return BuildOptions(cli_plan_options(records), cpus, verbose);
 }
 
+BuildOptions cli_build_options_in_process(const ChoiceOverrides &records) {
+    return BuildOptions(cli_plan_options(records));
+}
+
 }  // namespace cortado

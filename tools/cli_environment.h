@@ -35,4 +35,8 @@ PlanOptions cli_plan_options(const ChoiceOverrides &records = {});
 // are CPUs this process may run on.
 BuildOptions cli_build_options(const ChoiceOverrides &records = {}, bool verbose = false);
 
+// The same, compiling one kernel after another, for commands that build between runs of networks
+// and peers: their thread pools may hold locks that a forked child would wait on forever.
+BuildOptions cli_build_options_in_process(const ChoiceOverrides &records = {});
+
 }  // namespace cortado

@@ -54,7 +54,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
                              const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = import_caffe_prototxt_text(prototxt, "bench.prototxt", ImportOptions{});
     infer_shapes(graph);
-    const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options(records));
+    const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options_in_process(records));
     SingleLayer result;
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
@@ -70,7 +70,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     std::vector<float> untuned_output(result.output.size());
     if (uses_tuning_records(built.plan)) {
         const std::string dir = scratch + "/untuned";
-        const BuiltNetwork plain = build_network(graph, "net", target, dir, cli_build_options());
+        const BuiltNetwork plain = build_network(graph, "net", target, dir, cli_build_options_in_process());
         untuned = std::make_unique<LoadedNetwork>(link_shared_library(plain, dir), "net");
         untuned->create(nullptr, 1);
         untuned->forward(result.input.data(), untuned_output.data());

@@ -129,7 +129,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
                        const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = load_bench_network(c);
     fuse_activations(graph);
-    const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options(records));
+    const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options_in_process(records));
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
     const std::vector<LayerWeights> weights = seeded_weights(built.plan, 1);
@@ -147,7 +147,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
     BenchRow row{bench_network_name(c), 0, 0, {}, "oneDNN conv+IP sum", {}, 0, false, {}};
     if (uses_tuning_records(built.plan)) {
         const std::string untuned_dir = scratch + "/untuned";
-        const BuiltNetwork plain = build_network(graph, "net", target, untuned_dir, cli_build_options());
+        const BuiltNetwork plain = build_network(graph, "net", target, untuned_dir, cli_build_options_in_process());
         LoadedNetwork untuned(link_shared_library(plain, untuned_dir), "net");
         untuned.create(nullptr, 1);
         std::vector<float> untuned_output(output.size());
