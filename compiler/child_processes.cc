@@ -1,5 +1,6 @@
 #include "compiler/child_processes.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,13 +27,14 @@ std::string describe_wait_status(int status) {
 bool ChildOutcome::succeeded() const { return WIFEXITED(status) && WEXITSTATUS(status) == 0; }
 
 void run_in_child_processes(size_t count, int jobs, const std::function<void(size_t)> &task,
-                            const std::function<bool(size_t, const ChildOutcome &)> &ended) {
+                            const std::function<bool(size_t, const ChildOutcome &)> &ended,
+                            const std::function<bool()> &stop) {
     // Each child writes what its task threw into a file of its own here.
     const fs::path messages = fs::temp_directory_path() / ("cortado-children-" + std::to_string(::getpid()));
     fs::create_directories(messages);
     std::map<pid_t, size_t> running;
     size_t next = 0;
-    bool starting = true;
+    bool starting = true, stopping = false;
     try {
         while ((starting && next < count) || !running.empty()) {
             if (starting && next < count && int(running.size()) < std::max(1, jobs)) {
@@ -56,7 +58,18 @@ void run_in_child_processes(size_t count, int jobs, const std::function<void(siz
             }
             ChildOutcome outcome;
             pid_t pid;
-            while ((pid = ::waitpid(-1, &outcome.status, 0)) < 0 && errno == EINTR) {}
+            if (!stop) {
+                while ((pid = ::waitpid(-1, &outcome.status, 0)) < 0 && errno == EINTR) {}
+            } else {
+                while ((pid = ::waitpid(-1, &outcome.status, WNOHANG)) == 0 || (pid < 0 && errno == EINTR)) {
+                    if (!stopping && stop()) {
+                        stopping = true;
+                        starting = false;
+                        for (const auto &child : running) ::kill(child.first, SIGTERM);
+                    }
+                    ::usleep(50 * 1000);
+                }
+            }
             if (pid < 0) throw CompileError("lost track of the child processes (is SIGCHLD ignored?)");
             const auto it = running.find(pid);
             if (it == running.end()) continue;

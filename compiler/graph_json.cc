@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "compiler/json_text.h"
+#include "frontend/compile_error.h"
 #include "frontend/layer_cost.h"
 
 namespace cortado {
@@ -15,6 +16,14 @@ Json json_value(const Graph &graph, int value) {
 }
 
 // Each layer type's parameters, with Caffe's names; fusion's additions (fused_relu) included.
+const char *const kVarianceNorms[] = {"FAN_IN", "FAN_OUT", "AVERAGE"};
+
+Json filler_json(const Filler &f) {
+    return {{"type", f.type}, {"value", f.value},  {"min", f.min},
+            {"max", f.max},   {"mean", f.mean},    {"std", f.std},
+            {"variance_norm", kVarianceNorms[int(f.variance_norm)]}, {"given", f.given}};
+}
+
 struct ParamsJson {
     Json out = Json::object();
     void operator()(const InputParams &) {}
@@ -25,7 +34,9 @@ struct ParamsJson {
                {"stride", {p.stride_h, p.stride_w}},
                {"pad", {p.pad_h, p.pad_w}},
                {"dilation", {p.dilation_h, p.dilation_w}},
-               {"group", p.group}};
+               {"group", p.group},
+               {"weight_filler", filler_json(p.weight_filler)},
+               {"bias_filler", filler_json(p.bias_filler)}};
         relu(p.fused_relu, p.relu_negative_slope);
     }
     void operator()(const ReLUParams &p) { out = {{"negative_slope", p.negative_slope}}; }
@@ -41,7 +52,8 @@ struct ParamsJson {
                {"pad_end", {p.bottom_pad(), p.right_pad()}},
                {"global_pooling", p.global_pooling},
                {"round_up", p.round_up},
-               {"count_padding", p.count_padding}};
+               {"count_padding", p.count_padding},
+               {"last_window_rule_always", p.last_window_rule_always}};
     }
     void operator()(const PadParams &p) { out = {{"pads", {p.top, p.left, p.bottom, p.right}}, {"value", p.value}}; }
     void operator()(const LRNParams &p) {
@@ -56,7 +68,9 @@ struct ParamsJson {
                {"bias_term", p.bias_term},
                {"axis", p.axis},
                {"transpose", p.transpose},
-               {"transpose_input", p.transpose_input}};
+               {"transpose_input", p.transpose_input},
+               {"weight_filler", filler_json(p.weight_filler)},
+               {"bias_filler", filler_json(p.bias_filler)}};
         relu(p.fused_relu, p.relu_negative_slope);
     }
     void operator()(const SoftmaxParams &p) { out = {{"axis", p.axis}}; }
@@ -73,9 +87,13 @@ struct ParamsJson {
     void operator()(const SplitParams &) {}
     void operator()(const FlattenParams &p) { out = {{"axis", p.axis}, {"end_axis", p.end_axis}}; }
     void operator()(const ReshapeParams &p) { out = {{"shape", p.shape}, {"axis", p.axis}, {"num_axes", p.num_axes}}; }
-    void operator()(const BatchNormParams &p) { out = {{"eps", p.eps}}; }
+    void operator()(const BatchNormParams &p) { out = {{"use_global_stats", p.use_global_stats}, {"eps", p.eps}}; }
     void operator()(const ScaleParams &p) {
-        out = {{"axis", p.axis}, {"num_axes", p.num_axes}, {"bias_term", p.bias_term}};
+        out = {{"axis", p.axis},
+               {"num_axes", p.num_axes},
+               {"bias_term", p.bias_term},
+               {"filler", filler_json(p.filler)},
+               {"bias_filler", filler_json(p.bias_filler)}};
     }
     void relu(bool fused, float slope) {
         if (!fused) return;
@@ -106,6 +124,7 @@ Json graph_json(const Graph &graph) {
                           {"tops", tops},
                           {"params", params.out},
                           {"weight_shapes", layer.weight_shapes},
+                          {"fused_layers", layer.fused_layers},
                           {"flops", cost.flops},
                           {"parameters", cost.parameters},
                           {"bytes", cost.bytes},
@@ -119,5 +138,173 @@ Json graph_json(const Graph &graph) {
 }
 
 std::string graph_json_text(const Graph &graph) { return json_text(graph_json(graph)) + "\n"; }
+
+namespace {
+
+// The other direction, field by field as ParamsJson writes them; a missing or mistyped field is
+// a CompileError naming the layer.
+class ParamsReader {
+  public:
+    ParamsReader(const Json &params, const std::string &layer) : params_(params), layer_(layer) {}
+
+    template <typename T>
+    T get(const char *name) const {
+        try {
+            return params_.at(name).get<T>();
+        } catch (const nlohmann::json::exception &) {
+            throw CompileError("graph JSON: layer '" + layer_ + "': no " + name + " of the right type");
+        }
+    }
+    void pair(const char *name, int &first, int &second) const {
+        const auto both = get<std::vector<int>>(name);
+        if (both.size() != 2) throw CompileError("graph JSON: layer '" + layer_ + "': " + name + " is not a pair");
+        first = both[0], second = both[1];
+    }
+    Filler filler(const char *name) const {
+        const ParamsReader f(params_.at(name), layer_);
+        Filler out;
+        out.type = f.get<std::string>("type");
+        out.value = f.get<float>("value");
+        out.min = f.get<float>("min"), out.max = f.get<float>("max");
+        out.mean = f.get<float>("mean"), out.std = f.get<float>("std");
+        const std::string norm = f.get<std::string>("variance_norm");
+        out.variance_norm = norm == kVarianceNorms[1]   ? Filler::VarianceNorm::FanOut
+                            : norm == kVarianceNorms[2] ? Filler::VarianceNorm::Average
+                                                        : Filler::VarianceNorm::FanIn;
+        out.given = f.get<bool>("given");
+        return out;
+    }
+    void relu(bool &fused, float &slope) const {
+        fused = params_.contains("fused_relu") && get<bool>("fused_relu");
+        if (fused) slope = get<float>("relu_negative_slope");
+    }
+
+    LayerParams read(const std::string &type) const {
+        if (type == "Input") return InputParams{};
+        if (type == "Convolution") {
+            ConvolutionParams p;
+            p.num_output = get<int>("num_output");
+            p.bias_term = get<bool>("bias_term");
+            pair("kernel", p.kernel_h, p.kernel_w);
+            pair("stride", p.stride_h, p.stride_w);
+            pair("pad", p.pad_h, p.pad_w);
+            pair("dilation", p.dilation_h, p.dilation_w);
+            p.group = get<int>("group");
+            p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
+            relu(p.fused_relu, p.relu_negative_slope);
+            return p;
+        }
+        if (type == "ReLU") return ReLUParams{get<float>("negative_slope")};
+        if (type == "Sigmoid" || type == "TanH" || type == "Clip") {
+            ActivationParams p;
+            ops::parse_field(get<std::string>("function"), p.function);
+            if (p.function == ops::ActivationFunction::Clip) p.min = get<float>("min"), p.max = get<float>("max");
+            return p;
+        }
+        if (type == "Pooling") {
+            PoolingParams p;
+            p.method = get<std::string>("pool") == "MAX" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
+            pair("kernel", p.kernel_h, p.kernel_w);
+            pair("stride", p.stride_h, p.stride_w);
+            pair("pad", p.pad_h, p.pad_w);
+            pair("pad_end", p.pad_bottom, p.pad_right);
+            p.global_pooling = get<bool>("global_pooling");
+            p.round_up = get<bool>("round_up");
+            p.count_padding = get<bool>("count_padding");
+            p.last_window_rule_always = get<bool>("last_window_rule_always");
+            return p;
+        }
+        if (type == "Pad") {
+            const auto pads = get<std::vector<int>>("pads");
+            if (pads.size() != 4) throw CompileError("graph JSON: layer '" + layer_ + "': pads are not four");
+            return PadParams{pads[0], pads[1], pads[2], pads[3], get<float>("value")};
+        }
+        if (type == "LRN") {
+            LRNParams p;
+            p.local_size = get<int>("local_size");
+            p.alpha = get<float>("alpha"), p.beta = get<float>("beta"), p.k = get<float>("k");
+            p.region = get<std::string>("norm_region") == "WITHIN_CHANNEL" ? LRNParams::Region::WithinChannel
+                                                                          : LRNParams::Region::AcrossChannels;
+            return p;
+        }
+        if (type == "InnerProduct") {
+            InnerProductParams p;
+            p.num_output = get<int>("num_output");
+            p.bias_term = get<bool>("bias_term");
+            p.axis = get<int>("axis");
+            p.transpose = get<bool>("transpose");
+            p.transpose_input = get<bool>("transpose_input");
+            p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
+            relu(p.fused_relu, p.relu_negative_slope);
+            return p;
+        }
+        if (type == "Softmax") return SoftmaxParams{get<int>("axis")};
+        if (type == "Concat") return ConcatParams{get<int>("axis")};
+        if (type == "Eltwise") {
+            EltwiseParams p;
+            const std::string op = get<std::string>("operation");
+            p.operation = op == "PROD"       ? ops::EltwiseOperation::Product
+                          : op == "QUOTIENT" ? ops::EltwiseOperation::Quotient
+                          : op == "MAX"      ? ops::EltwiseOperation::Max
+                                             : ops::EltwiseOperation::Sum;
+            p.coeff = get<std::vector<float>>("coeff");
+            return p;
+        }
+        if (type == "Dropout") return DropoutParams{get<float>("dropout_ratio")};
+        if (type == "Split") return SplitParams{};
+        if (type == "Flatten") return FlattenParams{get<int>("axis"), get<int>("end_axis")};
+        if (type == "Reshape") return ReshapeParams{get<Shape>("shape"), get<int>("axis"), get<int>("num_axes")};
+        if (type == "BatchNorm") return BatchNormParams{get<bool>("use_global_stats"), get<float>("eps")};
+        if (type == "Scale") {
+            ScaleParams p;
+            p.axis = get<int>("axis"), p.num_axes = get<int>("num_axes");
+            p.bias_term = get<bool>("bias_term");
+            p.filler = filler("filler"), p.bias_filler = filler("bias_filler");
+            return p;
+        }
+        throw CompileError("graph JSON: layer '" + layer_ + "' has type '" + type + "', which cortado does not know");
+    }
+
+  private:
+    const Json &params_;
+    const std::string &layer_;
+};
+
+}  // namespace
+
+Graph graph_from_json(const nlohmann::json &json) {
+    Graph graph;
+    const auto value_of = [&](const nlohmann::json &v) {
+        const int id = v.at("value").get<int>();
+        if (id < 0 || id > 1 << 24) throw CompileError("graph JSON: value id " + std::to_string(id) + " out of range");
+        if (size_t(id) >= graph.values.size()) graph.values.resize(size_t(id) + 1);
+        graph.values[id] = {v.at("blob").get<std::string>(), v.at("shape").get<Shape>()};
+        return id;
+    };
+    try {
+        graph.name = json.at("name").get<std::string>();
+        for (const auto &v : json.at("inputs")) graph.inputs.push_back(value_of(v));
+        for (const auto &l : json.at("layers")) {
+            Layer layer;
+            layer.name = l.at("name").get<std::string>();
+            layer.type = l.at("type").get<std::string>();
+            layer.inputs = l.at("bottoms").get<std::vector<int>>();
+            for (const auto &top : l.at("tops")) layer.outputs.push_back(value_of(top));
+            layer.params = ParamsReader(l.at("params"), layer.name).read(layer.type);
+            layer.weight_shapes = l.at("weight_shapes").get<std::vector<Shape>>();
+            if (l.contains("fused_layers")) layer.fused_layers = l["fused_layers"].get<std::vector<std::string>>();
+            graph.layers.push_back(std::move(layer));
+        }
+        for (const auto &v : json.at("outputs")) graph.outputs.push_back(value_of(v));
+    } catch (const nlohmann::json::exception &e) {
+        throw CompileError(std::string("graph JSON: ") + e.what());
+    }
+    for (const Layer &layer : graph.layers)
+        for (int input : layer.inputs)
+            if (input < 0 || size_t(input) >= graph.values.size())
+                throw CompileError("graph JSON: layer '" + layer.name + "' reads value " + std::to_string(input) +
+                                   ", which nothing makes");
+    return graph;
+}
 
 }  // namespace cortado

@@ -12,7 +12,7 @@
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
 #include "tests/peer_outputs.h"
-#include "tools/temporary_directory.h"
+#include "compiler/temporary_directory.h"
 
 namespace cortado::testing {
 namespace {

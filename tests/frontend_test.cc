@@ -1,12 +1,14 @@
 // The frontend: real prototxt files parse and infer the documented output shapes; Caffe's
 // semantics (V1 upgrade, phases, in-place, pooling rounding); bad input gives a clear error that
-// names file:line or the layer.
+// names file:line or the layer; graphs read back from their JSON as they were.
 #include <gtest/gtest.h>
 
 #include "Halide.h"
 #include "compiler/emit_network.h"
+#include "compiler/graph_json.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/memory_plan.h"
+#include "compiler/network_weights.h"
 #include "compiler/target_description.h"
 #include "compiler/toolchain.h"
 #include "frontend/compile_error.h"
@@ -402,6 +404,117 @@ TEST(Caffe, DeployLayersWithoutFillersGetRandomStandInsAndExplicitOnesStay) {
     const auto &explicit_zero = std::get<ConvolutionParams>(graph.layers[1].params);
     EXPECT_EQ(explicit_zero.weight_filler.type, "constant");  // written in the prototxt: kept
     EXPECT_EQ(explicit_zero.bias_filler.type, "constant");
+}
+
+// Every field graph_json writes, non-default where it can be, so that a field the reader drops
+// changes the text written again.
+const char *kEveryLayerType =
+    "name: \"every\"\ninput: \"data\"\ninput_shape { dim: 2 dim: 8 dim: 9 dim: 9 }\n"
+    "layer { name: \"conv\" type: \"Convolution\" bottom: \"data\" top: \"conv\" convolution_param { num_output: 8"
+    " bias_term: true kernel_h: 3 kernel_w: 2 stride_h: 2 stride_w: 1 pad_h: 1 pad_w: 2 dilation: 1 group: 2"
+    " weight_filler { type: \"gaussian\" mean: 0.25 std: 0.5 } bias_filler { type: \"uniform\" min: -2 max: 3 } } }\n"
+    "layer { name: \"relu\" type: \"ReLU\" bottom: \"conv\" top: \"conv\" relu_param { negative_slope: 0.125 } }\n"
+    "layer { name: \"sig\" type: \"Sigmoid\" bottom: \"conv\" top: \"sig\" }\n"
+    "layer { name: \"clip\" type: \"Clip\" bottom: \"sig\" top: \"clip\" clip_param { min: -0.5 max: 0.75 } }\n"
+    "layer { name: \"split\" type: \"Split\" bottom: \"clip\" top: \"s1\" top: \"s2\" }\n"
+    "layer { name: \"tanh\" type: \"TanH\" bottom: \"s1\" top: \"tanh\" }\n"
+    "layer { name: \"sum\" type: \"Eltwise\" bottom: \"tanh\" bottom: \"s2\" top: \"sum\""
+    " eltwise_param { operation: SUM coeff: 0.5 coeff: -1.5 } }\n"
+    "layer { name: \"pool\" type: \"Pooling\" bottom: \"sum\" top: \"pool\""
+    " pooling_param { pool: AVE kernel_h: 3 kernel_w: 2 stride_h: 2 stride_w: 1 pad_h: 1 pad_w: 1 } }\n"
+    "layer { name: \"lrn\" type: \"LRN\" bottom: \"pool\" top: \"lrn\""
+    " lrn_param { local_size: 3 alpha: 0.5 beta: 0.25 k: 2 norm_region: WITHIN_CHANNEL } }\n"
+    "layer { name: \"bn\" type: \"BatchNorm\" bottom: \"lrn\" top: \"bn\" batch_norm_param { eps: 0.001 } }\n"
+    "layer { name: \"scale\" type: \"Scale\" bottom: \"bn\" top: \"scale\""
+    " scale_param { bias_term: true filler { type: \"constant\" value: 2 } bias_filler { type: \"xavier\" variance_norm: FAN_OUT } } }\n"
+    "layer { name: \"drop\" type: \"Dropout\" bottom: \"scale\" top: \"scale\" dropout_param { dropout_ratio: 0.25 } }\n"
+    "layer { name: \"flat\" type: \"Flatten\" bottom: \"scale\" top: \"flat\" flatten_param { axis: 1 end_axis: 2 } }\n"
+    "layer { name: \"reshape\" type: \"Reshape\" bottom: \"flat\" top: \"reshape\""
+    " reshape_param { shape { dim: 0 dim: -1 } axis: 0 num_axes: -1 } }\n"
+    "layer { name: \"ip\" type: \"InnerProduct\" bottom: \"reshape\" top: \"ip\" inner_product_param { num_output: 6"
+    " bias_term: false transpose: true weight_filler { type: \"msra\" variance_norm: AVERAGE } } }\n"
+    "layer { name: \"ip2\" type: \"InnerProduct\" bottom: \"ip\" top: \"ip2\" inner_product_param { num_output: 6 } }\n"
+    "layer { name: \"cat\" type: \"Concat\" bottom: \"ip\" bottom: \"ip2\" top: \"cat\" concat_param { axis: 1 } }\n"
+    "layer { name: \"max\" type: \"Eltwise\" bottom: \"ip\" bottom: \"ip2\" top: \"max\" eltwise_param { operation: MAX } }\n"
+    "layer { name: \"prob\" type: \"Softmax\" bottom: \"cat\" top: \"prob\" softmax_param { axis: 1 } }\n";
+
+TEST(GraphJson, ReadsBackEveryFieldItWrites) {
+    Graph graph = import_caffe_prototxt_text(kEveryLayerType, "every.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    fuse_activations(graph);
+    // What only ONNX models make: a pad layer, a quotient, asymmetric pooling pads, a
+    // transposed GEMM input and pooling's other rules.
+    for (Layer &layer : graph.layers) {
+        if (auto *p = std::get_if<PoolingParams>(&layer.params)) {
+            p->pad_bottom = 2, p->pad_right = 0, p->round_up = false, p->count_padding = false;
+            p->last_window_rule_always = true, p->global_pooling = true;
+        }
+        if (auto *p = std::get_if<EltwiseParams>(&layer.params))
+            if (p->operation == ops::EltwiseOperation::Max) p->operation = ops::EltwiseOperation::Quotient;
+        if (auto *p = std::get_if<InnerProductParams>(&layer.params)) p->transpose_input = true, p->axis = 2;
+        if (auto *p = std::get_if<BatchNormParams>(&layer.params)) p->use_global_stats = false;
+    }
+    Layer pad = graph.layers.back();
+    pad.name = "pad", pad.type = "Pad", pad.params = PadParams{1, 2, 3, 4, -0.5f}, pad.weight_shapes.clear();
+    pad.inputs = {graph.outputs[0]};
+    pad.outputs = {graph.add_value("padded", {2, 12})};
+    graph.layers.push_back(pad);
+    graph.outputs = pad.outputs;
+
+    const nlohmann::ordered_json written = graph_json(graph);
+    const Graph read = graph_from_json(nlohmann::json::parse(graph_json_text(graph)));
+    EXPECT_EQ(graph_json_text(read), graph_json_text(graph));
+    EXPECT_EQ(read.layers.size(), graph.layers.size());
+    EXPECT_EQ(read.layers[0].fused_layers, std::vector<std::string>{"relu"});
+    for (const char *field : {"weight_filler", "bias_filler", "use_global_stats", "last_window_rule_always", "pads"})
+        EXPECT_NE(graph_json_text(graph).find(std::string("\"") + field + "\""), std::string::npos) << field;
+}
+
+// The shipped networks read back to the same plan and the same seeded weights: what a tuning
+// bundle's layer needs on the machine it travels to.
+TEST(GraphJson, SharedNetworksReadBackToTheSamePlanAndWeights) {
+    if (shared_models_dir().empty()) GTEST_SKIP() << "../shared/models is absent";
+    for (const char *file : {"googlenet.prototxt", "resnet50.prototxt", "squeezenet_v1.1.prototxt", "lenet.prototxt"}) {
+        ImportOptions batch1;
+        batch1.batch = 1;
+        Graph graph = load_shared(file, batch1);
+        fill_untrained_weights(graph);
+        fuse_activations(graph);
+        const Graph read = graph_from_json(nlohmann::json::parse(graph_json_text(graph)));
+        EXPECT_EQ(graph_json_text(read), graph_json_text(graph)) << file;
+        const PlanTarget host = resolve_target("host").plan_target();
+        const NetworkPlan before = plan_network(graph, "net", host), after = plan_network(read, "net", host);
+        ASSERT_EQ(before.kernels.size(), after.kernels.size()) << file;
+        for (size_t k = 0; k < before.kernels.size(); k++)
+            EXPECT_EQ(before.kernels[k].signature(), after.kernels[k].signature()) << file;
+        const std::vector<LayerWeights> a = seeded_weights(before, 3), b = seeded_weights(after, 3);
+        ASSERT_EQ(a.size(), b.size()) << file;
+        for (size_t l = 0; l < a.size(); l++) EXPECT_EQ(a[l].blobs, b[l].blobs) << file << " " << a[l].layer;
+    }
+}
+
+TEST(GraphJson, MissingOrWrongFieldsNameTheLayer) {
+    Graph graph = import_caffe_prototxt_text(kEveryLayerType, "every.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    nlohmann::json json = nlohmann::json::parse(graph_json_text(graph));
+    const auto message = [](const nlohmann::json &j) {
+        try {
+            graph_from_json(j);
+        } catch (const CompileError &e) {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    nlohmann::json no_group = json;
+    no_group["layers"][0]["params"].erase("group");
+    EXPECT_EQ(message(no_group), "graph JSON: layer 'conv': no group of the right type");
+    nlohmann::json unknown = json;
+    unknown["layers"][1]["type"] = "Deconvolution";
+    EXPECT_NE(message(unknown).find("has type 'Deconvolution', which cortado does not know"), std::string::npos);
+    nlohmann::json dangling = json;
+    dangling["layers"][1]["bottoms"] = {99};
+    EXPECT_NE(message(dangling).find("reads value 99, which nothing makes"), std::string::npos) << message(dangling);
+    EXPECT_NE(message(nlohmann::json::array()).find("graph JSON:"), std::string::npos);
 }
 
 // The value of a kernel's knob, and where it came from.

@@ -18,7 +18,7 @@
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
 #include "tests/scoped_knobs.h"
-#include "tools/temporary_directory.h"
+#include "compiler/temporary_directory.h"
 
 namespace cortado::testing {
 namespace fs = std::filesystem;

@@ -15,7 +15,7 @@
 #include "schedules/cpu/conv2d_winograd_space.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
-#include "tools/temporary_directory.h"
+#include "compiler/temporary_directory.h"
 
 namespace cortado::testing {
 namespace {

@@ -19,7 +19,7 @@
 #include "frontend/shape_inference.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
-#include "tools/temporary_directory.h"
+#include "compiler/temporary_directory.h"
 
 namespace cortado::testing {
 namespace {

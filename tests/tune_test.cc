@@ -1,7 +1,9 @@
 // `cortado tune` end to end on a small network: a deliberately wrong variant is rejected and
-// never chosen, a compile killed from outside is not recorded, a hand-written record is named in
-// the summary, Ctrl-C keeps every record and a rerun resumes without repeating a candidate, the
-// budget holds, the database feeds `info --plan`, and bad input gets a clear error.
+// never chosen, a hand-written record is named in the summary, Ctrl-C keeps every record and a
+// rerun resumes without repeating a candidate, the budget holds, bundles for another machine are
+// measured by tune_bundle_runner (on PoCL here) and come back through --import, the database
+// feeds `info --plan`, and bad input gets a clear error. The tuner's logic without the CLI:
+// tuner_test.cc.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -96,25 +98,6 @@ TEST_F(Tune, AWrongVariantIsRejectedAndNeverChosen) {
     const Result run = cortado("run " + net_ + " --check --db " + db_, env);
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
-}
-
-// A compile that dies of SIGKILL (the out-of-memory killer, or a person) says nothing about the
-// candidate: it is named in a warning, left out of the database, and the tune goes on.
-TEST_F(Tune, ACandidateKilledFromOutsideIsNotRecorded) {
-    // The test-only wrong variant, whose compiles the tuner kills with SIGKILL.
-    const std::string env = "CORTADO_TEST_VARIANTS=wrong CORTADO_TEST_KILL_COMPILE=test_wrong_without_bias";
-    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 5 --max-candidates 4 --seed 3", env);
-    ASSERT_EQ(r.exit_code, 0) << r.output;
-    EXPECT_NE(r.output.find("test_wrong_without_bias"), std::string::npos) << "never proposed:\n" << r.output;
-    EXPECT_NE(r.output.find("killed from outside (SIGKILL: out of memory?); not recorded, so a rerun tries it again"),
-              std::string::npos)
-        << r.output;
-    int measured = 0;
-    for (const TuningRecord &record : records()) {
-        EXPECT_NE(record.variant, "test_wrong_without_bias") << record.reason;
-        measured += record.measured();
-    }
-    EXPECT_GE(measured, 2) << r.output;
 }
 
 // The database offers a hand-written record before any measured one, so the summary names it
@@ -221,38 +204,29 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
     EXPECT_TRUE(fs::exists(bundles + "/bundle-0/" + signature["graph"].get<std::string>()));
     EXPECT_EQ(signature["input_shape"], nlohmann::json::parse("[2, 16, 12, 12]"));
 
-    // What tools/bench/tune_runner.py writes on the GPU machine: a record per candidate.
+    // What the other machine does, here on PoCL: tune_bundle_runner measures every candidate,
+    // on two workers (as on two GPUs), each record once.
     const std::string measured = (dir_ / "measured.jsonl").string();
-    std::ofstream out(measured);
+    r = shell(std::string(CORTADO_BUNDLE_RUNNER) + " " + bundles + "/bundle-0 " + measured + " --devices 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
     std::set<std::string> round_one;
-    double median = 0.5;
-    for (const nlohmann::json &c : signature["candidates"]) {
-        EXPECT_TRUE(fs::exists(bundles + "/bundle-0/" + c["library"].get<std::string>()));
-        EXPECT_LE(fs::file_size(bundles + "/bundle-0/" + c["library"].get<std::string>()), 40u << 20);
-        nlohmann::json record = {{"op_signature", signature["signature"]},
-                                 {"op", signature["op"]},
-                                 {"layer", signature["layer"]},
-                                 {"variant", c["variant"]},
-                                 {"knobs", c["knobs"]},
-                                 {"median_ms", median},
-                                 {"min_ms", median},
-                                 {"max_ms", median},
-                                 {"repetitions", 10},
-                                 {"error", 1e-7},
-                                 {"tolerance", c["tolerance"]},
-                                 {"shape", signature["shape"]},
-                                 {"target", signature["target"]},
-                                 {"family", signature["family"]},
-                                 {"schedule_version", c["schedule_version"]},
-                                 {"date", "2026-11-24"}};
-        median -= 0.1;  // the last candidate is the fastest
-        std::string key = c["variant"].get<std::string>();
-        for (const auto &[name, value] : c["knobs"].items()) key += " " + name + "=" + std::to_string(value.get<int>());
-        round_one.insert(key);
-        out << record.dump() << "\n";
+    std::string fastest;  // the variant of the least median
+    double least = 1e30;
+    for (const TuningRecord &record : read_tuning_records(measured, true).records) {
+        EXPECT_TRUE(record.measured()) << record.reason;
+        EXPECT_LE(record.error, record.tolerance);
+        EXPECT_GE(record.error, 0);
+        std::string key = record.variant;
+        for (const auto &[name, value] : record.knobs) key += " " + name + "=" + std::to_string(value);
+        EXPECT_TRUE(round_one.insert(key).second) << "measured twice: " << key;
+        if (record.median_ms < least) least = record.median_ms, fastest = record.variant;
     }
-    out << "{\"op\": \"conv2d\"}\n";
-    out.close();
+    ASSERT_EQ(round_one.size(), 3u) << r.output;
+    // A rerun finds every candidate on record and measures nothing.
+    r = shell(std::string(CORTADO_BUNDLE_RUNNER) + " " + bundles + "/bundle-0 " + measured);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("0 measured, 0 rejected"), std::string::npos) << r.output;
+    std::ofstream(measured, std::ios::app) << "{\"op\": \"conv2d\"}\n";
     r = cortado("tune --import " + measured + " --db " + db_);
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("imported 3 records (0 rejected, 0 stale) for 1 op signatures"), std::string::npos)
@@ -260,8 +234,7 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
     EXPECT_NE(r.output.find(measured + ":4: skipped"), std::string::npos) << r.output;
     const Result plan = cortado("info " + net_ + " --plan --target opencl-pocl --db " + db_);
     ASSERT_EQ(plan.exit_code, 0) << plan.output;
-    const std::string fastest = signature["candidates"][2]["variant"].get<std::string>();
-    EXPECT_NE(plan.output.find(fastest + " [" + db_ + ":3]"), std::string::npos) << plan.output;
+    EXPECT_NE(plan.output.find(fastest + " [" + db_ + ":"), std::string::npos) << plan.output;
 
     // The next round continues from the measurements: only new candidates.
     r = cortado("tune " + net_ + " --target opencl-pocl --prepare " + bundles + " --max-candidates 2 --db " + db_);

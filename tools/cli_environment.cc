@@ -27,7 +27,6 @@ const CliEnvironment &cli_environment() {
         e.knobs = variable("CORTADO_KNOBS");
         e.layouts = variable("CORTADO_LAYOUTS");
         e.test_variants = variable("CORTADO_TEST_VARIANTS") == "wrong";
-        e.test_kill_compile = variable("CORTADO_TEST_KILL_COMPILE");
         return e;
     }();
     return environment;

@@ -17,9 +17,6 @@ struct CliEnvironment {
     // CORTADO_TEST_VARIANTS=wrong: the tuner's tests may name, and the tuner proposes, the
     // variants registered test_only (PlanOptions::test_variants).
     bool test_variants = false;
-    // CORTADO_TEST_KILL_COMPILE=VARIANT: the tuner's tests; its compiles of that variant die as
-    // under the out-of-memory killer.
-    std::string test_kill_compile;
 };
 
 const CliEnvironment &cli_environment();

@@ -35,7 +35,7 @@
 #include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
-#include "tools/temporary_directory.h"
+#include "compiler/temporary_directory.h"
 
 namespace cortado {
 

@@ -28,7 +28,7 @@
 #include "tools/commands.h"
 #include "tools/machine_load.h"
 #include "tools/run_statistics.h"
-#include "tools/temporary_directory.h"
+#include "compiler/temporary_directory.h"
 
 namespace cortado {
 namespace fs = std::filesystem;

@@ -27,7 +27,7 @@
 #include "frontend/load_network.h"
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
-#include "tools/temporary_directory.h"
+#include "compiler/temporary_directory.h"
 
 using namespace cortado;
 

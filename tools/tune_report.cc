@@ -26,10 +26,16 @@ void print_progress(const TuneProgress &p, bool done) {
     static const bool terminal = ::isatty(2);
     if (!terminal && !done) return;
     char line[256];
-    const int left = int(p.seconds_left + 0.5);
-    std::snprintf(line, sizeof line, "[%d/%d] %s: %d candidates (%d rejected), default %s ms, best %s ms, %d:%02d left",
-                  p.index, p.count, clipped(p.steps, 40).c_str(), p.candidates, p.rejected,
-                  ms_text(p.default_ms).c_str(), ms_text(p.best_ms).c_str(), left / 60, left % 60);
+    if (p.seconds_left < 0) {  // preparing bundles: nothing is measured here
+        std::snprintf(line, sizeof line, "[%d/%d] %s: %d candidates so far (%d rejected)", p.index, p.count,
+                      clipped(p.steps, 40).c_str(), p.candidates, p.rejected);
+    } else {
+        const int left = int(p.seconds_left + 0.5);
+        std::snprintf(line, sizeof line,
+                      "[%d/%d] %s: %d candidates (%d rejected), default %s ms, best %s ms, %d:%02d left", p.index,
+                      p.count, clipped(p.steps, 40).c_str(), p.candidates, p.rejected, ms_text(p.default_ms).c_str(),
+                      ms_text(p.best_ms).c_str(), left / 60, left % 60);
+    }
     if (terminal) std::cerr << "\r\033[K";
     std::cerr << line << (done ? "\n" : "") << std::flush;
 }

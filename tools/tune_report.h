@@ -5,26 +5,12 @@
 #include <string>
 #include <vector>
 
-namespace cortado {
+#include "compiler/tuner/tuner.h"
 
-struct TuneProgress {
-    int index = 0, count = 0;  // which op signature, of how many
-    std::string steps;         // the steps that run it
-    int candidates = 0, rejected = 0;
-    double default_ms = -1, best_ms = -1;
-    double seconds_left = 0;
-};
+namespace cortado {
 
 // One line; on a terminal it rewrites itself ("\r"), elsewhere nothing is printed until `done`.
 void print_progress(const TuneProgress &progress, bool done);
-
-struct TuneSummaryRow {
-    std::string steps;
-    int step_count = 0;
-    double default_ms = -1, tuned_ms = -1;
-    std::string choice;  // "variant knob=value ..."; "default" when the default stayed best
-    int candidates = 0, rejected = 0;
-};
 
 std::string tune_summary_table(const std::vector<TuneSummaryRow> &rows);
 

@@ -69,7 +69,7 @@ const std::map<std::string, std::string> &usages() {
                      "  --seed S             the search's random seed (default 1)\n"
                      "  --db FILE            where records go (default $CORTADO_CACHE/tuning.jsonl)\n"
                      "Another machine's GPU:\n"
-                     "  --prepare DIR        compile the next candidates into bundles for tools/bench/tune_runner.py\n"
+                     "  --prepare DIR        compile the next candidates into bundles for tune_bundle_runner\n"
                      "  --import FILE        add the records measured there\n"
                      "Code changes:\n"
                      "  --restamp FILE       move FILE's records to this build's schedule versions, once\n"

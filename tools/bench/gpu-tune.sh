@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# One round of tuning for the lent GPU (tools/tune_prepare.h). Here: compiles each set's next
+# One round of tuning for the lent GPU (compiler/tuner/bundles.h). Here: compiles each set's next
 # candidates (cortado tune ... --prepare) and packs the bundles, xz-compressed to fit the 64 MiB
-# carry, with a run script into .device/tune/. On the GPU machine, through the device tool with
-# carry [".device"]:
+# carry, with tune_bundle_runner (no libHalide) and a run script into .device/tune/. On the GPU
+# machine, through the device tool with carry [".device"]:
 #     bash .device/tune/run.sh [BUNDLE ...]
-# runs tools/bench/tune_runner.py on every bundle (or the ones named, e.g. set-0-bundle-3, to stay
-# within one call's time) into $OUT/tune-records.jsonl (a bundle whose runner dies is resumed,
-# the candidate that killed it recorded as rejected). Back here:
+# measures every bundle (or the ones named, e.g. set-0-bundle-3, to stay within one call's time)
+# on every GPU of the host at once, into $OUT/tune-records.jsonl (a stopped bundle is resumed).
+# Back here:
 #     cortado tune --import tune-records.jsonl --db DB
 # and the next round continues from those records.
 #     tools/bench/gpu-tune.sh DB TARGET CANDIDATES "TUNE ARGS" ["TUNE ARGS" ...]
@@ -19,9 +19,12 @@ shift 3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
-cmake --build build --target cortado cortado_caffe_pb2 >/dev/null
-rm -rf .device/tune && mkdir -p .device/tune
-cp build/python/caffe_pb2.py .device/tune/  # the runner's caffemodel writer (tools/bench/gpu_bench.py)
+cmake --build build --target cortado tune_bundle_runner >/dev/null
+rm -rf .device/tune && mkdir -p .device/tune/bin .device/tune/lib
+cp build/tools/tune_bundle_runner .device/tune/bin/
+# What the runner and the OpenCL libraries load that the GPU machine may lack.
+cp "$(ldconfig -p | awk '/libprotobuf.so.32 /{print $NF; exit}')" .device/tune/lib/
+cp "$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')" .device/tune/lib/libOpenCL.so.1
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 set_number=0
@@ -48,20 +51,24 @@ names=("$@")
 [ ${#names[@]} -gt 0 ] || for t in "$here"/*.tar.xz; do names+=("$(basename "$t" .tar.xz)"); done
 for name in "${names[@]}"; do xz -dc "$here/$name.tar.xz" | tar -C "$here/stage" -xf -; done
 out=${OUT:-/tmp}/tune-records.jsonl
+export LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # OpenCL libraries find NVIDIA's driver through the ICD loader.
 nvidia_opencl=/usr/local/nvidia/lib64/libnvidia-opencl.so.1
 [ -e "$nvidia_opencl" ] && export OCL_ICD_FILENAMES=$nvidia_opencl
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+[ "${gpus:-0}" -ge 1 ] || gpus=1
 start=$(date +%s)
 status=0
 for name in "${names[@]}"; do
   bundle=$here/stage/$name
   finished=""
-  for attempt in 1 2 3 4 5 6 7 8; do
-    PYTHONPATH=$here python3 tools/bench/tune_runner.py "$bundle" "$out" && { finished=yes; break; }
+  # 130: a candidate was killed from outside and is not on record yet; a rerun measures it.
+  for attempt in 1 2 3; do
+    "$here/bin/tune_bundle_runner" "$bundle" "$out" --devices "$gpus" && { finished=yes; break; }
   done
-  [ -n "$finished" ] || { echo "runner: $name did not finish in 8 attempts" >&2; status=1; }
+  [ -n "$finished" ] || { echo "runner: $name did not finish in 3 attempts" >&2; status=1; }
 done
-echo "runner: $(( $(date +%s) - start )) s for ${#names[@]} bundles"
+echo "runner: $(( $(date +%s) - start )) s for ${#names[@]} bundles on $gpus GPUs"
 exit $status
 RUN
 du -sh .device/tune

@@ -1,4 +1,4 @@
-#include "tools/tune_candidates.h"
+#include "compiler/tuner/candidate_search.h"
 
 #include <algorithm>
 
@@ -6,16 +6,15 @@
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
 #include "schedules/families.h"
-#include "tools/cli_environment.h"
 
 namespace cortado {
 
-std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op) {
+std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op, bool test_variants) {
     std::vector<VariantDomain> domains;
     schedules::families().at(family).for_each_op([&](const std::string &name, const auto &space) {
         if (name != op) return;
         for (const auto &v : space.variants) {
-            if (v.test_only && !cli_environment().test_variants) continue;
+            if (v.test_only && !test_variants) continue;
             VariantDomain d{v.name, {}, v.tolerance};
             for (const schedules::KnobSpec &k : v.knobs) d.knobs.push_back({k.name, k.min, k.max});
             domains.push_back(d);
@@ -164,9 +163,9 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
 }
 
 CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
-                           uint64_t seed, double max_tolerance) {
+                           uint64_t seed, double max_tolerance, bool test_variants) {
     std::vector<VariantDomain> variants;
-    for (VariantDomain &v : variant_domains(family, op))
+    for (VariantDomain &v : variant_domains(family, op, test_variants))
         if (v.tolerance <= max_tolerance) variants.push_back(std::move(v));
     for (char c : content_hash_hex(signature)) seed = seed * 31 + uint64_t(c);
     return CandidateSearch(std::move(variants), seed);

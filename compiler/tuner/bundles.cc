@@ -1,4 +1,4 @@
-#include "tools/tune_prepare.h"
+#include "compiler/tuner/bundles.h"
 
 #include <unistd.h>
 
@@ -16,8 +16,7 @@
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "compiler/graph_json.h"
-#include "tools/temporary_directory.h"
-#include "tools/tune_candidates.h"
+#include "compiler/tuner/local_runner.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -35,17 +34,24 @@ Json shape_json(const Shape &shape) {
     return dims;
 }
 
+}  // namespace
+
 // The bundles being filled: each a directory with a manifest.
 class Bundles {
   public:
-    Bundles(std::string dir, const TargetDescription &target) : dir_(std::move(dir)), target_(target) { open_next(); }
+    Bundles(std::string dir, const TargetDescription &target, uint64_t seed)
+        : dir_(std::move(dir)), target_(target), seed_(seed) {
+        fs::create_directories(dir_);
+        open_next();
+    }
 
-    // Moves `library` into the current bundle (a new one when it would pass the size), under the
-    // signature's folder, and lists it; returns nothing.
-    void add(const TuneLayer &layer, size_t signature_index, const KernelInstance &kernel, const std::string &library) {
+    // Copies `library` into the current bundle (a new one when it would pass the size), under the
+    // signature's folder, and lists it.
+    std::string add(const TuneLayer &layer, const KernelInstance &kernel, const std::string &library) {
         const uintmax_t size = fs::file_size(library);
         if (bytes_ > 0 && bytes_ + size > kBundleBytes) open_next();
-        const std::string folder = "s" + std::to_string(signature_index);
+        if (!folders_.count(layer.signature)) folders_[layer.signature] = "s" + std::to_string(folders_.size());
+        const std::string folder = folders_[layer.signature];
         Json &signature = signature_entry(layer, folder);
         const std::string relative = folder + "/c" + std::to_string(signature["candidates"].size()) + "/libnet.so";
         fs::create_directories((current() / relative).parent_path());
@@ -59,6 +65,7 @@ class Bundles {
                                            {"tolerance", kernel.choice.tolerance},
                                            {"schedule_version", schedule_version(kernel.op, kernel.choice.variant)}});
         count_++;
+        return (current() / relative).string();
     }
 
     // Writes every manifest; returns the bundle directories that hold candidates.
@@ -81,7 +88,8 @@ class Bundles {
 
     void open_next() {
         manifests_.push_back(
-            {{"target", target_.name}, {"halide_target", target_.halide_target}, {"signatures", Json::array()}});
+            {{"target", target_.name}, {"halide_target", target_.halide_target}, {"seed", seed_},
+             {"signatures", Json::array()}});
         fs::remove_all(current());
         fs::create_directories(current());
         bytes_ = 0;
@@ -92,7 +100,7 @@ class Bundles {
         for (Json &s : signatures)
             if (s["signature"] == layer.signature) return s;
         fs::create_directories(current() / folder);
-        std::ofstream(current() / folder / "graph.json") << graph_json(layer.graph);
+        std::ofstream(current() / folder / "graph.json") << graph_json_text(layer.graph);
         const KernelInstance &k = layer.default_kernel;
         signatures.push_back({{"signature", layer.signature},
                               {"op", k.op},
@@ -109,85 +117,68 @@ class Bundles {
 
     std::string dir_;
     const TargetDescription &target_;
+    uint64_t seed_;
+    std::map<std::string, std::string> folders_;  // signature -> its folder in every bundle
     std::vector<Json> manifests_;
     uintmax_t bytes_ = 0;
     int count_ = 0;
 };
 
+namespace {
+
+class BundleSignatureRunner : public SignatureRunner {
+  public:
+    BundleSignatureRunner(const TuneLayer &layer, BundleRunner::Shared &shared) : layer_(layer), shared_(shared) {
+        check_runs_alone(layer, plan_network(layer.graph, "net", shared.target.plan_target(), shared.options));
+        folder_ = (fs::path(shared.scratch.path()) / layer.signature).string();
+    }
+
+    std::vector<std::string> compile(const std::vector<ChoiceSettings> &candidates, int jobs,
+                                     std::vector<std::string> *errors) override {
+        std::vector<std::string> built = compile_candidates(layer_, shared_.target, shared_.options, candidates, jobs,
+                                                            folder_, &compiled_, shared_.stop, errors);
+        for (size_t i = 0; i < built.size(); i++) {
+            if (built[i].empty()) continue;
+            std::string why;
+            const std::optional<KernelInstance> k =
+                resolve_candidate(layer_, shared_.target.plan_target(), shared_.options, candidates[i], &why);
+            if (!k) throw CompileError(layer_.steps.front() + ": a built candidate no longer plans: " + why);
+            const std::string library = built[i];
+            built[i] = shared_.bundles->add(layer_, *k, library);
+            fs::remove_all(fs::path(library).parent_path());
+        }
+        return built;
+    }
+
+    CandidateRun measure(const std::string &, double, double) override {
+        throw CompileError("a bundle's candidates are measured on the machine it travels to (tools/tune_bundle_runner)");
+    }
+
+  private:
+    const TuneLayer &layer_;
+    BundleRunner::Shared &shared_;
+    std::string folder_;
+    int compiled_ = 0;
+};
+
 }  // namespace
 
-void prepare_tuning_bundles(const std::vector<TuneLayer> &layers, const TargetDescription &target,
-                            const PrepareOptions &options) {
-    const TuningDbFile existing = read_tuning_records(options.db, false);
-    for (const std::string &w : existing.warnings) std::cerr << "cortado: warning: " << w << "\n";
-    std::map<std::string, std::vector<TuningRecord>> earlier;
-    for (const TuningRecord &r : existing.records) earlier[r.op_signature].push_back(r);
-    std::ofstream db(options.db, std::ios::app);
-    if (!db) throw CompileError(options.db + ": cannot write the tuning database");
-
-    fs::create_directories(options.dir);
-    Bundles bundles(options.dir, target);
-    TemporaryDirectory scratch("cortado-tune-prepare");
-    int measured_before = 0, rejected_here = 0;
-    for (size_t i = 0; i < layers.size(); i++) {
-        const TuneLayer &layer = layers[i];
-        std::unique_ptr<LayerBench> bench_holder;
-        try {
-            bench_holder = std::make_unique<LayerBench>(layer, target, scratch.path(), options.seed, false);
-        } catch (const CompileError &e) {
-            std::cerr << "cortado: note: not tuned: " << e.what() << "\n";
-            continue;
-        }
-        LayerBench &bench = *bench_holder;
-        CandidateSearch search = search_for(layer.default_kernel.family, layer.default_kernel.op, layer.signature,
-                                            options.seed, options.max_tolerance);
-        std::map<std::string, double> latest;
-        measured_before += resume_from_records(earlier[layer.signature], search, &latest);
-
-        std::vector<ChoiceSettings> proposals;
-        std::vector<KernelInstance> kernels;
-        for (int attempts = 0; int(proposals.size()) < options.candidates && attempts < 400; attempts++) {
-            const std::optional<ChoiceSettings> proposal = search.next();
-            if (!proposal) break;
-            std::string why;
-            const std::optional<KernelInstance> k = bench.resolve(*proposal, &why);
-            if (!k) continue;
-            const Candidate c{k->choice.variant, k->choice.knobs.values};
-            if (search.tried(c)) {
-                if (search.measured(c)) search.report(*proposal, c, search.result(c));
-                continue;
-            }
-            search.report_unmeasured(*proposal, c);
-            proposals.push_back(*proposal);
-            kernels.push_back(*k);
-        }
-        std::vector<std::string> errors;
-        const std::vector<std::string> libraries = bench.compile(proposals, options.jobs, &errors);
-        for (size_t j = 0; j < proposals.size(); j++) {
-            if (!libraries[j].empty()) {
-                bundles.add(layer, i, kernels[j], libraries[j]);
-                fs::remove_all(fs::path(libraries[j]).parent_path());
-                continue;
-            }
-            TuningRecord r = tuning_record_for(kernels[j], layer.steps.front());
-            r.rejected = true;
-            r.reason = "does not compile: " + errors[j].substr(0, 400);
-            db << tuning_record_json(r) << "\n" << std::flush;
-            rejected_here++;
-        }
-        if (::isatty(2))
-            std::cerr << "\rcortado: prepared " << i + 1 << "/" << layers.size() << " op signatures, "
-                      << bundles.count() << " candidates          " << std::flush;
-    }
-    if (::isatty(2)) std::cerr << "\n";
-    const std::vector<std::string> written = bundles.finish();
-    std::cout << "cortado tune: " << bundles.count() << " candidates for " << layers.size() << " op signatures on "
-              << target.halide_target << " in " << written.size() << " bundles under " << options.dir << " ("
-              << measured_before << " choices already measured in " << options.db << ", " << rejected_here
-              << " rejected here: they do not compile)\n"
-              << "on the GPU machine, for each bundle: python3 tools/bench/tune_runner.py BUNDLE OUT.jsonl\n"
-              << "then here: cortado tune --import OUT.jsonl --db " << options.db << "\n";
+BundleRunner::BundleRunner(TargetDescription target, PlanOptions options, uint64_t seed, const std::string &dir,
+                           std::function<bool()> stop)
+    : shared_{std::move(target), std::move(options), std::move(stop), TemporaryDirectory("cortado-tune-prepare"),
+              nullptr} {
+    shared_.bundles = std::make_unique<Bundles>(dir, shared_.target, seed);
 }
+
+BundleRunner::~BundleRunner() = default;
+
+std::unique_ptr<SignatureRunner> BundleRunner::open(const TuneLayer &layer) {
+    return std::make_unique<BundleSignatureRunner>(layer, shared_);
+}
+
+std::vector<std::string> BundleRunner::finish() { return shared_.bundles->finish(); }
+
+int BundleRunner::candidates() const { return shared_.bundles->count(); }
 
 int import_tuning_records(const std::string &file, const std::string &db) {
     const TuningDbFile records = read_tuning_records(file, true);

@@ -1,4 +1,4 @@
-// What `cortado tune` tries for one op signature, in order: the default choice, then every other
+// What the tuner (tuner.h) tries for one op signature, in order: the default choice, then every other
 // variant with its own default knobs, then a mix of local moves around the fastest choice so far
 // (one knob doubled, halved, or moved by one) and random samples (a variant, and some of its
 // knobs scaled by a power of two from its defaults or drawn from the knob's whole domain; the
@@ -31,8 +31,9 @@ struct VariantDomain {
     float tolerance = 0;
 };
 
-// The variants a family offers for an op, with their knob domains.
-std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op);
+// The variants a family offers for an op, with their knob domains; those registered test_only
+// only with `test_variants` (PlanOptions::test_variants).
+std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op, bool test_variants);
 
 // A choice written out in full: the variant and every knob, as the plan resolved them.
 struct Candidate {
@@ -92,7 +93,7 @@ class CandidateSearch {
 // The search for one op signature: the variants its family offers for the op, less those looser
 // than `max_tolerance`, with a random stream seeded from `seed` and the signature.
 CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
-                           uint64_t seed, double max_tolerance);
+                           uint64_t seed, double max_tolerance, bool test_variants);
 
 // Reports the records of earlier runs for the search's signature (`records`: that signature's,
 // from a tuning database) as tried, where their schedule version is current; fills `latest`

@@ -1,4 +1,4 @@
-#include "tools/tune_restamp.h"
+#include "compiler/tuner/restamp.h"
 
 #include <fstream>
 #include <iostream>

@@ -1,0 +1,86 @@
+#include "compiler/tuner/tune_layers.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+
+#include "compiler/tuner/candidate_search.h"
+#include "frontend/compile_error.h"
+
+namespace cortado {
+
+namespace {
+
+bool has_choices(const std::string &family, const std::string &op, bool test_variants) {
+    const std::vector<VariantDomain> variants = variant_domains(family, op, test_variants);
+    return variants.size() > 1 || (variants.size() == 1 && !variants[0].knobs.empty());
+}
+
+Graph one_layer_graph(const Graph &fused, const Layer &layer) {
+    Graph g;
+    g.name = "tune";
+    const Value &in = fused.values[layer.inputs[0]];
+    g.inputs = {g.add_value(in.blob_name, in.shape)};
+    Layer copy = layer;
+    copy.inputs = g.inputs;
+    copy.outputs.clear();
+    for (int o : layer.outputs) copy.outputs.push_back(g.add_value(fused.values[o].blob_name, fused.values[o].shape));
+    g.outputs = copy.outputs;
+    g.layers = {copy};
+    return g;
+}
+
+}  // namespace
+
+std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, const PlanOptions &options,
+                                   std::vector<std::string> *skipped) {
+    std::vector<TuneLayer> layers;
+    std::map<std::string, size_t> index;
+    for (const PlannedStep &step : plan.steps) {
+        if (step.kernel < 0) continue;
+        const KernelInstance &k = plan.kernels[step.kernel];
+        const std::string signature = k.op_signature_hash();
+        if (index.count(signature)) {
+            if (index[signature] != SIZE_MAX) layers[index[signature]].steps.push_back(step.layer);
+            continue;
+        }
+        index[signature] = SIZE_MAX;
+        if (!has_choices(plan.family, k.op, options.test_variants)) continue;  // nothing to choose: no note
+        const std::string name = step.layer.substr(0, step.layer.find('+'));
+        const auto layer =
+            std::find_if(fused.layers.begin(), fused.layers.end(), [&](const Layer &l) { return l.name == name; });
+        if (layer == fused.layers.end() || layer->inputs.size() != 1 || layer->outputs.size() != 1) {
+            skipped->push_back(step.layer + " (" + k.op +
+                               "): its layer does not run alone (several inputs or outputs)");
+            continue;
+        }
+        index[signature] = layers.size();
+        layers.push_back({signature, k, {step.layer}, one_layer_graph(fused, *layer)});
+    }
+    return layers;
+}
+
+PlanOptions candidate_plan_options(const TuneLayer &layer, const PlanOptions &options,
+                                   const ChoiceSettings &settings) {
+    PlanOptions candidate = options;
+    candidate.records = {{layer.signature, settings}};
+    candidate.records[layer.signature].source = "candidate";
+    return candidate;
+}
+
+std::optional<KernelInstance> resolve_candidate(const TuneLayer &layer, const PlanTarget &target,
+                                                const PlanOptions &options, const ChoiceSettings &settings,
+                                                std::string *why) {
+    try {
+        const NetworkPlan plan =
+            plan_network(layer.graph, "net", target, candidate_plan_options(layer, options, settings));
+        for (const KernelInstance &k : plan.kernels)
+            if (k.op_signature_hash() == layer.signature) return k;
+        *why = "the plan has no kernel of the signature";
+    } catch (const CompileError &e) {
+        *why = e.what();
+    }
+    return std::nullopt;
+}
+
+}  // namespace cortado
