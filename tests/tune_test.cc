@@ -205,7 +205,7 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
     EXPECT_EQ(signature["input_shape"], nlohmann::json::parse("[2, 16, 12, 12]"));
 
     // What the other machine does, here on PoCL: tune_bundle_runner measures every candidate,
-    // on two workers (as on two GPUs), each record once.
+    // each once (with --devices 2 the second worker has no signature of its own).
     const std::string measured = (dir_ / "measured.jsonl").string();
     r = shell(std::string(CORTADO_BUNDLE_RUNNER) + " " + bundles + "/bundle-0 " + measured + " --devices 2");
     ASSERT_EQ(r.exit_code, 0) << r.output;
@@ -248,6 +248,50 @@ TEST_F(Tune, PreparedBundlesForAnotherMachineComeBackThroughImport) {
         for (const auto &[name, value] : c["knobs"].items()) key += " " + name + "=" + std::to_string(value.get<int>());
         EXPECT_FALSE(round_one.count(key)) << key;
     }
+}
+
+// tune_bundle_runner on two devices (PoCL's one, twice here) shares the op signatures between
+// them, and rejects a library that computes something else: each signature's first candidate is
+// swapped for the other's (another kernel size, other weights; the same output shape).
+TEST_F(Tune, TheBundleRunnerSharesSignaturesAmongDevicesAndRejectsAWrongLibrary) {
+    const std::string net = (dir_ / "two.prototxt").string();
+    std::ofstream(net) << "name: \"two\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 8 dim: 10 dim: 10 }\n"
+                          "layer { name: \"a\" type: \"Convolution\" bottom: \"data\" top: \"a\"\n"
+                          "  convolution_param { num_output: 8 kernel_size: 3 pad: 1 } }\n"
+                          "layer { name: \"relu\" type: \"ReLU\" bottom: \"a\" top: \"a\" }\n"
+                          "layer { name: \"b\" type: \"Convolution\" bottom: \"a\" top: \"b\"\n"
+                          "  convolution_param { num_output: 8 kernel_size: 1 } }\n";
+    const std::string bundles = (dir_ / "bundles").string(), bundle = bundles + "/bundle-0";
+    Result r = cortado("tune " + net + " --target opencl-pocl --prepare " + bundles + " --max-candidates 2 --db " + db_);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream manifest_file(bundle + "/tune.json");
+    const nlohmann::json manifest = nlohmann::json::parse(manifest_file);
+    ASSERT_EQ(manifest["signatures"].size(), 2u) << manifest.dump(1);
+    const std::string first = bundle + "/" + manifest["signatures"][0]["candidates"][0]["library"].get<std::string>();
+    const std::string second = bundle + "/" + manifest["signatures"][1]["candidates"][0]["library"].get<std::string>();
+    fs::rename(first, first + ".swap");
+    fs::rename(second, first);
+    fs::rename(first + ".swap", second);
+
+    const std::string measured = (dir_ / "measured.jsonl").string();
+    r = shell(std::string(CORTADO_BUNDLE_RUNNER) + " " + bundle + " " + measured + " --devices 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("on GPU 0: 1 measured, 1 rejected"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("on GPU 1: 1 measured, 1 rejected"), std::string::npos) << r.output;
+    int rejected = 0;
+    for (const TuningRecord &record : read_tuning_records(measured, true).records)
+        if (record.rejected) {
+            rejected++;
+            EXPECT_NE(record.reason.find("above the variant's tolerance"), std::string::npos) << record.reason;
+            EXPECT_GT(record.error, 1e-2);
+        }
+    EXPECT_EQ(rejected, 2);
+
+    EXPECT_EQ(shell(std::string(CORTADO_BUNDLE_RUNNER) + " " + bundle).exit_code, 2);
+    EXPECT_EQ(shell(std::string(CORTADO_BUNDLE_RUNNER) + " " + bundle + " x.jsonl --devices 0").exit_code, 2);
+    r = shell(std::string(CORTADO_BUNDLE_RUNNER) + " " + (dir_ / "nothing").string() + " x.jsonl");
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.output.find("tune.json: cannot read the bundle's manifest"), std::string::npos) << r.output;
 }
 
 // After a schedule change voids a signature's records, the next tune proposes their fastest choice

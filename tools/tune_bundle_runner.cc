@@ -12,7 +12,7 @@
 // tuning database format; `cortado tune --import OUT.jsonl` merges them. A rerun skips the
 // choices OUT.jsonl already holds (the same signature, variant, knobs and schedule version),
 // so a stopped run resumes. --devices N measures on N GPUs at once (CUDA_VISIBLE_DEVICES of one
-// worker process each, taking every Nth candidate). Ctrl-C or SIGTERM ends every child; what was
+// worker process each, taking every Nth op signature). Ctrl-C or SIGTERM ends every child; what was
 // measured stays. Exits 0 when every candidate has a record, 130 when a rerun has more to do, 1
 // on an error.
 #include <fcntl.h>
@@ -109,18 +109,19 @@ struct Counts {
     bool interrupted = false;  // stopped, or a candidate killed from outside: a rerun finishes
 };
 
-// Measures this worker's share of the bundle's candidates: those whose number, counted over the
-// whole bundle, is `worker` modulo `workers`.
+// Measures this worker's share of the bundle: the op signatures whose number is `worker` modulo
+// `workers`, so that each layer's reference (seconds of double-precision arithmetic for a large
+// layer) is computed by one worker only.
 Counts measure_share(const std::string &bundle, const nlohmann::json &manifest, const std::set<std::string> &done,
                      int out, int worker, int workers) {
     Counts counts;
     const uint64_t seed = manifest.at("seed").get<uint64_t>();
     size_t number = 0;
     for (const nlohmann::json &signature : manifest.at("signatures")) {
+        if (int(number++ % size_t(workers)) != worker) continue;
         std::vector<const nlohmann::json *> mine;
         for (const nlohmann::json &c : signature.at("candidates"))
-            if (int(number++ % size_t(workers)) == worker &&
-                !done.count(measurement_id(signature["signature"], c["variant"], c["knobs"], c["schedule_version"])))
+            if (!done.count(measurement_id(signature["signature"], c["variant"], c["knobs"], c["schedule_version"])))
                 mine.push_back(&c);
         if (mine.empty()) continue;
         const std::string layer = signature.at("layer").get<std::string>();
