@@ -65,17 +65,16 @@ std::string variant_knobs(const schedules::VariantSpec<Shape> &v) {
 template <typename Shape>
 ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shape &shape,
                               const schedules::TargetInfo &target,
-                              const std::vector<const ChoiceSettings *> &strongest_first, bool test_variants = false) {
+                              const std::vector<const ChoiceSettings *> &strongest_first) {
     const std::string op = Shape::kOp;
     const std::string where = op + " on family " + target.family;
     ResolvedChoice resolved;
     if (space.variants.empty()) throw CompileError("family " + target.family + " has no variant for " + op);
     const auto variant_spec = [&](const std::string &name, const std::string &source) {
         const schedules::VariantSpec<Shape> *spec = space.find(name);
-        if (spec && (!spec->test_only || test_variants)) return spec;
+        if (spec) return spec;
         std::string names;
-        for (const auto &v : space.variants)
-            if (!v.test_only) names += (names.empty() ? "" : ", ") + v.name;
+        for (const auto &v : space.variants) names += (names.empty() ? "" : ", ") + v.name;
         throw CompileError(source + ": " + where + " has no variant '" + name + "'; it has " + names);
     };
     // The variant: the strongest source's that can compute this shape. A record for this op

@@ -74,14 +74,12 @@ FillerSpec runtime_filler(const Filler &f) {
 struct ChoiceSources {
     std::map<std::string, ChoiceSettings> experiment, table;  // by op name
     ChoiceOverrides overrides;
-    bool test_variants = false;
 
     ChoiceSources() = default;
     ChoiceSources(const PlanTarget &target, const PlanOptions &options)
         : experiment(parse_knob_table(options.knobs, options.knobs_source)),
           table(parse_knob_table(target.knobs, "target knobs")),
-          overrides(options.records),
-          test_variants(options.test_variants) {}
+          overrides(options.records) {}
 };
 
 // The kernel for `shape` on `family`, its choice resolved from `sources` and the default
@@ -109,7 +107,7 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
             throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " +
                                instance.op);
     const ResolvedChoice resolved =
-        resolve_choice(family.op<Shape>(), shape, info, sources, sources_by_kind.test_variants);
+        resolve_choice(family.op<Shape>(), shape, info, sources);
     instance.choice = resolved.choice;
     instance.choice.epilogue = epilogue;
     instance.variant_source = resolved.variant_source;

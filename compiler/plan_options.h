@@ -26,9 +26,6 @@ struct PlanOptions {
     std::string knobs_source = "knob overrides";
     // Blocked: where the planner's rule finds it pays (kernel_plan.cc); Nchw: never.
     ActivationLayouts layouts = ActivationLayouts::Blocked;
-    // Whether variants registered test_only (wrong on purpose, schedules/space.h) may be named:
-    // the tuner's tests (the CLI's CORTADO_TEST_VARIANTS=wrong).
-    bool test_variants = false;
 };
 
 // "blocked" or "nchw" -> the value; throws CompileError naming `source` otherwise.

@@ -34,9 +34,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         if (form.is(ops::Algorithm::ChannelLanes)) return generate_channel_lanes(op);
         if (form.is(ops::Algorithm::Winograd)) return generate_winograd(op);
         const Conv2dShape &s = op.shape;
-        ops::Epilogue epilogue = op.choice.epilogue;
-        if (form.is(ops::Algorithm::DirectWithoutBias)) epilogue.bias = false;  // wrong on purpose
-        Conv2d conv(input, weights, bias, s, epilogue);
+        Conv2d conv(input, weights, bias, s, op.choice.epilogue);
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {s.kernel_w, s.kernel_h, s.in_channels / s.group, s.out_channels});

@@ -14,9 +14,6 @@ enum class Algorithm {
     ChannelLanes,  // a convolution with the output channels in the vector lanes
     Winograd,      // a convolution by Winograd's minimal filtering F(m×m, r×r) (ops/winograd.h)
     Gemm,          // the op as a GEMM over packed weight panels (ops/gemm.h)
-    // The direct convolution without its bias: wrong on purpose, for the tuner's tests to show a
-    // candidate failing its check.
-    DirectWithoutBias,
 };
 
 // How a convolution's GEMM lays the layer onto the product, which its generator and the
@@ -45,7 +42,7 @@ struct Form {
 };
 
 // As a descriptor field: direct, channel_lanes, winograd_f<m>x<r>, gemm_fully_connected,
-// gemm_pixel_lanes, gemm_channel_lanes, direct_without_bias.
+// gemm_pixel_lanes, gemm_channel_lanes.
 inline std::string field_value(const Form &f) {
     switch (f.algorithm) {
     case Algorithm::ChannelLanes: return "channel_lanes";
@@ -54,7 +51,6 @@ inline std::string field_value(const Form &f) {
         return f.gemm_form == ConvGemmForm::FullyConnected ? "gemm_fully_connected"
                : f.gemm_form == ConvGemmForm::ChannelLanes ? "gemm_channel_lanes"
                                                            : "gemm_pixel_lanes";
-    case Algorithm::DirectWithoutBias: return "direct_without_bias";
     case Algorithm::Direct: break;
     }
     return "direct";
@@ -65,7 +61,6 @@ inline void parse_field(const std::string &text, Form &f) {
     else if (text == "gemm_fully_connected") f = Form::conv_gemm(ConvGemmForm::FullyConnected);
     else if (text == "gemm_pixel_lanes") f = Form::conv_gemm(ConvGemmForm::PixelLanes);
     else if (text == "gemm_channel_lanes") f = Form::conv_gemm(ConvGemmForm::ChannelLanes);
-    else if (text == "direct_without_bias") f = Form{Algorithm::DirectWithoutBias, 0, 0, ConvGemmForm::PixelLanes};
     else if (int m = 0, r = 0; std::sscanf(text.c_str(), "winograd_f%dx%d", &m, &r) == 2 && m > 0 && r > 0 &&
                                text == "winograd_f" + std::to_string(m) + "x" + std::to_string(r))
         f = Form::winograd(m, r);

@@ -1,6 +1,5 @@
-// The schedule families by name, and which one a Halide target string gets when its target
-// description names none. Adding a family: a folder schedules/<family>/ with a space.h, a line
-// here, and its variants' schedule functions in the generators' tables.
+// The schedule families by name. Adding a family: a folder schedules/<family>/ with a space.h
+// and a bindings.cc, and a line here (docs/architecture.md lists the rest).
 #pragma once
 
 #include <map>
@@ -16,13 +15,30 @@
 
 namespace cortado::schedules {
 
-inline const std::map<std::string, FamilySpace> &families() {
-    static const std::map<std::string, FamilySpace> all = {{"cpu", cpu::space()},
-                                                           {"x86", x86::space()},
-                                                           {"arm", arm::space()},
-                                                           {"gpu", gpu::space()},
-                                                           {"hvx", hvx::space()}};
+namespace detail {
+inline std::map<std::string, FamilySpace> &family_table() {
+    static std::map<std::string, FamilySpace> all = {{"cpu", cpu::space()},
+                                                     {"x86", x86::space()},
+                                                     {"arm", arm::space()},
+                                                     {"gpu", gpu::space()},
+                                                     {"hvx", hvx::space()}};
     return all;
+}
+}  // namespace detail
+
+inline const std::map<std::string, FamilySpace> &families() { return detail::family_table(); }
+
+// Adds a variant to a family's op space from outside the family's folder (a plug-in's variant,
+// or a test's: tests/wrong_variant.cc), beside its schedule's binding
+// (generators/schedule_registry.h). Call it at static initialisation, before anything plans.
+// Throws std::logic_error for an unknown family or a name the op space already has.
+template <typename Shape>
+void register_variant(const std::string &family, VariantSpec<Shape> spec) {
+    const auto it = detail::family_table().find(family);
+    if (it == detail::family_table().end()) throw std::logic_error("no schedule family " + family);
+    OpSpace<Shape> &space = it->second.template op<Shape>();
+    if (space.find(spec.name)) throw std::logic_error("variant " + spec.name + " is registered twice");
+    space.variants.push_back(std::move(spec));
 }
 
 inline std::string family_names() {

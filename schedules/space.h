@@ -49,8 +49,6 @@ struct VariantSpec {
     ops::Form form;
     // Whether it also reads and writes channel-blocked activations (ops::Layout); else NCHW only.
     bool channel_blocks = false;
-    // Offered only to plans that ask (PlanOptions::test_variants): wrong on purpose, for tests.
-    bool test_only = false;
     // The headers its schedule lives in (its schedule function, its knob space), from the
     // project root: its schedule version hashes them and the project headers they include, with
     // the op's generator, the bindings.cc of their family folders and the space.h of every

@@ -29,4 +29,11 @@ inline Result cortado(const std::string &args, const std::string &environment = 
     return shell(environment + (environment.empty() ? "" : " ") + CORTADO_BINARY + " " + args);
 }
 
+#ifdef CORTADO_WRONG_VARIANT_BINARY
+// The CLI with tests/wrong_variant.cc's deliberately wrong variant registered.
+inline Result cortado_with_wrong_variant(const std::string &args, const std::string &environment = "") {
+    return shell(environment + (environment.empty() ? "" : " ") + CORTADO_WRONG_VARIANT_BINARY + " " + args);
+}
+#endif
+
 }  // namespace cortado::testing

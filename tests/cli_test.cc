@@ -19,6 +19,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/npy.h"
 #include "tests/cli_process.h"
+#include "tests/wrong_variant.h"
 #include "tests/network_harness.h"
 #include "tools/machine_load.h"
 #include "tools/report_errors.h"
@@ -313,14 +314,20 @@ TEST_F(Cli, BenchLayersSumsTheStepsByKindAgainstThePeer) {
     EXPECT_NE(r.output.find("the runs hold different steps"), std::string::npos) << r.output;
 }
 
-// A reference check that fails exits 4: a deliberately wrong test-only variant (its bias left
-// out) forced on the convolution.
+// A reference check that fails exits 4: the deliberately wrong variant of tests/wrong_variant.cc
+// forced on the convolution, in the CLI built with it.
 TEST_F(Cli, FailedReferenceCheckExits4) {
     const std::string net = write("small.prototxt", kSmallNet);
-    const Result r = cortado("run " + net + " --check --iterations 1",
-                             "CORTADO_TEST_VARIANTS=wrong CORTADO_KNOBS=conv2d.variant=test_wrong_without_bias");
+    const Result r = cortado_with_wrong_variant("run " + net + " --check --iterations 1",
+                                                "CORTADO_KNOBS=conv2d.variant=" + std::string(kWrongVariant));
     EXPECT_EQ(r.exit_code, 4) << r.output;
     EXPECT_NE(r.output.find("FAIL"), std::string::npos) << r.output;
+    // cortado itself does not know the variant.
+    const Result plain =
+        cortado("run " + net + " --check --iterations 1", "CORTADO_KNOBS=conv2d.variant=" + std::string(kWrongVariant));
+    EXPECT_EQ(plain.exit_code, 1) << plain.output;
+    EXPECT_NE(plain.output.find("has no variant '" + std::string(kWrongVariant) + "'"), std::string::npos)
+        << plain.output;
 }
 
 // A prototxt without `name:` is named after its file; layers without fillers make one note.

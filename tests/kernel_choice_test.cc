@@ -119,8 +119,7 @@ TEST(Descriptors, TextRoundTripsEveryFieldType) {
     for (const ops::Form form :
          {ops::Form::direct(), ops::Form::channel_lanes(), ops::Form::winograd(4, 3), ops::Form::winograd(2, 5),
           ops::Form::conv_gemm(ops::ConvGemmForm::FullyConnected), ops::Form::conv_gemm(ops::ConvGemmForm::PixelLanes),
-          ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes),
-          ops::Form{ops::Algorithm::DirectWithoutBias, 0, 0, ops::ConvGemmForm::PixelLanes}}) {
+          ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes)}) {
         conv.choice.form = form;
         EXPECT_TRUE(ops::parse_descriptor<ops::Conv2dOp>(ops::descriptor_text(conv)).choice.form == form)
             << ops::field_value(form);
@@ -185,7 +184,7 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
                     pick.source = "test";
                     pick.variant = v.name;
                     try {
-                        const ResolvedChoice r = resolve_choice(space, shape, info, {&pick}, true);
+                        const ResolvedChoice r = resolve_choice(space, shape, info, {&pick});
                         EXPECT_EQ(r.choice.knobs.values.size(), v.knobs.size()) << name << " " << v.name;
                         EXPECT_GT(r.choice.tolerance, 0.0f);
                         EXPECT_LT(r.choice.tolerance, 0.1f);
@@ -1040,7 +1039,7 @@ TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
         for (const std::string &key : keys) want.insert(offered[key].begin(), offered[key].end());
         EXPECT_EQ(bindings, want) << keys.front();
     };
-    bound({"conv2d direct", "conv2d direct_without_bias"}, names(variant_bindings<Schedule<Conv2d, ops::Conv2dOp>>()));
+    bound({"conv2d direct"}, names(variant_bindings<Schedule<Conv2d, ops::Conv2dOp>>()));
     bound({"conv2d channel_lanes"}, names(variant_bindings<Schedule<Conv2dChannelLanes, ops::Conv2dOp>>()));
     bound({"conv2d winograd_f2x3", "conv2d winograd_f4x3", "conv2d winograd_f2x5"},
           names(variant_bindings<Schedule<Conv2dWinograd, ops::Conv2dOp>>()));

@@ -22,14 +22,15 @@
 #include "compiler/schedule_version.h"
 #include "compiler/tuning_db.h"
 #include "tests/cli_process.h"
+#include "tests/wrong_variant.h"
 
 namespace cortado::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A convolution whose bias matters (the wrong variant leaves it out), with several variants
-// that can compute it: the register tile, channel lanes and Winograd.
+// A convolution with several variants that can compute it: the register tile, channel lanes and
+// Winograd.
 const char *kTunableNet =
     "name: \"tunable\"\n"
     "input: \"data\"\ninput_shape { dim: 2 dim: 16 dim: 12 dim: 12 }\n"
@@ -64,13 +65,14 @@ class Tune : public ::testing::Test {
     std::string net_, db_;
 };
 
+// The CLI built with tests/wrong_variant.cc proposes its wrong variant like any other.
 TEST_F(Tune, AWrongVariantIsRejectedAndNeverChosen) {
-    const std::string env = "CORTADO_TEST_VARIANTS=wrong";
-    const Result r = cortado("tune " + net_ + " --db " + db_ + " --budget 5 --max-candidates 4 --seed 3", env);
+    const Result r =
+        cortado_with_wrong_variant("tune " + net_ + " --db " + db_ + " --budget 5 --max-candidates 8 --seed 3");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     int wrong = 0, measured = 0;
     for (const TuningRecord &record : records()) {
-        if (record.variant == "test_wrong_without_bias") {
+        if (record.variant == kWrongVariant) {
             wrong++;
             EXPECT_TRUE(record.rejected);
             EXPECT_NE(record.reason.find("above the variant's tolerance"), std::string::npos) << record.reason;
@@ -85,17 +87,17 @@ TEST_F(Tune, AWrongVariantIsRejectedAndNeverChosen) {
             measured++;
         }
     }
-    EXPECT_EQ(wrong, 1) << "the wrong variant's defaults are the second candidate";
+    EXPECT_EQ(wrong, 1) << "every variant's defaults come early:\n" << r.output;
     EXPECT_GE(measured, 2);
     EXPECT_NE(r.output.find("steps"), std::string::npos) << "no summary table:\n" << r.output;
 
     // The plan takes the best measured record, whatever the wrong variant measured.
-    const Result plan = cortado("info " + net_ + " --plan --db " + db_, env);
+    const Result plan = cortado_with_wrong_variant("info " + net_ + " --plan --db " + db_);
     ASSERT_EQ(plan.exit_code, 0) << plan.output;
-    EXPECT_EQ(plan.output.find("test_wrong_without_bias"), std::string::npos) << plan.output;
+    EXPECT_EQ(plan.output.find(kWrongVariant), std::string::npos) << plan.output;
     EXPECT_NE(plan.output.find("[" + db_ + ":"), std::string::npos) << plan.output;
     // ... and the tuned network passes its check.
-    const Result run = cortado("run " + net_ + " --check --db " + db_, env);
+    const Result run = cortado_with_wrong_variant("run " + net_ + " --check --db " + db_);
     EXPECT_EQ(run.exit_code, 0) << run.output;
     EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
 }

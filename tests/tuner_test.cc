@@ -49,7 +49,7 @@ std::vector<TuneLayer> layers_of(const std::string &prototxt, const PlanTarget &
     fill_untrained_weights(graph);
     fuse_activations(graph);
     std::vector<std::string> skipped;
-    std::vector<TuneLayer> layers = tune_layers(graph, plan_network(graph, "net", target), PlanOptions{}, &skipped);
+    std::vector<TuneLayer> layers = tune_layers(graph, plan_network(graph, "net", target), &skipped);
     EXPECT_TRUE(skipped.empty());
     return layers;
 }

@@ -26,7 +26,6 @@ const CliEnvironment &cli_environment() {
         e.host.write_stmt = !variable("CORTADO_DEBUG_STMT").empty();
         e.knobs = variable("CORTADO_KNOBS");
         e.layouts = variable("CORTADO_LAYOUTS");
-        e.test_variants = variable("CORTADO_TEST_VARIANTS") == "wrong";
         return e;
     }();
     return environment;
@@ -39,7 +38,6 @@ PlanOptions cli_plan_options(const ChoiceOverrides &records) {
     options.records = records;
     options.knobs = cli_environment().knobs;
     options.knobs_source = "CORTADO_KNOBS";
-    options.test_variants = cli_environment().test_variants;
     if (!cli_environment().layouts.empty())
         options.layouts = parse_activation_layouts(cli_environment().layouts, "CORTADO_LAYOUTS");
     return options;

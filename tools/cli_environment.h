@@ -14,9 +14,6 @@ struct CliEnvironment {
     HostSettings host;    // CORTADO_CACHE, CORTADO_HOME, CXX, CORTADO_CROSS_PREFIX, CORTADO_DEBUG_STMT
     std::string knobs;    // CORTADO_KNOBS
     std::string layouts;  // CORTADO_LAYOUTS; empty: the planner's default
-    // CORTADO_TEST_VARIANTS=wrong: the tuner's tests may name, and the tuner proposes, the
-    // variants registered test_only (PlanOptions::test_variants).
-    bool test_variants = false;
 };
 
 const CliEnvironment &cli_environment();
@@ -24,8 +21,7 @@ const CliEnvironment &cli_environment();
 // Reads the environment and hands HostSettings to the library: the first thing main does.
 void apply_cli_environment();
 
-// A command's plan options: the tuning records it loaded, CORTADO_KNOBS, CORTADO_LAYOUTS and
-// CORTADO_TEST_VARIANTS.
+// A command's plan options: the tuning records it loaded, CORTADO_KNOBS and CORTADO_LAYOUTS.
 PlanOptions cli_plan_options(const ChoiceOverrides &records = {});
 
 // A command's build options: its plan options, and as many kernels compiled at once as there

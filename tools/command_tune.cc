@@ -183,7 +183,7 @@ int command_tune(const std::vector<std::string> &args) {
     std::vector<std::string> skipped;
     for (const NamedGraph &g : graphs) {
         const NetworkPlan plan = plan_network(g.fused, "net", target.plan_target(), plan_options);
-        for (TuneLayer &layer : tune_layers(g.fused, plan, plan_options, &skipped)) {
+        for (TuneLayer &layer : tune_layers(g.fused, plan, &skipped)) {
             for (std::string &s : layer.steps) s = g.name + s;
             const auto same = std::find_if(layers.begin(), layers.end(),
                                            [&](const TuneLayer &l) { return l.signature == layer.signature; });

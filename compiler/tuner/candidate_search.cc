@@ -9,12 +9,11 @@
 
 namespace cortado {
 
-std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op, bool test_variants) {
+std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op) {
     std::vector<VariantDomain> domains;
     schedules::families().at(family).for_each_op([&](const std::string &name, const auto &space) {
         if (name != op) return;
         for (const auto &v : space.variants) {
-            if (v.test_only && !test_variants) continue;
             VariantDomain d{v.name, {}, v.tolerance};
             for (const schedules::KnobSpec &k : v.knobs) d.knobs.push_back({k.name, k.min, k.max});
             domains.push_back(d);
@@ -163,9 +162,9 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
 }
 
 CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
-                           uint64_t seed, double max_tolerance, bool test_variants) {
+                           uint64_t seed, double max_tolerance) {
     std::vector<VariantDomain> variants;
-    for (VariantDomain &v : variant_domains(family, op, test_variants))
+    for (VariantDomain &v : variant_domains(family, op))
         if (v.tolerance <= max_tolerance) variants.push_back(std::move(v));
     for (char c : content_hash_hex(signature)) seed = seed * 31 + uint64_t(c);
     return CandidateSearch(std::move(variants), seed);

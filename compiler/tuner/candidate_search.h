@@ -31,9 +31,8 @@ struct VariantDomain {
     float tolerance = 0;
 };
 
-// The variants a family offers for an op, with their knob domains; those registered test_only
-// only with `test_variants` (PlanOptions::test_variants).
-std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op, bool test_variants);
+// The variants a family offers for an op, with their knob domains.
+std::vector<VariantDomain> variant_domains(const std::string &family, const std::string &op);
 
 // A choice written out in full: the variant and every knob, as the plan resolved them.
 struct Candidate {
@@ -93,7 +92,7 @@ class CandidateSearch {
 // The search for one op signature: the variants its family offers for the op, less those looser
 // than `max_tolerance`, with a random stream seeded from `seed` and the signature.
 CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
-                           uint64_t seed, double max_tolerance, bool test_variants);
+                           uint64_t seed, double max_tolerance);
 
 // Reports the records of earlier runs for the search's signature (`records`: that signature's,
 // from a tuning database) as tried, where their schedule version is current; fills `latest`

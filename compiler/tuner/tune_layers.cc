@@ -11,8 +11,8 @@ namespace cortado {
 
 namespace {
 
-bool has_choices(const std::string &family, const std::string &op, bool test_variants) {
-    const std::vector<VariantDomain> variants = variant_domains(family, op, test_variants);
+bool has_choices(const std::string &family, const std::string &op) {
+    const std::vector<VariantDomain> variants = variant_domains(family, op);
     return variants.size() > 1 || (variants.size() == 1 && !variants[0].knobs.empty());
 }
 
@@ -32,8 +32,7 @@ Graph one_layer_graph(const Graph &fused, const Layer &layer) {
 
 }  // namespace
 
-std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, const PlanOptions &options,
-                                   std::vector<std::string> *skipped) {
+std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped) {
     std::vector<TuneLayer> layers;
     std::map<std::string, size_t> index;
     for (const PlannedStep &step : plan.steps) {
@@ -45,7 +44,7 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
             continue;
         }
         index[signature] = SIZE_MAX;
-        if (!has_choices(plan.family, k.op, options.test_variants)) continue;  // nothing to choose: no note
+        if (!has_choices(plan.family, k.op)) continue;  // nothing to choose: not worth a note
         const std::string name = step.layer.substr(0, step.layer.find('+'));
         const auto layer =
             std::find_if(fused.layers.begin(), fused.layers.end(), [&](const Layer &l) { return l.name == name; });

@@ -22,9 +22,8 @@ struct TuneLayer {
 
 // The op signatures of `plan` that have something to choose (more than one variant or some
 // knobs) and whose layer runs alone (one input and one output); `skipped` says which were left
-// out and why. `options`: the plan's, for its test variants.
-std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, const PlanOptions &options,
-                                   std::vector<std::string> *skipped);
+// out and why.
+std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped);
 
 // The layer's kernel when `settings` is the record for its signature; unset, with `why`, when
 // the plan refuses them (a limit of the device or the shape).

@@ -37,7 +37,6 @@ void register_tile(Conv2d &a, const ops::Conv2dOp &op, const Target &t) {
                                   op.choice.knobs.get("vectors_x"));
 }
 const BindSchedule<Conv2d, ops::Conv2dOp> conv2d_register_tile_binding{"cpu_register_tile", register_tile};
-const BindSchedule<Conv2d, ops::Conv2dOp> conv2d_test_wrong_binding{kTestWrongVariant, register_tile};
 const BindSchedule<Conv2d, ops::Conv2dOp> conv2d_depthwise_binding{
     kDepthwise, [](Conv2d &a, const ops::Conv2dOp &op, const Target &t) {
         const ops::Knobs &k = op.choice.knobs;

@@ -23,10 +23,6 @@ inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
 // batch (CIFAR-10 conv1, GoogLeNet conv1; docs/PERFORMANCE.md, CPU convolution variants).
 inline constexpr int kCpuChannelLanesMinDepth = 192;
 
-// A deliberately wrong variant, offered only to plans that ask for test variants, so that the
-// tuner's tests can show a candidate failing its check: the register tile leaving out the bias.
-inline constexpr const char *kTestWrongVariant = "test_wrong_without_bias";
-
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
 // the pixels b; on small maps the other way round, channels in the vector lanes); depthwise
@@ -36,11 +32,6 @@ inline constexpr const char *kTestWrongVariant = "test_wrong_without_bias";
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
     const std::string direct_name = direct.name;
-    VariantSpec<Conv2dShape> wrong = direct;
-    wrong.name = kTestWrongVariant;
-    wrong.form.algorithm = ops::Algorithm::DirectWithoutBias;
-    wrong.test_only = true;
-    space.variants.push_back(std::move(wrong));
     space.variants.push_back(std::move(direct));
     space.variants.push_back(conv2d_channel_lanes(registers));
     space.variants.push_back(conv2d_depthwise());
