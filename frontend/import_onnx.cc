@@ -9,6 +9,7 @@
 #include <set>
 
 #include "frontend/compile_error.h"
+#include "frontend/onnx_constants.h"
 #include "frontend/shape_inference.h"
 #include "onnx/onnx.pb.h"
 #include "runtime/file_bytes.h"
@@ -16,17 +17,14 @@
 namespace cortado {
 namespace {
 
-constexpr int64_t kFirstOpset = 7, kLastOpset = 17;
+// Every opset of the default domain up to the newest that onnx 1.23 defines; each converter
+// below follows its op's changes across them.
+constexpr int64_t kFirstOpset = 1, kNewestOpset = 28;
 // As for prototxts: enough for any real network, small enough that products cannot overflow.
 constexpr int64_t kMaxParameter = 1 << 20;
 constexpr int64_t kMaxElements = int64_t(1) << 31;
 
-// A constant tensor: an initializer or a Constant node's value, as floats or integers.
-struct Tensor {
-    Shape dims;
-    std::vector<float> floats;
-    std::vector<int64_t> integers;
-};
+using Tensor = OnnxTensor;
 
 class OnnxImporter {
   public:
@@ -39,6 +37,9 @@ class OnnxImporter {
         for (const onnx::OperatorSetIdProto &set : model.opset_import())
             if (set.domain().empty() || set.domain() == "ai.onnx") opset_ = set.version();
         if (opset_ == 0) throw CompileError(path_ + ": the model imports no opset of the default ONNX domain");
+        if (opset_ < kFirstOpset || opset_ > kNewestOpset)
+            throw CompileError(path_ + ": opset " + std::to_string(opset_) + " of the default domain; cortado reads opsets " +
+                               std::to_string(kFirstOpset) + " to " + std::to_string(kNewestOpset));
         const onnx::GraphProto &g = model.graph();
         graph_.name = !g.name().empty() ? g.name() : std::filesystem::path(path_).stem().string();
         for (const onnx::TensorProto &t : g.initializer()) constants_[t.name()] = tensor(t, "initializer");
@@ -75,10 +76,40 @@ class OnnxImporter {
                 throw CompileError(path_ + ": " + what + " '" + t.name() + "' has a bad or huge shape");
             count *= d;
         }
-        const size_t element_size = t.data_type() == onnx::TensorProto::INT64 ? 8 : 4;
+        size_t element_size = 4;
+        switch (t.data_type()) {
+        case onnx::TensorProto::INT64:
+        case onnx::TensorProto::DOUBLE: element_size = 8; break;
+        case onnx::TensorProto::INT16: element_size = 2; break;
+        case onnx::TensorProto::INT8:
+        case onnx::TensorProto::UINT8:
+        case onnx::TensorProto::BOOL: element_size = 1; break;
+        default: break;
+        }
         std::string raw = t.raw_data();
         if (t.data_location() == onnx::TensorProto::EXTERNAL)
             raw = external_data(t, what, size_t(count) * element_size);
+        // Raw little-endian elements of type Stored, or the typed field, into `destination`.
+        const auto convert = [&](auto stored, auto *destination, const auto &typed) {
+            using Stored = decltype(stored);
+            if (!raw.empty() || t.data_location() == onnx::TensorProto::EXTERNAL) {
+                if (raw.size() != size_t(count) * sizeof(Stored))
+                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " + std::to_string(raw.size()) +
+                                       " bytes for " + std::to_string(count) + " elements");
+                destination->resize(size_t(count));
+                for (size_t i = 0; i < size_t(count); i++) {
+                    Stored v;
+                    std::memcpy(&v, raw.data() + i * sizeof(Stored), sizeof(Stored));
+                    (*destination)[i] = static_cast<typename std::decay_t<decltype(*destination)>::value_type>(v);
+                }
+            } else {
+                if (typed.size() != count)
+                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " +
+                                       std::to_string(typed.size()) + " values for " + std::to_string(count) +
+                                       " elements");
+                destination->assign(typed.begin(), typed.end());
+            }
+        };
         const auto take = [&](size_t size, auto *destination, const auto &typed) {
             if (!raw.empty() || t.data_location() == onnx::TensorProto::EXTERNAL) {
                 if (raw.size() != size_t(count) * size)
@@ -96,10 +127,32 @@ class OnnxImporter {
         };
         switch (t.data_type()) {
         case onnx::TensorProto::FLOAT: take(sizeof(float), &out.floats, t.float_data()); break;
-        case onnx::TensorProto::INT64: take(sizeof(int64_t), &out.integers, t.int64_data()); break;
+        case onnx::TensorProto::DOUBLE: convert(double(), &out.floats, t.double_data()); break;
+        case onnx::TensorProto::INT64:
+            out.integer = true;
+            take(sizeof(int64_t), &out.integers, t.int64_data());
+            break;
+        case onnx::TensorProto::INT32:
+            out.integer = true;
+            convert(int32_t(), &out.integers, t.int32_data());
+            break;
+        case onnx::TensorProto::INT16:
+            out.integer = true;
+            convert(int16_t(), &out.integers, t.int32_data());
+            break;
+        case onnx::TensorProto::INT8:
+            out.integer = true;
+            convert(int8_t(), &out.integers, t.int32_data());
+            break;
+        case onnx::TensorProto::UINT8:
+        case onnx::TensorProto::BOOL:
+            out.integer = true;
+            convert(uint8_t(), &out.integers, t.int32_data());
+            break;
         default:
             throw CompileError(path_ + ": " + what + " '" + t.name() + "' has element type " +
-                               std::to_string(t.data_type()) + "; cortado reads float32 weights and int64 shapes");
+                               std::to_string(t.data_type()) +
+                               "; cortado reads float32 and float64 values and integer or boolean shapes");
         }
         return out;
     }
@@ -307,170 +360,314 @@ class OnnxImporter {
         return value_of(node.input(input), "input");
     }
 
+    // One function per ONNX op, each following its op's changes across opsets kFirstOpset to
+    // kNewestOpset (the versions it reads: its line's range).
+    using Convert = void (OnnxImporter::*)(const onnx::NodeProto &, const std::string &);
+    struct Converter {
+        Convert convert;
+        int64_t first_opset = kFirstOpset, last_opset = kNewestOpset;
+    };
+    static const std::map<std::string, Converter> &converters() {
+        static const std::map<std::string, Converter> table = {
+            {"Constant", {&OnnxImporter::convert_constant}},
+            {"Conv", {&OnnxImporter::convert_conv}},
+            {"Relu", {&OnnxImporter::convert_relu}},
+            {"LeakyRelu", {&OnnxImporter::convert_relu}},
+            {"MaxPool", {&OnnxImporter::convert_pooling}},
+            {"AveragePool", {&OnnxImporter::convert_pooling}},
+            {"GlobalAveragePool", {&OnnxImporter::convert_global_pooling}},
+            {"GlobalMaxPool", {&OnnxImporter::convert_global_pooling}},
+            {"Gemm", {&OnnxImporter::add_gemm}},
+            {"MatMul", {&OnnxImporter::add_gemm}},
+            {"Flatten", {&OnnxImporter::convert_flatten}},
+            {"Reshape", {&OnnxImporter::convert_reshape}},
+            {"Softmax", {&OnnxImporter::convert_softmax}},
+            {"Concat", {&OnnxImporter::convert_concat}},
+            {"Add", {&OnnxImporter::add_arithmetic}},
+            {"Sub", {&OnnxImporter::add_arithmetic}},
+            {"Mul", {&OnnxImporter::add_arithmetic}},
+            {"Div", {&OnnxImporter::add_arithmetic}},
+            {"Sum", {&OnnxImporter::convert_sum}},
+            {"Sigmoid", {&OnnxImporter::convert_activation}},
+            {"Tanh", {&OnnxImporter::convert_activation}},
+            {"Clip", {&OnnxImporter::add_clip}},
+            {"Pad", {&OnnxImporter::add_pad}},
+            {"Identity", {&OnnxImporter::convert_dropout}},
+            {"Dropout", {&OnnxImporter::convert_dropout}},
+            {"BatchNormalization", {&OnnxImporter::add_batch_norm}},
+            {"LRN", {&OnnxImporter::convert_lrn}},
+        };
+        return table;
+    }
+
     void add_node(const onnx::NodeProto &node) {
         const std::string &op = node.op_type();
         if (!node.domain().empty() && node.domain() != "ai.onnx")
             fail(node, "domain '" + node.domain() + "' is not supported");
-        if (opset_ < kFirstOpset || opset_ > kLastOpset)
-            fail(node, "cortado reads opsets " + std::to_string(kFirstOpset) + " to " + std::to_string(kLastOpset));
         if (node.output_size() < 1) fail(node, "no output");
-        const std::string &out = node.output(0);
-        if (op == "Constant") {
-            const auto *value = attribute(node, "value");
-            if (!value || !value->has_t()) fail(node, "only a tensor `value` is supported");
-            constants_[out] = tensor(value->t(), "Constant");
-        } else if (op == "Conv") {
-            ConvolutionParams p;
-            const Tensor &w = required_constant(node, 1, "the weights");
-            if (w.dims.size() != 4) fail(node, "only 2-D convolutions are supported");
-            p.num_output = checked(node, w.dims[0], "the weights' output channels", 1);
-            p.group = checked(node, int_attribute(node, "group", 1), "group", 1);
-            p.kernel_h = checked(node, w.dims[2], "the kernel height", 1);
-            p.kernel_w = checked(node, w.dims[3], "the kernel width", 1);
-            std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
-            std::tie(p.dilation_h, p.dilation_w) = pair_attribute(node, "dilations", 1);
-            const Pads pads =
-                spatial_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w);
-            int input = data_input(node, 0);
-            if (pads.symmetric()) {
-                p.pad_h = pads.top, p.pad_w = pads.left;
-            } else {  // a Pad layer takes the padding; the convolution pads nothing
-                add_layer(node, "Pad", {input}, PadParams{pads.top, pads.left, pads.bottom, pads.right, 0.0f},
-                          out + "/padded", "/pad");
-                input = values_[out + "/padded"];
-            }
-            const Tensor *b = constant(node, 2);
-            p.bias_term = b != nullptr;
-            if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
-            add_layer(node, "Convolution", {input}, p, out);
-            std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, w.floats}};
-            if (b) blobs.push_back({b->dims, b->floats});
-            add_weights(graph_.layers.back().name, std::move(blobs));
-        } else if (op == "Relu" || op == "LeakyRelu") {
-            ReLUParams p;
-            p.negative_slope = op == "LeakyRelu" ? float_attribute(node, "alpha", 0.01f) : 0.0f;
-            const int input = data_input(node, 0);
-            Layer &relu = add_layer(node, "ReLU", {input}, p, out);
-            // A ReLU that alone reads its input acts in place, as Caffe's would, so fusion can
-            // fold it into the Convolution or InnerProduct before it.
-            const bool after_product = graph_.layers.size() >= 2 &&
-                                       graph_.layers[graph_.layers.size() - 2].outputs[0] == input &&
-                                       (graph_.layers[graph_.layers.size() - 2].type == "Convolution" ||
-                                        graph_.layers[graph_.layers.size() - 2].type == "InnerProduct");
-            if (after_product && uses_[node.input(0)] == 1 && !graph_outputs_.count(node.input(0)) &&
-                !graph_outputs_.count(out))
-                graph_.values[relu.outputs[0]].blob_name = graph_.values[input].blob_name;
-        } else if (op == "MaxPool" || op == "AveragePool") {
-            PoolingParams p;
-            p.method = op == "MaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
-            if (ints_attribute(node, "kernel_shape").empty()) fail(node, "kernel_shape is missing");
-            std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 1);
-            std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
-            const Pads pads = spatial_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, 1, 1);
-            p.pad_h = pads.top, p.pad_w = pads.left, p.pad_bottom = pads.bottom, p.pad_right = pads.right;
-            if (std::max(p.pad_h, p.pad_bottom) >= p.kernel_h || std::max(p.pad_w, p.pad_right) >= p.kernel_w)
-                fail(node, "pads must be smaller than the kernel");
-            if (pair_attribute(node, "dilations", 1) != std::pair<int, int>{1, 1})
-                fail(node, "dilated pooling is not supported");
-            if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the Indices output is not supported");
-            p.round_up = int_attribute(node, "ceil_mode", 0) != 0;
-            p.count_padding = int_attribute(node, "count_include_pad", 0) != 0;
-            p.last_window_rule_always = true;
-            add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
-        } else if (op == "GlobalAveragePool" || op == "GlobalMaxPool") {
-            PoolingParams p;
-            p.method = op == "GlobalMaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
-            p.global_pooling = true;
-            add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
-        } else if (op == "Gemm" || op == "MatMul") {
-            add_gemm(node, out);
-        } else if (op == "Flatten") {
-            // ONNX's result is always 2-D: [product of the dims before the axis, the rest].
-            const int input = data_input(node, 0);
-            const Shape shape = shape_of(input);
-            int64_t axis = int_attribute(node, "axis", 1);
-            if (axis < 0) axis += int64_t(shape.size());
-            if (axis < 1 || axis > int64_t(shape.size()))
-                fail(node, "axis must lie in 1..rank (0 gives a 1 x N result)");
-            if (axis == 1) {
-                add_layer(node, "Flatten", {input}, FlattenParams{}, out);
-            } else {
-                ReshapeParams r;
-                r.shape = {1, -1};
-                for (int64_t d = 0; d < axis; d++) r.shape[0] *= shape[size_t(d)];
-                add_layer(node, "Reshape", {input}, r, out);
-            }
-        } else if (op == "Reshape") {
-            ReshapeParams p;
-            const Tensor &shape = required_constant(node, 1, "the shape");
-            if (int_attribute(node, "allowzero", 0) != 0) fail(node, "allowzero=1 is not supported");
-            p.shape = shape.integers;
-            // A constant shape that spells out the model's own batch follows --batch.
-            if (options_.batch > 0 && model_batch_ > 0 && !p.shape.empty() && p.shape[0] == model_batch_)
-                p.shape[0] = options_.batch;
-            add_layer(node, "Reshape", {data_input(node, 0)}, p, out);
-        } else if (op == "Softmax") {
-            SoftmaxParams p;
-            // Before opset 13 Softmax flattens from the axis onward (default 1); from 13 it runs
-            // along one axis (default -1). A Flatten first gives the older rule.
-            if (opset_ < 13) {
-                FlattenParams f;
-                const int input = data_input(node, 0);
-                const Shape shape = shape_of(input);
-                int64_t axis = int_attribute(node, "axis", 1);
-                if (axis < 0) axis += int64_t(shape.size());
-                if (axis < 0 || axis >= int64_t(shape.size())) fail(node, "axis beyond the input's rank");
-                f.axis = int(axis);
-                add_layer(node, "Flatten", {input}, f, out + "/flattened", "/flatten");
-                p.axis = f.axis;
-                if (f.axis + 1 >= int(shape.size())) {
-                    add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out);
-                } else {  // back to the input's shape, as ONNX keeps it
-                    add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out + "/flat", "/softmax");
-                    ReshapeParams r;
-                    r.shape = shape;
-                    add_layer(node, "Reshape", {values_[out + "/flat"]}, r, out);
-                }
-            } else {
-                p.axis = checked(node, int_attribute(node, "axis", -1), "axis", -8);
-                add_layer(node, "Softmax", {data_input(node, 0)}, p, out);
-            }
-        } else if (op == "Concat") {
-            ConcatParams p;
-            p.axis = checked(node, int_attribute(node, "axis", 1), "axis", -8);
-            std::vector<int> inputs;
-            for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
-            add_layer(node, "Concat", inputs, p, out);
-        } else if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-            add_arithmetic(node, out);
-        } else if (op == "Sigmoid" || op == "Tanh") {
-            add_layer(
-                node, op == "Sigmoid" ? "Sigmoid" : "TanH", {data_input(node, 0)},
-                ActivationParams{op == "Sigmoid" ? ops::ActivationFunction::Sigmoid : ops::ActivationFunction::Tanh},
-                out);
-        } else if (op == "Clip") {
-            add_clip(node, out);
-        } else if (op == "Pad") {
-            add_pad(node, out);
-        } else if (op == "Identity" && constant(node, 0)) {
-            // PyTorch's exporter names a shared initializer again through an Identity.
-            constants_[out] = *constant(node, 0);
-        } else if (op == "Dropout" || op == "Identity") {
-            if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the mask output is not supported");
-            add_layer(node, "Dropout", {data_input(node, 0)}, DropoutParams{}, out);
-        } else if (op == "BatchNormalization") {
-            add_batch_norm(node, out);
-        } else if (op == "LRN") {
-            LRNParams p;
-            p.local_size = checked(node, int_attribute(node, "size", 0), "size", 1);
-            if (p.local_size % 2 == 0) fail(node, "size must be odd");
-            p.alpha = float_attribute(node, "alpha", 1e-4f);
-            p.beta = float_attribute(node, "beta", 0.75f);
-            p.k = float_attribute(node, "bias", 1.0f);
-            add_layer(node, "LRN", {data_input(node, 0)}, p, out);
-        } else {
+        if (fold(node)) return;
+        const auto converter = converters().find(op);
+        if (converter == converters().end()) {
+            if (foldable_op(op)) fail(node, "cortado evaluates " + op + " only on constants, at import");
             fail(node, "this op is not supported yet");
         }
+        if (opset_ < converter->second.first_opset || opset_ > converter->second.last_opset)
+            fail(node, "cortado reads " + op + " at opsets " + std::to_string(converter->second.first_opset) + " to " +
+                           std::to_string(converter->second.last_opset));
+        (this->*converter->second.convert)(node, node.output(0));
+    }
+
+    // A node whose inputs are all constant (or a Shape or Size of computed data, whose shape is
+    // known) becomes a constant. Returns false for any other node.
+    bool fold(const onnx::NodeProto &node) {
+        const std::string &op = node.op_type();
+        if (!foldable_op(op)) return false;
+        std::vector<const Tensor *> inputs;
+        Tensor shape_only;  // Shape and Size need only the dims of computed data
+        for (int i = 0; i < node.input_size(); i++) {
+            if (node.input(i).empty()) {
+                inputs.push_back(nullptr);
+                continue;
+            }
+            const Tensor *t = constant(node, i);
+            if (!t && i == 0 && (op == "Shape" || op == "Size") && values_.count(node.input(0))) {
+                shape_only.dims = shape_of(values_.at(node.input(0)));
+                t = &shape_only;
+            }
+            if (!t) return false;
+            inputs.push_back(t);
+        }
+        if (inputs.empty()) return false;
+        if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty() && uses_[node.output(1)] > 0)
+            fail(node, "the mask output is used; cortado runs Dropout as inference does, without one");
+        try {
+            constants_[node.output(0)] = fold_constant(node, opset_, inputs);
+        } catch (const FoldError &e) {
+            fail(node, std::string("evaluating it at import: ") + e.what());
+        }
+        return true;
+    }
+
+    // Constant: a tensor `value`, or from opset 12 one of value_float(s) and value_int(s).
+    void convert_constant(const onnx::NodeProto &node, const std::string &out) {
+        if (node.attribute_size() != 1) fail(node, "expected exactly one value attribute");
+        const onnx::AttributeProto &a = node.attribute(0);
+        Tensor t;
+        if (a.name() == "value") {
+            t = tensor(a.t(), "Constant");
+        } else if (a.name() == "value_float") {
+            t.floats = {a.f()};
+        } else if (a.name() == "value_floats") {
+            t.floats.assign(a.floats().begin(), a.floats().end());
+            t.dims = {int64_t(t.floats.size())};
+        } else if (a.name() == "value_int") {
+            t.integer = true;
+            t.integers = {a.i()};
+        } else if (a.name() == "value_ints") {
+            t.integer = true;
+            t.integers.assign(a.ints().begin(), a.ints().end());
+            t.dims = {int64_t(t.integers.size())};
+        } else {
+            fail(node, "a " + a.name() + " constant is not supported (a tensor, float(s) or int(s) only)");
+        }
+        constants_[out] = std::move(t);
+    }
+
+    void convert_conv(const onnx::NodeProto &node, const std::string &out) {
+        ConvolutionParams p;
+        const Tensor &w = required_constant(node, 1, "the weights");
+        if (w.dims.size() != 4) fail(node, "only 2-D convolutions are supported");
+        p.num_output = checked(node, w.dims[0], "the weights' output channels", 1);
+        p.group = checked(node, int_attribute(node, "group", 1), "group", 1);
+        p.kernel_h = checked(node, w.dims[2], "the kernel height", 1);
+        p.kernel_w = checked(node, w.dims[3], "the kernel width", 1);
+        std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
+        std::tie(p.dilation_h, p.dilation_w) = pair_attribute(node, "dilations", 1);
+        const Pads pads = spatial_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, p.dilation_h, p.dilation_w);
+        int input = data_input(node, 0);
+        if (pads.symmetric()) {
+            p.pad_h = pads.top, p.pad_w = pads.left;
+        } else {  // a Pad layer takes the padding; the convolution pads nothing
+            add_layer(node, "Pad", {input}, PadParams{pads.top, pads.left, pads.bottom, pads.right, 0.0f},
+                      out + "/padded", "/pad");
+            input = values_[out + "/padded"];
+        }
+        const Tensor *b = constant(node, 2);
+        p.bias_term = b != nullptr;
+        if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
+        add_layer(node, "Convolution", {input}, p, out);
+        std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, float_values(node, w, "the weights")}};
+        if (b) blobs.push_back({b->dims, float_values(node, *b, "the bias")});
+        add_weights(graph_.layers.back().name, std::move(blobs));
+    }
+
+    void convert_relu(const onnx::NodeProto &node, const std::string &out) {
+        ReLUParams p;
+        p.negative_slope = node.op_type() == "LeakyRelu" ? float_attribute(node, "alpha", 0.01f) : 0.0f;
+        const int input = data_input(node, 0);
+        Layer &relu = add_layer(node, "ReLU", {input}, p, out);
+        // A ReLU that alone reads its input acts in place, as Caffe's would, so fusion can fold it
+        // into the Convolution or InnerProduct before it.
+        const bool after_product = graph_.layers.size() >= 2 &&
+                                   graph_.layers[graph_.layers.size() - 2].outputs[0] == input &&
+                                   (graph_.layers[graph_.layers.size() - 2].type == "Convolution" ||
+                                    graph_.layers[graph_.layers.size() - 2].type == "InnerProduct");
+        if (after_product && uses_[node.input(0)] == 1 && !graph_outputs_.count(node.input(0)) &&
+            !graph_outputs_.count(out))
+            graph_.values[relu.outputs[0]].blob_name = graph_.values[input].blob_name;
+    }
+
+    // MaxPool and AveragePool. ceil_mode arrives at opset 10, count_include_pad at 7 (its default,
+    // 0, is opset 1's rule too); dilations (19 for AveragePool) must be 1.
+    void convert_pooling(const onnx::NodeProto &node, const std::string &out) {
+        PoolingParams p;
+        p.method = node.op_type() == "MaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
+        if (ints_attribute(node, "kernel_shape").empty()) fail(node, "kernel_shape is missing");
+        std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 1);
+        std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
+        const Pads pads = spatial_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, 1, 1);
+        p.pad_h = pads.top, p.pad_w = pads.left, p.pad_bottom = pads.bottom, p.pad_right = pads.right;
+        if (std::max(p.pad_h, p.pad_bottom) >= p.kernel_h || std::max(p.pad_w, p.pad_right) >= p.kernel_w)
+            fail(node, "pads must be smaller than the kernel");
+        if (pair_attribute(node, "dilations", 1) != std::pair<int, int>{1, 1})
+            fail(node, "dilated pooling is not supported");
+        if (node.output_size() > 1 && !node.output(1).empty()) fail(node, "the Indices output is not supported");
+        p.round_up = int_attribute(node, "ceil_mode", 0) != 0;
+        p.count_padding = int_attribute(node, "count_include_pad", 0) != 0;
+        p.last_window_rule_always = true;
+        add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
+    }
+
+    void convert_global_pooling(const onnx::NodeProto &node, const std::string &out) {
+        PoolingParams p;
+        p.method = node.op_type() == "GlobalMaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
+        p.global_pooling = true;
+        add_layer(node, "Pooling", {data_input(node, 0)}, p, out);
+    }
+
+    // ONNX's result is always 2-D: [product of the dims before the axis, the rest].
+    void convert_flatten(const onnx::NodeProto &node, const std::string &out) {
+        const int input = data_input(node, 0);
+        const Shape shape = shape_of(input);
+        int64_t axis = int_attribute(node, "axis", 1);
+        if (axis < 0) axis += int64_t(shape.size());
+        if (axis < 1 || axis > int64_t(shape.size())) fail(node, "axis must lie in 1..rank (0 gives a 1 x N result)");
+        if (axis == 1) {
+            add_layer(node, "Flatten", {input}, FlattenParams{}, out);
+        } else {
+            ReshapeParams r;
+            r.shape = {1, -1};
+            for (int64_t d = 0; d < axis; d++) r.shape[0] *= shape[size_t(d)];
+            add_layer(node, "Reshape", {input}, r, out);
+        }
+    }
+
+    // The shape is an attribute before opset 5 and a constant (or folded) input from 5.
+    void convert_reshape(const onnx::NodeProto &node, const std::string &out) {
+        ReshapeParams p;
+        if (opset_ < 5) {
+            p.shape = ints_attribute(node, "shape");
+        } else {
+            const Tensor &shape = required_constant(node, 1, "the shape");
+            if (!shape.integer) fail(node, "the shape must be integers");
+            p.shape = shape.integers;
+        }
+        if (int_attribute(node, "allowzero", 0) != 0) fail(node, "allowzero=1 is not supported");
+        // A constant shape that spells out the model's own batch follows --batch.
+        if (options_.batch > 0 && model_batch_ > 0 && !p.shape.empty() && p.shape[0] == model_batch_)
+            p.shape[0] = options_.batch;
+        add_layer(node, "Reshape", {data_input(node, 0)}, p, out);
+    }
+
+    // Before opset 13 Softmax flattens from the axis onward (default 1); from 13 it runs along one
+    // axis (default -1). A Flatten first gives the older rule.
+    void convert_softmax(const onnx::NodeProto &node, const std::string &out) {
+        SoftmaxParams p;
+        if (opset_ >= 13) {
+            p.axis = checked(node, int_attribute(node, "axis", -1), "axis", -8);
+            add_layer(node, "Softmax", {data_input(node, 0)}, p, out);
+            return;
+        }
+        FlattenParams f;
+        const int input = data_input(node, 0);
+        const Shape shape = shape_of(input);
+        int64_t axis = int_attribute(node, "axis", 1);
+        if (axis < 0) axis += int64_t(shape.size());
+        if (axis < 0 || axis >= int64_t(shape.size())) fail(node, "axis beyond the input's rank");
+        f.axis = int(axis);
+        add_layer(node, "Flatten", {input}, f, out + "/flattened", "/flatten");
+        p.axis = f.axis;
+        if (f.axis + 1 >= int(shape.size())) {
+            add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out);
+        } else {  // back to the input's shape, as ONNX keeps it
+            add_layer(node, "Softmax", {values_[out + "/flattened"]}, p, out + "/flat", "/softmax");
+            ReshapeParams r;
+            r.shape = shape;
+            add_layer(node, "Reshape", {values_[out + "/flat"]}, r, out);
+        }
+    }
+
+    // The axis defaults to 1 before opset 4 and is required from 4.
+    void convert_concat(const onnx::NodeProto &node, const std::string &out) {
+        ConcatParams p;
+        if (opset_ >= 4 && !attribute(node, "axis")) fail(node, "axis is missing");
+        p.axis = checked(node, int_attribute(node, "axis", 1), "axis", -8);
+        std::vector<int> inputs;
+        for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
+        add_layer(node, "Concat", inputs, p, out);
+    }
+
+    // Sum of computed tensors of one shape (numpy broadcasting between them, from opset 8, is
+    // not supported yet); one input is an Identity.
+    void convert_sum(const onnx::NodeProto &node, const std::string &out) {
+        if (node.input_size() < 1) fail(node, "no inputs");
+        std::vector<int> inputs;
+        for (int i = 0; i < node.input_size(); i++) {
+            inputs.push_back(data_input(node, i));
+            if (shape_of(inputs.back()) != shape_of(inputs.front()))
+                fail(node, "inputs of shapes " + shape_to_string(shape_of(inputs.front())) + " and " +
+                               shape_to_string(shape_of(inputs.back())) +
+                               ": the inputs must have one shape (broadcasting between them is not supported)");
+        }
+        if (inputs.size() == 1) add_layer(node, "Dropout", inputs, DropoutParams{}, out);
+        else add_layer(node, "Eltwise", inputs, EltwiseParams{}, out);
+    }
+
+    void convert_activation(const onnx::NodeProto &node, const std::string &out) {
+        const bool sigmoid = node.op_type() == "Sigmoid";
+        add_layer(node, sigmoid ? "Sigmoid" : "TanH", {data_input(node, 0)},
+                  ActivationParams{sigmoid ? ops::ActivationFunction::Sigmoid : ops::ActivationFunction::Tanh}, out);
+    }
+
+    // Dropout is the identity at inference in every opset: is_test (before 7), ratio and
+    // training_mode (inputs from 12) change nothing; the mask output may be listed if nothing
+    // reads it. Identity of computed data is the same layer.
+    void convert_dropout(const onnx::NodeProto &node, const std::string &out) {
+        if (node.output_size() > 1 && !node.output(1).empty() &&
+            (uses_[node.output(1)] > 0 || graph_outputs_.count(node.output(1))))
+            fail(node, "the mask output is used; cortado runs Dropout as inference does, without one");
+        if (node.input_size() > 2 && !node.input(2).empty()) {
+            const Tensor *training = constant(node, 2);
+            if (!training || (training->integer ? training->integers : std::vector<int64_t>{1}) != std::vector<int64_t>{0})
+                fail(node, "training_mode must be a constant false");
+        }
+        add_layer(node, "Dropout", {data_input(node, 0)}, DropoutParams{}, out);
+    }
+
+    void convert_lrn(const onnx::NodeProto &node, const std::string &out) {
+        LRNParams p;
+        p.local_size = checked(node, int_attribute(node, "size", 0), "size", 1);
+        if (p.local_size % 2 == 0) fail(node, "size must be odd");
+        p.alpha = float_attribute(node, "alpha", 1e-4f);
+        p.beta = float_attribute(node, "beta", 0.75f);
+        p.k = float_attribute(node, "bias", 1.0f);
+        add_layer(node, "LRN", {data_input(node, 0)}, p, out);
+    }
+
+    // A float tensor's values; an integer one (a weight written as int64) is refused by name.
+    const std::vector<float> &float_values(const onnx::NodeProto &node, const Tensor &t, const char *what) const {
+        if (t.integer) fail(node, std::string(what) + " must be floating point");
+        return t.floats;
     }
 
     // Gemm (Y = alpha A B' + beta C, B transposed when transB) and MatMul by a constant B as an
@@ -489,12 +686,13 @@ class OnnxImporter {
         p.axis = gemm ? 1 : -1;  // MatMul multiplies the last axis, whatever the rank
         p.transpose = !trans_b;
         p.transpose_input = trans_a;
-        std::vector<float> weights = b.floats;
+        std::vector<float> weights = float_values(node, b, "B");
         if (alpha != 1.0f)
             for (float &v : weights) v *= alpha;
         std::vector<std::pair<Shape, std::vector<float>>> blobs{{b.dims, std::move(weights)}};
         const Tensor *c = gemm ? constant(node, 2) : nullptr;
         if (gemm && node.input_size() > 2 && !node.input(2).empty() && !c) fail(node, "C must be a constant");
+        if (c) float_values(node, *c, "C");
         const size_t n = size_t(p.num_output);
         // C as a bias: a scalar, N values or 1 x N, the same for every row.
         const bool row_bias = c && (c->dims.size() <= 1 || (c->dims.size() == 2 && c->dims[0] == 1)) &&
@@ -529,6 +727,21 @@ class OnnxImporter {
         if (node.input_size() != 2) fail(node, "expected 2 inputs");
         const Tensor *c0 = constant(node, 0), *c1 = constant(node, 1);
         if (c0 && c1) fail(node, "both inputs are constants; cortado computes on the network's data only");
+        // Before opset 7 only B broadcasts, and only with broadcast=1: its dims lie at `axis` of
+        // A's (by default, A's last ones). Given A's rank, numpy's alignment says the same.
+        Tensor aligned;
+        if (opset_ < 7 && c1 && int_attribute(node, "broadcast", 0) != 0 && !c1->dims.empty()) {
+            const size_t rank = shape_of(data_input(node, 0)).size();
+            const size_t b_rank = c1->dims.size();
+            int64_t axis = attribute(node, "axis") ? int_attribute(node, "axis", 0) : int64_t(rank) - int64_t(b_rank);
+            if (axis < 0) axis += int64_t(rank);
+            if (axis < 0 || size_t(axis) + b_rank > rank) fail(node, "B's dims do not fit A's from `axis`");
+            aligned = *c1;
+            aligned.dims = Shape(size_t(axis), 1);
+            aligned.dims.insert(aligned.dims.end(), c1->dims.begin(), c1->dims.end());
+            aligned.dims.resize(rank, 1);
+            c1 = &aligned;
+        }
         if (!c0 && !c1) {
             const int a = data_input(node, 0), b = data_input(node, 1);
             if (shape_of(a) != shape_of(b))
@@ -636,24 +849,42 @@ class OnnxImporter {
     }
 
     // Pad in constant mode, of the spatial axes of a 4-D tensor: pads and the value are attributes
-    // before opset 11 and inputs (pads int64, value a float scalar) from 11 on.
+    // before opset 11 (`paddings` in opset 1, `pads` from 2) and inputs (pads int64, value a float
+    // scalar) from 11 on; from 18 an `axes` input names the axes the pads are for.
     void add_pad(const onnx::NodeProto &node, const std::string &out) {
         const std::string mode = string_attribute(node, "mode", "constant");
         if (mode != "constant") fail(node, "mode " + mode + " is not supported (constant only)");
         std::vector<int64_t> pads;
         float value = 0.0f;
+        const int input = data_input(node, 0);
+        const size_t rank = shape_of(input).size();
         if (opset_ < 11) {
-            pads = ints_attribute(node, "pads");
+            pads = ints_attribute(node, opset_ < 2 ? "paddings" : "pads");
             value = float_attribute(node, "value", 0.0f);
         } else {
-            pads = required_constant(node, 1, "pads").integers;
+            const Tensor &given = required_constant(node, 1, "pads");
+            if (!given.integer) fail(node, "pads must be integers");
+            pads = given.integers;
             if (node.input_size() > 2 && !node.input(2).empty()) {
                 const Tensor &v = required_constant(node, 2, "constant_value");
                 if (v.floats.size() != 1) fail(node, "constant_value must be a float scalar");
                 value = v.floats[0];
             }
+            if (node.input_size() > 3 && !node.input(3).empty()) {  // pads for these axes only
+                const Tensor &axes = required_constant(node, 3, "axes");
+                if (!axes.integer || pads.size() != 2 * axes.integers.size())
+                    fail(node, "axes must be integers, half as many as the pads");
+                std::vector<int64_t> full(2 * rank, 0);
+                for (size_t i = 0; i < axes.integers.size(); i++) {
+                    int64_t axis = axes.integers[i];
+                    if (axis < 0) axis += int64_t(rank);
+                    if (axis < 0 || axis >= int64_t(rank)) fail(node, "an axis outside the input's rank");
+                    full[size_t(axis)] = pads[i];
+                    full[size_t(axis) + rank] = pads[i + axes.integers.size()];
+                }
+                pads = full;
+            }
         }
-        const int input = data_input(node, 0);
         if (shape_of(input).size() != 4 || pads.size() != 8)
             fail(node, "only a 4-D input with 8 pads is supported (got rank " + std::to_string(shape_of(input).size()) +
                            ", " + std::to_string(pads.size()) + " pads)");
@@ -669,8 +900,11 @@ class OnnxImporter {
     // BatchNormalization as Caffe's BatchNorm (mean, variance, scale factor 1) then Scale
     // (gamma, beta).
     void add_batch_norm(const onnx::NodeProto &node, const std::string &out) {
+        // is_test (before opset 7) and consumed_inputs (opset 1) change nothing at inference;
+        // spatial (before 9) must keep its default.
         for (int i = 1; i < node.output_size(); i++)
-            if (!node.output(i).empty()) fail(node, "training outputs (running mean and variance) are not supported");
+            if (!node.output(i).empty() && (uses_[node.output(i)] > 0 || graph_outputs_.count(node.output(i))))
+                fail(node, "training outputs (running mean and variance) are not supported");
         if (int_attribute(node, "training_mode", 0) != 0) fail(node, "training_mode=1 is not supported");
         if (int_attribute(node, "spatial", 1) == 0) fail(node, "spatial=0 (per-element statistics) is not supported");
         const Tensor &gamma = required_constant(node, 1, "scale");

@@ -1,4 +1,4 @@
-// Reads an ONNX model (opsets 7 to 17, as PyTorch's TorchScript-based exporter writes them) into
+// Reads an ONNX model (every opset from 1 to 28; docs/onnx-support.md) into
 // the same graph IR as a Caffe prototxt, mapping each node to the layer with the same semantics
 // (Conv to Convolution, Gemm to InnerProduct, BatchNormalization to BatchNorm + Scale, ...). The
 // initializers become the layers' weights, in Caffe's blob order, on Graph::weights. Nodes and

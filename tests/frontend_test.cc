@@ -14,11 +14,14 @@
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
+#include "frontend/onnx_constants.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
 #include "tests/network_harness.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -515,6 +518,96 @@ TEST(GraphJson, MissingOrWrongFieldsNameTheLayer) {
     dangling["layers"][1]["bottoms"] = {99};
     EXPECT_NE(message(dangling).find("reads value 99, which nothing makes"), std::string::npos) << message(dangling);
     EXPECT_NE(message(nlohmann::json::array()).find("graph JSON:"), std::string::npos);
+}
+
+// Constant folding at ONNX import (frontend/onnx_constants.h), against numpy's results.
+OnnxTensor ints(Shape dims, std::vector<int64_t> values) {
+    OnnxTensor t;
+    t.dims = std::move(dims);
+    t.integers = std::move(values);
+    t.integer = true;
+    return t;
+}
+OnnxTensor floats(Shape dims, std::vector<float> values) {
+    OnnxTensor t;
+    t.dims = std::move(dims);
+    t.floats = std::move(values);
+    return t;
+}
+onnx::NodeProto node_of(const std::string &op, const std::vector<std::pair<std::string, std::vector<int64_t>>> &ints_attributes = {}) {
+    onnx::NodeProto node;
+    node.set_op_type(op);
+    for (const auto &[name, values] : ints_attributes) {
+        onnx::AttributeProto *a = node.add_attribute();
+        a->set_name(name);
+        if (values.size() == 1 && name != "axes" && name != "perm" && name != "starts" && name != "ends") {
+            a->set_type(onnx::AttributeProto::INT);
+            a->set_i(values[0]);
+        } else {
+            a->set_type(onnx::AttributeProto::INTS);
+            for (int64_t v : values) a->add_ints(v);
+        }
+    }
+    return node;
+}
+
+TEST(OnnxFolding, SlicesGathersAndReshapesAsNumpyDoes) {
+    const OnnxTensor data = ints({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    // data[:, ::-2] with an INT64_MIN end, as exporters write "to the start".
+    const OnnxTensor starts = ints({1}, {-1}), ends = ints({1}, {std::numeric_limits<int64_t>::min()}),
+                     axes = ints({1}, {1}), steps = ints({1}, {-2});
+    OnnxTensor r = fold_constant(node_of("Slice"), 13, {&data, &starts, &ends, &axes, &steps});
+    EXPECT_EQ(r.dims, (Shape{2, 3}));
+    EXPECT_EQ(r.integers, (std::vector<int64_t>{4, 2, 0, 9, 7, 5}));
+    // data[1:, 1:INT64_MAX] with opset 1's attributes.
+    r = fold_constant(node_of("Slice", {{"starts", {1, 1}}, {"ends", {INT64_MAX, INT64_MAX}}}), 1, {&data});
+    EXPECT_EQ(r.integers, (std::vector<int64_t>{6, 7, 8, 9}));
+    // Gather with a negative index along axis 1, indices of shape 2x1.
+    const OnnxTensor indices = ints({2, 1}, {-1, 0});
+    r = fold_constant(node_of("Gather", {{"axis", {1}}}), 13, {&data, &indices});
+    EXPECT_EQ(r.dims, (Shape{2, 2, 1}));
+    EXPECT_EQ(r.integers, (std::vector<int64_t>{4, 0, 9, 5}));
+    // Unsqueeze at negative axes of the output (an input from opset 13), then Squeeze of all 1s.
+    const OnnxTensor at = ints({2}, {0, -1});
+    r = fold_constant(node_of("Unsqueeze"), 13, {&data, &at});
+    EXPECT_EQ(r.dims, (Shape{1, 2, 5, 1}));
+    r = fold_constant(node_of("Squeeze"), 13, {&r});
+    EXPECT_EQ(r.dims, (Shape{2, 5}));
+    // Transpose by default reverses the axes; Reshape copies a 0 and infers a -1.
+    r = fold_constant(node_of("Transpose"), 13, {&data});
+    EXPECT_EQ(r.integers, (std::vector<int64_t>{0, 5, 1, 6, 2, 7, 3, 8, 4, 9}));
+    const OnnxTensor target = ints({3}, {0, -1, 1});
+    r = fold_constant(node_of("Reshape"), 13, {&data, &target});
+    EXPECT_EQ(r.dims, (Shape{2, 5, 1}));
+    // Expand and arithmetic broadcast as numpy does.
+    const OnnxTensor column = floats({2, 1}, {1.0f, 2.0f}), row = floats({3}, {10.0f, 20.0f, 30.0f});
+    r = fold_constant(node_of("Add"), 13, {&column, &row});
+    EXPECT_EQ(r.dims, (Shape{2, 3}));
+    EXPECT_EQ(r.floats, (std::vector<float>{11, 21, 31, 12, 22, 32}));
+    const OnnxTensor shape = ints({2}, {2, 3});
+    r = fold_constant(node_of("Expand"), 13, {&column, &shape});
+    EXPECT_EQ(r.floats, (std::vector<float>{1, 1, 1, 2, 2, 2}));
+    // Range of floats, Concat of integers.
+    const OnnxTensor start = floats({}, {1.0f}), limit = floats({}, {2.0f}), delta = floats({}, {0.25f});
+    r = fold_constant(node_of("Range"), 13, {&start, &limit, &delta});
+    EXPECT_EQ(r.floats, (std::vector<float>{1.0f, 1.25f, 1.5f, 1.75f}));
+    const OnnxTensor a = ints({1}, {7}), b = ints({2}, {-1, 3});
+    r = fold_constant(node_of("Concat", {{"axis", {0}}}), 13, {&a, &b});
+    EXPECT_EQ(r.integers, (std::vector<int64_t>{7, -1, 3}));
+}
+
+TEST(OnnxFolding, BadInputIsAnErrorNotACrash) {
+    const OnnxTensor data = ints({4}, {1, 2, 3, 4}), big = ints({2}, {1 << 20, 1 << 20}), zero = ints({}, {0});
+    const OnnxTensor far = ints({1}, {4}), two_minus = ints({2}, {-1, -1});
+    EXPECT_THROW(fold_constant(node_of("Gather"), 13, {&data, &far}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("ConstantOfShape"), 13, {&big}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("Range"), 13, {&zero, &far, &zero}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("Reshape"), 13, {&data, &two_minus}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("Unsqueeze"), 13, {&data, &far}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("Transpose", {{"perm", {1}}}), 13, {&data}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("Slice"), 13, {&data}), FoldError);
+    const OnnxTensor nan = floats({1}, {std::nanf("")});
+    EXPECT_THROW(fold_constant(node_of("Reshape"), 13, {&data, &nan}), FoldError);
 }
 
 // The value of a kernel's knob, and where it came from.

@@ -42,7 +42,8 @@ class Onnx : public ::testing::Test {
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
-                                   "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm"}) {
+                                   "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm",
+                                   "legacy", "legacy_six", "folded", "newest", "newest_18"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -138,7 +139,12 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         std::string file, message;
     } cases[] = {
         {model("bad_op"), "node 'y_node' (Sin, opset 13): this op is not supported yet"},
-        {model("bad_opset"), "node 'y_node' (Relu, opset 18): cortado reads opsets 7 to 17"},
+        {model("bad_opset"), "opset 29 of the default domain; cortado reads opsets 1 to 28"},
+        {model("bad_mask"), "node 'y_node' (Dropout, opset 9): the mask output is used"},
+        {model("bad_gather"), "node 'picked_node' (Gather, opset 13): evaluating it at import: index 5 outside an "
+                              "axis of 4"},
+        {model("bad_computed_gather"),
+         "node 'y_node' (Gather, opset 13): cortado evaluates Gather only on constants, at import"},
         {model("bad_two_inputs"), "the graph has 2 inputs besides its initializers"},
         {model("bad_open"), "input 'x' has dimensions the model leaves open; give --input-shape"},
         {model("bad_weights"), "initializer 'w' holds 280 bytes for 72 elements"},

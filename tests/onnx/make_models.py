@@ -5,7 +5,9 @@ onnxruntime: for each model OUT/NAME.onnx, OUT/NAME.input.npy and OUT/NAME.expec
     make_models.py OUT_DIR [SEED]
 
 Each model exercises ops and attributes of cortado's ONNX frontend (frontend/import_onnx.cc) at
-an opset the TorchScript exporter writes (7 to 17)."""
+an opset from 1 to the newest the onnx package defines. onnxruntime runs opsets from 7; a model
+of an older opset gets its expected output from its twin written at opset 13 (the same network in
+the newer ops' terms, as the ONNX changelog describes the changes)."""
 import os
 import sys
 
@@ -33,12 +35,19 @@ class Model:
         self.nodes.append(helper.make_node(op, inputs, [output], name=output + "_node", **attributes))
         return output
 
-    def build(self, input_shape, output, output_shape, opset):
+    def integers(self, name, values):
+        self.initializers.append(numpy_helper.from_array(np.asarray(values, dtype=np.int64), name))
+        return name
+
+    def build(self, input_shape, output, output_shape, opset, ir_version=7):
+        inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, input_shape)]
+        if ir_version < 4:  # IR 3 lists every initializer among the graph's inputs too
+            inputs += [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in self.initializers]
         graph = helper.make_graph(
-            self.nodes, "test", [helper.make_tensor_value_info("x", TensorProto.FLOAT, input_shape)],
-            [helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)], self.initializers)
+            self.nodes, "test", inputs, [helper.make_tensor_value_info(output, TensorProto.FLOAT, output_shape)],
+            self.initializers)
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
-        model.ir_version = 7
+        model.ir_version = ir_version
         return model
 
 
@@ -217,9 +226,110 @@ def far_pads(rng):
     return m.build([2, 3, 8, 8], y, [2, 3, 2, 2], 11), (2, 3, 8, 8)
 
 
+def legacy(rng, opset=1):
+    """Opset 1 (IR 3): Add with the legacy broadcast (a per-channel B at axis 1), Relu and
+    BatchNormalization with consumed_inputs and is_test, Concat without an axis (1 by default),
+    Reshape with its shape as an attribute, the pre-13 Softmax. At opset 13: its twin."""
+    m = Model(rng)
+    modern = opset >= 7
+    x = m.node("Conv", ["x", m.weight("w1", (4, 3, 3, 3))], "c1", pads=[1, 1, 1, 1], kernel_shape=[3, 3])
+    if modern:
+        x = m.node("Add", [x, m.weight("b1", (1, 4, 1, 1))], "a1")
+    else:
+        x = m.node("Add", [x, m.weight("b1", (4,))], "a1", broadcast=1, axis=1)
+    m.initializers.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, 4).astype(np.float32), "var"))
+    bn_inputs = [x, m.weight("gamma", (4,)), m.weight("beta", (4,)), m.weight("mean", (4,)), "var"]
+    if modern:
+        x = m.node("BatchNormalization", bn_inputs, "bn", epsilon=1e-3)
+        x = m.node("Relu", [x], "r1")
+    else:
+        x = m.node("BatchNormalization", bn_inputs, "bn", epsilon=1e-3, is_test=1, consumed_inputs=[0, 0, 0, 1, 1])
+        x = m.node("Relu", [x], "r1", consumed_inputs=[0])
+    x = m.node("MaxPool", [x], "p1", kernel_shape=[2, 2], strides=[2, 2])
+    x = m.node("Concat", [x, x], "cat", **({"axis": 1} if modern else {}))
+    if modern:
+        x = m.node("Reshape", [x, m.integers("shape", [2, -1])], "flat")
+    else:
+        x = m.node("Reshape", [x], "flat", shape=[2, -1])
+    y = m.node("Softmax", [x], "prob")
+    return m.build([2, 3, 6, 6], y, [2, 72], opset, 3 if opset < 7 else 7), (2, 3, 6, 6)
+
+
+def legacy_six(rng, opset=6):
+    """Opset 6 (IR 3): Dropout with is_test, Mul by a scalar with broadcast=1, Sum of three
+    tensors, Clip with attributes, Pad with `pads` as an attribute, Gemm with broadcast=1. At
+    opset 13: its twin."""
+    m = Model(rng)
+    modern = opset >= 7
+    a = m.node("Conv", ["x", m.weight("w1", (4, 3, 3, 3))], "c1", pads=[1, 1, 1, 1], kernel_shape=[3, 3])
+    a = m.node("Dropout", [a], "drop", **({} if modern else {"is_test": 1}))
+    b = m.node("Mul", [a, m.constant("half", [0.5])], "half_a", **({} if modern else {"broadcast": 1}))
+    c = m.node("Sigmoid", [a], "gate")
+    s = m.node("Sum", [a, b, c], "sum")
+    if modern:
+        s = m.node("Clip", [s, m.constant("low", -0.5), m.constant("high", 1.0)], "clip")
+        s = m.node("Pad", [s, m.integers("pads", [0, 0, 1, 0, 0, 0, 0, 1]), m.constant("fill", 0.25)], "pad")
+    else:
+        s = m.node("Clip", [s], "clip", min=-0.5, max=1.0)
+        s = m.node("Pad", [s], "pad", pads=[0, 0, 1, 0, 0, 0, 0, 1], value=0.25)
+    s = m.node("GlobalAveragePool", [s], "gap")
+    s = m.node("Flatten", [s], "flat")
+    y = m.node("Gemm", [s, m.weight("fc", (4, 5)), m.weight("fcb", (5,))], "y",
+               **({} if modern else {"broadcast": 1}))
+    return m.build([2, 3, 5, 5], y, [2, 5], opset, 3 if opset < 7 else 7), (2, 3, 5, 5)
+
+
+def folded(rng):
+    """Opset 13: what exporters write that cortado evaluates at import. A flatten by Shape ->
+    Gather -> Unsqueeze -> Concat -> Reshape; a weight made by Mul of two initializers and a
+    Transpose; a bias made by ConstantOfShape; per-channel scales picked by Gather with a Range
+    of indices and shaped by Unsqueeze; a Cast of an integer bound; Dropout with its mask output
+    listed and a ratio input; an Identity chain."""
+    m = Model(rng)
+    stored = m.weight("stored", (3, 3, 3, 6))  # kept as (kh, kw, ci, co): transposed below
+    w = m.node("Transpose", [stored], "w_t", perm=[3, 2, 0, 1])
+    w = m.node("Mul", [w, m.constant("w_scale", 0.5)], "w_scaled")
+    bias = m.node("ConstantOfShape", [m.integers("bias_shape", [6])], "bias",
+                  value=numpy_helper.from_array(np.array([0.125], dtype=np.float32)))
+    x = m.node("Conv", ["x", w, bias], "c1", pads=[1, 1, 1, 1])
+    indices = m.node("Range", [m.integers("r_start", 0), m.integers("r_limit", 12), m.integers("r_step", 2)],
+                     "indices")
+    scales = m.node("Gather", [m.weight("table", (12,), 1.0), indices], "scales", axis=0)
+    scales = m.node("Unsqueeze", [scales, m.integers("unsqueeze_axes", [1, 2])], "scales_c11")
+    x = m.node("Mul", [x, scales], "scaled")
+    bound = m.node("Cast", [m.integers("int_bound", 2)], "bound", to=TensorProto.FLOAT)
+    x = m.node("Clip", [x, "", bound], "clipped")
+    m.nodes.append(helper.make_node("Dropout", [x, m.constant("ratio", 0.25)], ["dropped", "mask"], name="dropout"))
+    x = m.node("Identity", ["dropped"], "same")
+    x = m.node("Identity", [x], "same_again")
+    shape = m.node("Shape", [x], "shape")
+    batch = m.node("Gather", [shape, m.integers("zero", 0)], "batch", axis=0)
+    batch = m.node("Unsqueeze", [batch, m.integers("axis0", [0])], "batch_1")
+    target = m.node("Concat", [batch, m.integers("minus_one", [-1])], "target", axis=0)
+    x = m.node("Reshape", [x, target], "flat")
+    y = m.node("MatMul", [x, m.weight("fc", (6 * 5 * 5, 4))], "y")
+    return m.build([2, 3, 5, 5], y, [2, 4], 13), (2, 3, 5, 5)
+
+
+def newest(rng, opset=28):
+    """The newest opset the onnx package defines (and 18): Pad with an axes input, Conv, Relu,
+    MaxPool, Flatten, Gemm, Softmax."""
+    m = Model(rng)
+    x = m.node("Pad", ["x", m.integers("pads", [1, 2, 0, 1]), m.constant("fill", 0.0), m.integers("axes", [2, 3])],
+               "padded")
+    x = m.node("Conv", [x, m.weight("w1", (5, 3, 3, 3)), m.weight("b1", (5,))], "c1")
+    x = m.node("Relu", [x], "r1")
+    x = m.node("MaxPool", [x], "p1", kernel_shape=[2, 2], strides=[2, 2])
+    x = m.node("Flatten", [x], "f")
+    x = m.node("Gemm", [x, m.weight("fc", (3, 5 * 2 * 3)), m.weight("fcb", (3,))], "g", transB=1)
+    y = m.node("Softmax", [x], "prob", axis=-1)
+    return m.build([1, 3, 5, 6], y, [1, 3], opset), (1, 3, 5, 6)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
-    17, two graph inputs, a dimension left open, an initializer of the wrong size, a Pad in reflect
+    the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
+    data, two graph inputs, a dimension left open, an initializer of the wrong size, a Pad in reflect
     mode, a constant that
     broadcasts along non-contiguous axes, a constant divided by data."""
     m = Model(rng)
@@ -227,7 +337,18 @@ def bad_models(out_dir, rng):
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
     m = Model(rng)
     m.node("Relu", ["x"], "y")
-    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 18), os.path.join(out_dir, "bad_opset.onnx"))
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 29), os.path.join(out_dir, "bad_opset.onnx"))
+    m = Model(rng)
+    m.nodes.append(helper.make_node("Dropout", ["x"], ["d", "mask"], name="y_node"))
+    m.node("Add", ["d", "mask"], "y")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 9), os.path.join(out_dir, "bad_mask.onnx"))
+    m = Model(rng)
+    picked = m.node("Gather", [m.weight("table", (4,)), m.integers("index", [5])], "picked")
+    m.node("Mul", ["x", picked], "y")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_gather.onnx"))
+    m = Model(rng)
+    m.node("Gather", ["x", m.integers("index", [0])], "y", axis=1)
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 1, 3, 3], 13), os.path.join(out_dir, "bad_computed_gather.onnx"))
     m = Model(rng)
     m.node("Add", ["x", "x2"], "y")
     model = m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13)
@@ -256,11 +377,20 @@ def bad_models(out_dir, rng):
 def main(out_dir, seed):
     os.makedirs(out_dir, exist_ok=True)
     rng = np.random.default_rng(seed)
-    for make in (classifier, normalised, branches, same_padding, reshapes, arithmetic, clip_attributes,
-                 padding, pooling_pads, far_pads, transposed_gemm):
+    makers = [(f.__name__, f) for f in (classifier, normalised, branches, same_padding, reshapes, arithmetic,
+                                         clip_attributes, padding, pooling_pads, far_pads, transposed_gemm, legacy,
+                                         legacy_six, folded, newest)]
+    makers.append(("newest_18", lambda rng: newest(rng, 18)))
+    for name, make in makers:
+        state = rng.bit_generator.state
         model, input_shape = make(rng)
         onnx.checker.check_model(model)
-        name = make.__name__
+        peer = model
+        if model.opset_import[0].version < 7:  # onnxruntime runs its twin at opset 13
+            twin_rng = np.random.default_rng()
+            twin_rng.bit_generator.state = state
+            peer, _ = make(twin_rng, 13)
+            onnx.checker.check_model(peer)
         path = os.path.join(out_dir, name + ".onnx")
         if name == "branches":  # weights in a file beside the model, as large exports keep them
             onnx.save_model(model, path, save_as_external_data=True, all_tensors_to_one_file=True,
@@ -268,7 +398,8 @@ def main(out_dir, seed):
         else:
             onnx.save_model(model, path)
         x = rng.uniform(-1, 1, input_shape).astype(np.float32)
-        session = onnxruntime.InferenceSession(path, providers=["CPUExecutionProvider"])
+        session = onnxruntime.InferenceSession(path if peer is model else peer.SerializeToString(),
+                                               providers=["CPUExecutionProvider"])
         (expected,) = session.run(None, {"x": x})
         np.save(os.path.join(out_dir, name + ".input.npy"), x)
         np.save(os.path.join(out_dir, name + ".expected.npy"), expected.astype(np.float32))
