@@ -52,7 +52,7 @@ std::vector<int64_t> whole_numbers(const OnnxTensor &t, const char *what) {
 
 int64_t normalised_axis(int64_t axis, size_t rank, const char *what) {
     const int64_t r = int64_t(rank);
-    if (axis < -r || axis >= std::max<int64_t>(r, 1))
+    if (axis < -r || axis >= r)
         throw FoldError(std::string(what) + " " + std::to_string(axis) + " is outside a rank-" + std::to_string(rank) +
                         " tensor");
     return axis < 0 ? axis + r : axis;

@@ -26,8 +26,9 @@ struct OnnxTensor {
     int64_t count() const;
 };
 
-// The largest constant folding makes: shape arithmetic and small weights, not whole feature maps.
-inline constexpr int64_t kMaxFoldedElements = int64_t(1) << 26;
+// The largest tensor folding makes: 1 GiB of floats, room for the largest weights of the model
+// zoo (VGG-19's fc6, 4096 x 25088, made by ConstantOfShape).
+inline constexpr int64_t kMaxFoldedElements = int64_t(1) << 28;
 
 // A folding error, worded for the node that caused it (the importer adds the node's name).
 struct FoldError : std::runtime_error {

@@ -606,6 +606,10 @@ TEST(OnnxFolding, BadInputIsAnErrorNotACrash) {
     EXPECT_THROW(fold_constant(node_of("Unsqueeze"), 13, {&data, &far}), FoldError);
     EXPECT_THROW(fold_constant(node_of("Transpose", {{"perm", {1}}}), 13, {&data}), FoldError);
     EXPECT_THROW(fold_constant(node_of("Slice"), 13, {&data}), FoldError);
+    const OnnxTensor scalar = ints({}, {3});
+    EXPECT_THROW(fold_constant(node_of("Concat", {{"axis", {0}}}), 13, {&scalar, &scalar}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("Squeeze", {{"axes", {0}}}), 11, {&scalar}), FoldError);
+    EXPECT_THROW(fold_constant(node_of("Gather"), 13, {&scalar, &zero}), FoldError);
     const OnnxTensor nan = floats({1}, {std::nanf("")});
     EXPECT_THROW(fold_constant(node_of("Reshape"), 13, {&data, &nan}), FoldError);
 }
