@@ -89,6 +89,10 @@ class Converter {
             p.pool() == caffe::PoolingParameter::MAX ? PoolingParams::Method::Max : PoolingParams::Method::Average;
         c.global_pooling = p.global_pooling();
         c.round_up = p.round_mode() == caffe::PoolingParameter::CEIL;
+        if (p.has_ceil_mode()) {  // the forks' field for the same rounding
+            if (p.has_round_mode() && p.ceil_mode() != c.round_up) fail("round_mode and ceil_mode disagree");
+            c.round_up = p.ceil_mode();
+        }
         const bool has_size = p.has_kernel_size();
         const bool has_hw = p.has_kernel_h() || p.has_kernel_w();
         if (c.global_pooling) {

@@ -369,6 +369,20 @@ TEST(Caffe, PoolingHWRulesAreCaffes) {
     EXPECT_NE(e.find("pad must be smaller than the kernel"), std::string::npos) << e;
     e = error_of(head + "global_pooling: true kernel_size: 2 } }\n");
     EXPECT_NE(e.find("global_pooling takes no kernel size"), std::string::npos) << e;
+    // BVLC's round_mode and the forks' ceil_mode round the output size the same way: on 8 rows
+    // with pad 1, a 3/2 window gives ceil(7 / 2) + 1 = 5 rows, or floor(7 / 2) + 1 = 4.
+    const auto rows = [&](const std::string &fields) {
+        Graph g = parse(head + "kernel_size: 3 stride: 2 pad: 1 " + fields + " } }\n");
+        infer_shapes(g);
+        return g.values[g.outputs[0]].shape[2];
+    };
+    EXPECT_EQ(rows(""), 5);
+    EXPECT_EQ(rows("ceil_mode: true"), 5);
+    EXPECT_EQ(rows("ceil_mode: false"), 4);
+    EXPECT_EQ(rows("round_mode: FLOOR"), 4);
+    EXPECT_EQ(rows("round_mode: FLOOR ceil_mode: false"), 4);
+    e = error_of(head + "kernel_size: 3 round_mode: CEIL ceil_mode: false } }\n");
+    EXPECT_NE(e.find("round_mode and ceil_mode disagree"), std::string::npos) << e;
 }
 
 TEST(MemoryPlan, OverlappingLifetimesNeverShareBytes) {

@@ -404,6 +404,8 @@ TEST(Pooling, MaxFormsAndTheirEdges) {
     for (int width : {4, 8, 16, 32})  // windows that leave the last column out, on rows of whole vectors
         expect_matches_reference(pool("pool: MAX kernel_size: 3 stride: 2 round_mode: FLOOR"), {1, 2, 9, width},
                                  "3/2 rounded down on " + std::to_string(width) + "-wide rows");
+    expect_matches_reference(pool("pool: AVE kernel_size: 3 stride: 2 pad: 1 ceil_mode: false"), {1, 3, 10, 21},
+                             "3/2 pad 1 rounded down by the forks' ceil_mode");
     expect_matches_reference(pool("pool: MAX kernel_size: 5 stride: 3 pad: 2"), {1, 2, 9, 50},
                              "5/3 pad 2: the last window starts at the edge");
     expect_matches_reference(pool("pool: MAX kernel_h: 1 kernel_w: 4 stride_h: 1 stride_w: 4"), {1, 2, 6, 33},
