@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <type_traits>
 
 #include "frontend/compile_error.h"
 #include "frontend/onnx_constants.h"
@@ -76,78 +77,59 @@ class OnnxImporter {
                 throw CompileError(path_ + ": " + what + " '" + t.name() + "' has a bad or huge shape");
             count *= d;
         }
-        size_t element_size = 4;
-        switch (t.data_type()) {
-        case onnx::TensorProto::INT64:
-        case onnx::TensorProto::DOUBLE: element_size = 8; break;
-        case onnx::TensorProto::INT16: element_size = 2; break;
-        case onnx::TensorProto::INT8:
-        case onnx::TensorProto::UINT8:
-        case onnx::TensorProto::BOOL: element_size = 1; break;
-        default: break;
-        }
-        std::string raw = t.raw_data();
-        if (t.data_location() == onnx::TensorProto::EXTERNAL)
-            raw = external_data(t, what, size_t(count) * element_size);
-        // Raw little-endian elements of type Stored, or the typed field, into `destination`.
-        const auto convert = [&](auto stored, auto *destination, const auto &typed) {
+        // The elements, of type Stored, from the raw little-endian bytes (in the model or in its
+        // external file), else from the typed field, into `destination`.
+        const auto read = [&](auto stored, auto *destination, const auto &typed) {
             using Stored = decltype(stored);
-            if (!raw.empty() || t.data_location() == onnx::TensorProto::EXTERNAL) {
-                if (raw.size() != size_t(count) * sizeof(Stored))
-                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " + std::to_string(raw.size()) +
-                                       " bytes for " + std::to_string(count) + " elements");
-                destination->resize(size_t(count));
+            using Element = typename std::decay_t<decltype(*destination)>::value_type;
+            const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+            if (!external && t.raw_data().empty()) {
+                if (typed.size() != count)
+                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " +
+                                       std::to_string(typed.size()) + " values for " + std::to_string(count) +
+                                       " elements");
+                destination->assign(typed.begin(), typed.end());
+                return;
+            }
+            const std::string from_file = external ? external_data(t, what, size_t(count) * sizeof(Stored)) : "";
+            const std::string &raw = external ? from_file : t.raw_data();
+            if (raw.size() != size_t(count) * sizeof(Stored))
+                throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " + std::to_string(raw.size()) +
+                                   " bytes for " + std::to_string(count) + " elements");
+            destination->resize(size_t(count));
+            if constexpr (std::is_same_v<Stored, Element>) {
+                std::memcpy(destination->data(), raw.data(), raw.size());
+            } else {
                 for (size_t i = 0; i < size_t(count); i++) {
                     Stored v;
                     std::memcpy(&v, raw.data() + i * sizeof(Stored), sizeof(Stored));
-                    (*destination)[i] = static_cast<typename std::decay_t<decltype(*destination)>::value_type>(v);
+                    (*destination)[i] = static_cast<Element>(v);
                 }
-            } else {
-                if (typed.size() != count)
-                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " +
-                                       std::to_string(typed.size()) + " values for " + std::to_string(count) +
-                                       " elements");
-                destination->assign(typed.begin(), typed.end());
-            }
-        };
-        const auto take = [&](size_t size, auto *destination, const auto &typed) {
-            if (!raw.empty() || t.data_location() == onnx::TensorProto::EXTERNAL) {
-                if (raw.size() != size_t(count) * size)
-                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " + std::to_string(raw.size()) +
-                                       " bytes for " + std::to_string(count) + " elements");
-                destination->resize(size_t(count));
-                std::memcpy(destination->data(), raw.data(), raw.size());  // little-endian, as ONNX stores it
-            } else {
-                if (typed.size() != count)
-                    throw CompileError(path_ + ": " + what + " '" + t.name() + "' holds " +
-                                       std::to_string(typed.size()) + " values for " + std::to_string(count) +
-                                       " elements");
-                destination->assign(typed.begin(), typed.end());
             }
         };
         switch (t.data_type()) {
-        case onnx::TensorProto::FLOAT: take(sizeof(float), &out.floats, t.float_data()); break;
-        case onnx::TensorProto::DOUBLE: convert(double(), &out.floats, t.double_data()); break;
+        case onnx::TensorProto::FLOAT: read(float(), &out.floats, t.float_data()); break;
+        case onnx::TensorProto::DOUBLE: read(double(), &out.floats, t.double_data()); break;
         case onnx::TensorProto::INT64:
             out.integer = true;
-            take(sizeof(int64_t), &out.integers, t.int64_data());
+            read(int64_t(), &out.integers, t.int64_data());
             break;
         case onnx::TensorProto::INT32:
             out.integer = true;
-            convert(int32_t(), &out.integers, t.int32_data());
+            read(int32_t(), &out.integers, t.int32_data());
             break;
         case onnx::TensorProto::INT16:
             out.integer = true;
-            convert(int16_t(), &out.integers, t.int32_data());
+            read(int16_t(), &out.integers, t.int32_data());
             break;
         case onnx::TensorProto::INT8:
             out.integer = true;
-            convert(int8_t(), &out.integers, t.int32_data());
+            read(int8_t(), &out.integers, t.int32_data());
             break;
         case onnx::TensorProto::UINT8:
         case onnx::TensorProto::BOOL:
             out.integer = true;
-            convert(uint8_t(), &out.integers, t.int32_data());
+            read(uint8_t(), &out.integers, t.int32_data());
             break;
         default:
             throw CompileError(path_ + ": " + what + " '" + t.name() + "' has element type " +
@@ -438,7 +420,7 @@ class OnnxImporter {
             inputs.push_back(t);
         }
         if (inputs.empty()) return false;
-        if (op == "Dropout" && node.output_size() > 1 && !node.output(1).empty() && uses_[node.output(1)] > 0)
+        if (op == "Dropout" && mask_used(node))
             fail(node, "the mask output is used; cortado runs Dropout as inference does, without one");
         try {
             constants_[node.output(0)] = fold_constant(node, opset_, inputs);
@@ -643,15 +625,19 @@ class OnnxImporter {
     // training_mode (inputs from 12) change nothing; the mask output may be listed if nothing
     // reads it. Identity of computed data is the same layer.
     void convert_dropout(const onnx::NodeProto &node, const std::string &out) {
-        if (node.output_size() > 1 && !node.output(1).empty() &&
-            (uses_[node.output(1)] > 0 || graph_outputs_.count(node.output(1))))
-            fail(node, "the mask output is used; cortado runs Dropout as inference does, without one");
+        if (mask_used(node)) fail(node, "the mask output is used; cortado runs Dropout as inference does, without one");
         if (node.input_size() > 2 && !node.input(2).empty()) {
             const Tensor *training = constant(node, 2);
-            if (!training || (training->integer ? training->integers : std::vector<int64_t>{1}) != std::vector<int64_t>{0})
+            if (!training || !training->integer || training->integers != std::vector<int64_t>{0})
                 fail(node, "training_mode must be a constant false");
         }
         add_layer(node, "Dropout", {data_input(node, 0)}, DropoutParams{}, out);
+    }
+
+    // Whether a node reads Dropout's mask output, or the graph returns it.
+    bool mask_used(const onnx::NodeProto &node) {
+        return node.output_size() > 1 && !node.output(1).empty() &&
+               (uses_[node.output(1)] > 0 || graph_outputs_.count(node.output(1)));
     }
 
     void convert_lrn(const onnx::NodeProto &node, const std::string &out) {

@@ -209,12 +209,11 @@ OnnxTensor slice(const onnx::NodeProto &node, int64_t opset, const std::vector<c
         if (s == 0) throw FoldError("a step of 0");
         // numpy's clamping: negative positions count from the end; positive steps clamp to
         // [0, size], negative ones to [-1, size - 1].
-        auto clamp = [&](int64_t v, bool is_end) {
+        auto clamp = [&](int64_t v) {
             if (v < 0) v = v < -size ? (s > 0 ? 0 : -1) : v + size;
-            if (s > 0) return std::clamp<int64_t>(v, 0, size);
-            return std::clamp<int64_t>(v, -1, is_end ? size - 1 : size - 1);
+            return s > 0 ? std::clamp<int64_t>(v, 0, size) : std::clamp<int64_t>(v, -1, size - 1);
         };
-        const int64_t begin = clamp(starts[i], false), end = clamp(ends[i], true);
+        const int64_t begin = clamp(starts[i]), end = clamp(ends[i]);
         const int64_t count = s > 0 ? std::max<int64_t>(0, (end - begin + s - 1) / s)
                                     : std::max<int64_t>(0, (begin - end + (-s) - 1) / (-s));
         first[size_t(axis)] = begin;

@@ -16,6 +16,7 @@
 
 #include "compiler/child_processes.h"
 #include "compiler/target_description.h"
+#include "compiler/temporary_directory.h"
 #include "compiler/tuner/candidate_check.h"
 #include "compiler/tuner/local_runner.h"
 #include "compiler/tuner/stop_signals.h"
@@ -125,13 +126,7 @@ class FakeRunner : public Runner {
 
 class TunerLibrary : public ::testing::Test {
   protected:
-    void SetUp() override {
-        dir_ = fs::temp_directory_path() / ("cortado-tuner-" + std::to_string(::getpid()) + "-" +
-                                            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::create_directories(dir_);
-        target_ = resolve_target("host").plan_target();
-    }
-    void TearDown() override { fs::remove_all(dir_); }
+    void SetUp() override { target_ = resolve_target("host").plan_target(); }
 
     TunerOptions options(const std::string &db, FakeRunner &runner, uint64_t seed = 1) {
         TunerOptions o;
@@ -160,7 +155,8 @@ class TunerLibrary : public ::testing::Test {
         return read_tuning_records((dir_ / db).string(), true).records;
     }
 
-    fs::path dir_;
+    const TemporaryDirectory scratch_{"cortado-tuner"};
+    const fs::path dir_{scratch_.path()};
     PlanTarget target_;
     std::string notes_;
     int resumed_ = 0;

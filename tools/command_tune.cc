@@ -4,13 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
-#include <map>
-#include <memory>
 #include <sstream>
 #include <thread>
 

@@ -132,15 +132,15 @@ void Tuner::run(double budget_seconds) {
         if (!stopped()) confirm(*t);
 }
 
-// Proposes up to `count` new candidates, builds them together and measures each.
-void Tuner::step(Tuning &t, int count) {
-    std::vector<ChoiceSettings> proposals;
-    std::vector<KernelInstance> kernels;
-    std::vector<Candidate> candidates;
-    for (int attempts = 0; int(proposals.size()) < count;) {
+// Up to `count` candidates of the search not tried yet, each resolved by the planner, from at
+// most `max_attempts` proposals. The search hears of proposals the plan refuses and of choices
+// tried before; with `elsewhere` (measured on another machine) the new ones count as tried at once.
+Tuner::Batch Tuner::propose(Tuning &t, int count, int max_attempts, bool elsewhere) {
+    Batch batch;
+    for (int attempts = 0; int(batch.settings.size()) < count;) {
         const std::optional<ChoiceSettings> proposal = t.search->next();
-        if (!proposal || ++attempts > 200) {
-            t.exhausted = proposals.empty();
+        if (!proposal || ++attempts > max_attempts) {
+            t.exhausted = batch.settings.empty();
             break;
         }
         std::string why;
@@ -152,19 +152,29 @@ void Tuner::step(Tuning &t, int count) {
         }
         const Candidate c{k->choice.variant, k->choice.knobs.values};
         if (proposal->variant.empty() && proposal->knobs.empty()) t.default_key = c.key();
-        const bool in_batch = std::any_of(candidates.begin(), candidates.end(),
+        const bool in_batch = std::any_of(batch.candidates.begin(), batch.candidates.end(),
                                           [&](const Candidate &o) { return o.key() == c.key(); });
         if (in_batch) continue;
         if (t.search->tried(c)) {
             if (t.search->measured(c)) t.search->report(*proposal, c, t.search->result(c));
-            if (c.key() == t.default_key)
+            if (c.key() == t.default_key && t.search->measured(c))
                 t.default_ms = t.latest.count(c.key()) ? t.latest.at(c.key()) : t.search->result(c);
             continue;
         }
-        proposals.push_back(*proposal);
-        kernels.push_back(*k);
-        candidates.push_back(c);
+        if (elsewhere) t.search->report_unmeasured(*proposal, c);
+        batch.settings.push_back(*proposal);
+        batch.kernels.push_back(*k);
+        batch.candidates.push_back(c);
     }
+    return batch;
+}
+
+// Proposes up to `count` new candidates, builds them together and measures each.
+void Tuner::step(Tuning &t, int count) {
+    const Batch batch = propose(t, count, 200, false);
+    const std::vector<ChoiceSettings> &proposals = batch.settings;
+    const std::vector<KernelInstance> &kernels = batch.kernels;
+    const std::vector<Candidate> &candidates = batch.candidates;
     if (proposals.empty() || stopped()) return;
     report(t, false);
     std::vector<std::string> errors;
@@ -284,27 +294,9 @@ PrepareSummary Tuner::prepare(int count) {
         current_ = int(i) + 1;
         if (!start(t)) continue;
         summary.measured_before += t.resumed;
-        std::vector<ChoiceSettings> proposals;
-        std::vector<KernelInstance> kernels;
-        for (int attempts = 0; int(proposals.size()) < count && attempts < 400; attempts++) {
-            const std::optional<ChoiceSettings> proposal = t.search->next();
-            if (!proposal) break;
-            std::string why;
-            const std::optional<KernelInstance> k =
-                resolve_candidate(t.layer, options_.target, options_.plan, *proposal, &why);
-            if (!k) {
-                t.search->refused(*proposal);
-                continue;
-            }
-            const Candidate c{k->choice.variant, k->choice.knobs.values};
-            if (t.search->tried(c)) {
-                if (t.search->measured(c)) t.search->report(*proposal, c, t.search->result(c));
-                continue;
-            }
-            t.search->report_unmeasured(*proposal, c);
-            proposals.push_back(*proposal);
-            kernels.push_back(*k);
-        }
+        const Batch batch = propose(t, count, 400, true);
+        const std::vector<ChoiceSettings> &proposals = batch.settings;
+        const std::vector<KernelInstance> &kernels = batch.kernels;
         std::vector<std::string> errors;
         const std::vector<std::string> built = t.runner->compile(proposals, options_.jobs, &errors);
         for (size_t j = 0; j < proposals.size(); j++) {

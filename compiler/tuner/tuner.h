@@ -103,6 +103,13 @@ class Tuner {
         std::map<std::string, std::string> built;  // choice -> what its runner built, where kept
         std::string default_failure;              // why the default choice was rejected
     };
+    // Candidates proposed together: what each proposal fixed, its kernel and its choice.
+    struct Batch {
+        std::vector<ChoiceSettings> settings;
+        std::vector<KernelInstance> kernels;
+        std::vector<Candidate> candidates;
+    };
+    Batch propose(Tuning &t, int count, int max_attempts, bool elsewhere);
     double now() const;
     bool stopped() const;
     double seconds_left() const;
