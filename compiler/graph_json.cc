@@ -41,8 +41,14 @@ struct ParamsJson {
     }
     void operator()(const ReLUParams &p) { out = {{"negative_slope", p.negative_slope}}; }
     void operator()(const ActivationParams &p) {
-        out = {{"function", ops::field_value(p.function)}};
-        if (p.function == ops::ActivationFunction::Clip) out["min"] = p.min, out["max"] = p.max;
+        out = {{"function", ops::field_value(p.function)}, {"min", p.min}, {"max", p.max},
+               {"alpha", p.alpha},                           {"beta", p.beta}, {"gamma", p.gamma}};
+    }
+    void operator()(const PReLUParams &p) {
+        out = {{"channel_shared", p.channel_shared}, {"filler", filler_json(p.filler)}};
+    }
+    void operator()(const BiasParams &p) {
+        out = {{"axis", p.axis}, {"num_axes", p.num_axes}, {"filler", filler_json(p.filler)}};
     }
     void operator()(const PoolingParams &p) {
         out = {{"pool", p.method == PoolingParams::Method::Max ? "MAX" : "AVE"},
@@ -195,12 +201,20 @@ class ParamsReader {
             return p;
         }
         if (type == "ReLU") return ReLUParams{get<float>("negative_slope")};
-        if (type == "Sigmoid" || type == "TanH" || type == "Clip") {
+        // Every activation layer (Sigmoid, Clip, ELU, HardSwish, ...) carries its function.
+        if (params_.contains("function")) {
             ActivationParams p;
-            ops::parse_field(get<std::string>("function"), p.function);
-            if (p.function == ops::ActivationFunction::Clip) p.min = get<float>("min"), p.max = get<float>("max");
+            try {
+                ops::parse_field(get<std::string>("function"), p.function);
+            } catch (const std::invalid_argument &e) {
+                throw CompileError("graph JSON: layer '" + layer_ + "': " + e.what());
+            }
+            p.min = get<float>("min"), p.max = get<float>("max");
+            p.alpha = get<float>("alpha"), p.beta = get<float>("beta"), p.gamma = get<float>("gamma");
             return p;
         }
+        if (type == "PReLU") return PReLUParams{get<bool>("channel_shared"), filler("filler")};
+        if (type == "Bias") return BiasParams{get<int>("axis"), get<int>("num_axes"), filler("filler")};
         if (type == "Pooling") {
             PoolingParams p;
             p.method = get<std::string>("pool") == "MAX" ? PoolingParams::Method::Max : PoolingParams::Method::Average;

@@ -327,7 +327,7 @@ class Planner {
 
     void plan(const Layer &layer, const ActivationParams &p) {
         const int64_t count = element_count(shape(layer.inputs[0]));
-        const int k = kernel(layer, ops::ActivationShape{int(count), p.function, p.min, p.max});
+        const int k = kernel(layer, ops::ActivationShape{int(count), p.function, p.min, p.max, p.alpha, p.beta, p.gamma});
         add_step(layer, k, {flat_view(layer.inputs[0]), flat_view(layer.outputs[0])});
     }
 
@@ -454,10 +454,11 @@ class Planner {
     void plan(const Layer &layer, const FlattenParams &) { alias(layer); }
     void plan(const Layer &layer, const ReshapeParams &) { alias(layer); }
 
-    void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale, PlannedParam shift) {
+    void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale, PlannedParam shift,
+                        bool negative_only = false) {
         PlannedView in = three_axis_view(layer.inputs[0], axis_begin, axis_end);
         const int channels = in.extents[1];
-        const int k = kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2]});
+        const int k = kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2], negative_only});
         add_step(layer, k,
                  {in, param_view(scale, {channels}), param_view(shift, {channels}),
                   three_axis_view(layer.outputs[0], axis_begin, axis_end)});
@@ -485,6 +486,26 @@ class Planner {
         PlannedParam shift{Packing::Zeros, -1, channels};
         if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 1, p.bias_filler), channels};
         channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift);
+    }
+
+    // PReLU: the affine map with the slopes as scale, on negative inputs alone; a shared slope is
+    // one channel over the whole tensor.
+    void plan(const Layer &layer, const PReLUParams &p) {
+        const int64_t channels = layer.weight_shapes[0][0];
+        const int slope = add_blob(layer, 0, p.filler);
+        const int rank = static_cast<int>(shape(layer.inputs[0]).size());
+        channel_affine(layer, p.channel_shared ? rank : 1, p.channel_shared ? rank : 2,
+                       PlannedParam{Packing::Copy, slope, channels}, PlannedParam{Packing::Zeros, -1, channels}, true);
+    }
+
+    void plan(const Layer &layer, const BiasParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        const int end = p.num_axes == -1 ? static_cast<int>(x.size()) : a + p.num_axes;
+        const int64_t channels = product(x, a, end);
+        const int bias = add_blob(layer, 0, p.filler);
+        channel_affine(layer, a, end, PlannedParam{Packing::Ones, -1, channels},
+                       PlannedParam{Packing::Copy, bias, channels});
     }
 
     // Whether convolution step `step` can read (as_input) or write its tensor channel-blocked in

@@ -372,6 +372,21 @@ class OnnxImporter {
             {"Sum", {&OnnxImporter::convert_sum}},
             {"Sigmoid", {&OnnxImporter::convert_activation}},
             {"Tanh", {&OnnxImporter::convert_activation}},
+            {"HardSigmoid", {&OnnxImporter::convert_activation}},
+            {"HardSwish", {&OnnxImporter::convert_activation, 14}},
+            {"Elu", {&OnnxImporter::convert_activation}},
+            {"Selu", {&OnnxImporter::convert_activation}},
+            {"Softplus", {&OnnxImporter::convert_activation}},
+            {"Exp", {&OnnxImporter::convert_activation}},
+            {"Log", {&OnnxImporter::convert_activation}},
+            {"Sqrt", {&OnnxImporter::convert_activation}},
+            {"Reciprocal", {&OnnxImporter::convert_activation}},
+            {"Neg", {&OnnxImporter::convert_activation}},
+            {"Pow", {&OnnxImporter::convert_activation}},
+            {"Abs", {&OnnxImporter::convert_activation}},
+            {"Erf", {&OnnxImporter::convert_activation, 9}},
+            {"Gelu", {&OnnxImporter::convert_activation, 20}},
+            {"PRelu", {&OnnxImporter::convert_prelu}},
             {"Clip", {&OnnxImporter::add_clip}},
             {"Pad", {&OnnxImporter::add_pad}},
             {"Identity", {&OnnxImporter::convert_dropout}},
@@ -615,10 +630,79 @@ class OnnxImporter {
         else add_layer(node, "Eltwise", inputs, EltwiseParams{}, out);
     }
 
+    // An element-wise activation (ops::ActivationFunction) with its attributes' names and
+    // defaults; a null name is a parameter the op fixes.
+    struct ActivationOp {
+        ops::ActivationFunction function;
+        float alpha = 1.0f, beta = 0.0f, gamma = 1.0f;
+        const char *alpha_name = nullptr, *beta_name = nullptr, *gamma_name = nullptr;
+    };
+    static const std::map<std::string, ActivationOp> &activation_ops() {
+        using F = ops::ActivationFunction;
+        static const std::map<std::string, ActivationOp> table = {
+            {"Sigmoid", {F::Sigmoid}},
+            {"Tanh", {F::Tanh}},
+            {"HardSigmoid", {F::HardSigmoid, 0.2f, 0.5f, 1.0f, "alpha", "beta"}},
+            {"HardSwish", {F::HardSwish}},
+            {"Elu", {F::Elu, 1.0f, 0.0f, 1.0f, "alpha"}},
+            {"Selu", {F::Selu, 1.67326319217681884765625f, 0.0f, 1.05070102214813232421875f, "alpha", nullptr, "gamma"}},
+            {"Softplus", {F::Softplus}},
+            {"Exp", {F::Exp}},
+            {"Log", {F::Log}},
+            {"Sqrt", {F::Power, 1.0f, 0.0f, 0.5f}},
+            {"Reciprocal", {F::Power, 1.0f, 0.0f, -1.0f}},
+            {"Neg", {F::Power, -1.0f, 0.0f, 1.0f}},
+            {"Pow", {F::Power}},
+            {"Abs", {F::Abs}},
+            {"Erf", {F::Erf}},
+            {"Gelu", {F::Gelu}},
+        };
+        return table;
+    }
+
     void convert_activation(const onnx::NodeProto &node, const std::string &out) {
-        const bool sigmoid = node.op_type() == "Sigmoid";
-        add_layer(node, sigmoid ? "Sigmoid" : "TanH", {data_input(node, 0)},
-                  ActivationParams{sigmoid ? ops::ActivationFunction::Sigmoid : ops::ActivationFunction::Tanh}, out);
+        const ActivationOp &op = activation_ops().at(node.op_type());
+        ActivationParams p;
+        p.function = op.function;
+        p.alpha = op.alpha_name ? float_attribute(node, op.alpha_name, op.alpha) : op.alpha;
+        p.beta = op.beta_name ? float_attribute(node, op.beta_name, op.beta) : op.beta;
+        p.gamma = op.gamma_name ? float_attribute(node, op.gamma_name, op.gamma) : op.gamma;
+        if (node.op_type() == "Gelu") {
+            const std::string approximate = string_attribute(node, "approximate", "none");
+            if (approximate == "tanh") p.function = ops::ActivationFunction::GeluTanh;
+            else if (approximate != "none") fail(node, "approximate is '" + approximate + "', expected none or tanh");
+        }
+        if (node.op_type() == "Pow") {
+            const Tensor &exponent = required_constant(node, 1, "the exponent");
+            if (exponent.count() != 1) fail(node, "the exponent must be one value (a tensor of them is not supported)");
+            p.gamma = exponent.integer ? float(exponent.integers[0]) : exponent.floats[0];
+        }
+        add_layer(node, node.op_type(), {data_input(node, 0)}, p, out);
+    }
+
+    // PRelu: the slope broadcast against x must vary along axis 1 alone (one slope per channel),
+    // or be one value.
+    void convert_prelu(const onnx::NodeProto &node, const std::string &out) {
+        const int x = data_input(node, 0);
+        const Tensor &slope = required_constant(node, 1, "the slope");
+        const Shape &shape = shape_of(x);
+        std::vector<float> values = float_values(node, slope, "the slope");
+        PReLUParams p;
+        p.channel_shared = values.size() == 1;
+        if (!p.channel_shared) {
+            const size_t rank = shape.size(), slope_rank = slope.dims.size();
+            bool per_channel = rank >= 2 && slope_rank <= rank && slope_rank >= rank - 1;
+            for (size_t i = 0; per_channel && i < slope_rank; i++) {
+                const size_t axis = rank - slope_rank + i;
+                per_channel = slope.dims[i] == (axis == 1 ? shape[1] : 1);
+            }
+            if (!per_channel)
+                fail(node, "slope of shape " + shape_to_string(slope.dims) + " against x of shape " +
+                               shape_to_string(shape) + ": only one slope, or one per channel (axis 1), is supported");
+        }
+        Layer &layer = add_layer(node, "PReLU", {x}, p, out);
+        const Shape blob_shape{int64_t(values.size())};
+        add_weights(layer.name, {{blob_shape, std::move(values)}});
     }
 
     // Dropout is the identity at inference in every opset: is_test (before 7), ratio and

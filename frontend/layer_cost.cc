@@ -33,10 +33,11 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
             } else if constexpr (std::is_same_v<P, EltwiseParams>) {
                 cost.flops = out_elems * 2 * int64_t(layer.inputs.size() - 1);
             } else if constexpr (std::is_same_v<P, ActivationParams>) {
-                // Clip: two comparisons; sigmoid and tanh: an exponential (counted as two), an add, a divide.
+                // Clip: two comparisons; the others about an exponential (counted as two), an add, a divide.
                 cost.flops = (p.function == ops::ActivationFunction::Clip ? 2 : 4) * out_elems;
             } else if constexpr (std::is_same_v<P, ReLUParams> || std::is_same_v<P, BatchNormParams> ||
-                                 std::is_same_v<P, ScaleParams>) {
+                                 std::is_same_v<P, ScaleParams> || std::is_same_v<P, PReLUParams> ||
+                                 std::is_same_v<P, BiasParams>) {
                 cost.flops = 2 * out_elems;
             }
         },

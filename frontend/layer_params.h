@@ -41,11 +41,26 @@ struct ReLUParams {
     float negative_slope = 0.0f;
 };
 
-// Sigmoid, TanH and Clip (Caffe's layers of those names). Clip's bounds are Caffe's clip_param,
-// or ONNX's (an absent one is float's lowest or largest value, as onnxruntime takes it).
+// The activations of ops::ActivationFunction, whose comment says which parameters each reads.
+// Clip's bounds are Caffe's clip_param, or ONNX's (an absent one is float's lowest or largest
+// value, as onnxruntime takes it).
 struct ActivationParams {
     ops::ActivationFunction function = ops::ActivationFunction::Sigmoid;
     float min = 0.0f, max = 0.0f;
+    float alpha = 1.0f, beta = 0.0f, gamma = 1.0f;
+};
+
+// Caffe's PReLU and ONNX's PRelu with a slope per channel (axis 1) or one shared slope.
+struct PReLUParams {
+    bool channel_shared = false;
+    Filler filler;  // Caffe's default: constant 0.25
+};
+
+// Caffe's Bias layer: adds a learned blob along axes [axis, axis + num_axes) of the input.
+struct BiasParams {
+    int axis = 1;
+    int num_axes = 1;
+    Filler filler;
 };
 
 struct PoolingParams {
@@ -136,6 +151,6 @@ struct ScaleParams {
 using LayerParams =
     std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams, PadParams, LRNParams,
                  InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams, SplitParams,
-                 FlattenParams, ReshapeParams, BatchNormParams, ScaleParams>;
+                 FlattenParams, ReshapeParams, BatchNormParams, ScaleParams, PReLUParams, BiasParams>;
 
 }  // namespace cortado

@@ -1,5 +1,6 @@
 #include "frontend/layer_params_from_proto.h"
 
+#include <cmath>
 #include <limits>
 
 #include "frontend/compile_error.h"
@@ -175,6 +176,61 @@ class Converter {
         return ActivationParams{ops::ActivationFunction::Clip, p.min(), p.max()};
     }
 
+    // Caffe's Exp and Log take a base (-1 for e, else positive), a scale and a shift.
+    float natural_log_of_base(float base) const {
+        if (base == -1.0f) return 1.0f;
+        if (!(base > 0.0f) || base == 1.0f || !std::isfinite(base))
+            fail("base " + std::to_string(base) + " must be -1 (e) or positive, finite and not 1");
+        return std::log(base);
+    }
+
+    // base^(shift + scale x) = e^(alpha x + beta), alpha and beta scaled by ln base.
+    ActivationParams exp() const {
+        const auto &p = proto_.exp_param();
+        const float ln_base = natural_log_of_base(p.base());
+        ActivationParams a{ops::ActivationFunction::Exp};
+        a.alpha = p.scale() * ln_base, a.beta = p.shift() * ln_base;
+        return a;
+    }
+
+    // log_base(shift + scale x) = ln(shift + scale x) / ln base.
+    ActivationParams log() const {
+        const auto &p = proto_.log_param();
+        ActivationParams a{ops::ActivationFunction::Log};
+        a.alpha = p.scale(), a.beta = p.shift(), a.gamma = 1.0f / natural_log_of_base(p.base());
+        return a;
+    }
+
+    ActivationParams power() const {
+        const auto &p = proto_.power_param();
+        ActivationParams a{ops::ActivationFunction::Power};
+        a.alpha = p.scale(), a.beta = p.shift(), a.gamma = p.power();
+        return a;
+    }
+
+    ActivationParams elu() const {
+        ActivationParams a{ops::ActivationFunction::Elu};
+        a.alpha = proto_.elu_param().alpha();
+        return a;
+    }
+
+    PReLUParams prelu() const {
+        const auto &p = proto_.prelu_param();
+        PReLUParams c;
+        c.channel_shared = p.channel_shared();
+        // Caffe's PReLU starts every slope at 0.25 unless told otherwise.
+        c.filler.type = "constant";
+        c.filler.value = 0.25f;
+        if (p.has_filler()) c.filler = convert_filler(p.filler(), true);
+        return c;
+    }
+
+    BiasParams bias() const {
+        const auto &p = proto_.bias_param();
+        if (proto_.bottom_size() != 1) fail("only the one-bottom form (learned bias) is supported");
+        return BiasParams{p.axis(), p.num_axes(), convert_filler(p.filler(), p.has_filler())};
+    }
+
     ReshapeParams reshape() const {
         const auto &p = proto_.reshape_param();
         ReshapeParams c;
@@ -226,6 +282,14 @@ class Converter {
         if (type == "Sigmoid") return ActivationParams{ops::ActivationFunction::Sigmoid};
         if (type == "TanH") return ActivationParams{ops::ActivationFunction::Tanh};
         if (type == "Clip") return clip();
+        if (type == "ELU") return elu();
+        if (type == "AbsVal") return ActivationParams{ops::ActivationFunction::Abs};
+        if (type == "BNLL") return ActivationParams{ops::ActivationFunction::Softplus};
+        if (type == "Exp") return exp();
+        if (type == "Log") return log();
+        if (type == "Power") return power();
+        if (type == "PReLU") return prelu();
+        if (type == "Bias") return bias();
         if (type == "Pooling") return pooling();
         if (type == "LRN") return lrn();
         if (type == "InnerProduct") return inner_product();

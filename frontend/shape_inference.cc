@@ -218,6 +218,22 @@ class ShapeInference {
         if (p.bias_term) layer_.weight_shapes.push_back(scale_shape);
     }
 
+    void operator()(const PReLUParams &p) const {
+        if (in(0).size() < 2 && !p.channel_shared) fail("needs at least 2 axes for a slope per channel");
+        set_out(0, in(0));
+        layer_.weight_shapes = {{p.channel_shared ? 1 : in(0)[1]}};
+    }
+
+    void operator()(const BiasParams &p) const {
+        const Shape &x = in(0);
+        const int a = axis(p.axis, x.size());
+        const int end = p.num_axes == -1 ? static_cast<int>(x.size()) : a + p.num_axes;
+        if (p.num_axes < -1 || end > static_cast<int>(x.size()))
+            fail("num_axes " + std::to_string(p.num_axes) + " out of range");
+        set_out(0, x);
+        layer_.weight_shapes = {Shape(x.begin() + a, x.begin() + end)};
+    }
+
   private:
     Graph &graph_;
     Layer &layer_;

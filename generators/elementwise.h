@@ -36,28 +36,101 @@ struct Relu {
 
 using ops::ActivationFunction;
 
-// NaN stays NaN and infinities go to the limits. Halide's CPU exp returns 0 for NaN and for
-// +inf, so sigmoid clamps its argument (e^88 is near float's largest; sigmoid(-88) is 6e-39, as
-// good as 0) and tests for NaN; clip tests for NaN because a hardware min or max may drop it.
-inline Halide::Expr activation(Halide::Expr v, ActivationFunction function, float lo, float hi) {
+// e^x with IEEE's results where Halide's CPU exp has none: NaN for NaN, +inf above float's
+// range (Halide's exp returns 0 for NaN and +inf) and 0 below it.
+inline Halide::Expr exp_ieee(Halide::Expr x) {
     using namespace Halide;
-    switch (function) {
-    case ActivationFunction::Sigmoid: return select(is_nan(v), v, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f))));
-    case ActivationFunction::Tanh: return tanh(v);
-    case ActivationFunction::Clip: break;
+    const Expr inf = Expr(std::numeric_limits<float>::infinity());
+    return select(is_nan(x), x, x > 88.7228f, inf, x < -103.98f, 0.0f, exp(x));
+}
+
+// ln x with IEEE's results: NaN below 0, -inf at 0, +inf at +inf (Halide's log is a polynomial
+// that is right only for finite positive x).
+inline Halide::Expr log_ieee(Halide::Expr x) {
+    using namespace Halide;
+    const float inf = std::numeric_limits<float>::infinity();
+    return select(is_nan(x) || x < 0.0f, Expr(std::numeric_limits<float>::quiet_NaN()), x == 0.0f, Expr(-inf),
+                  is_inf(x), x, log(x));
+}
+
+// x^gamma for a constant gamma as C's pow gives it: exact forms for the common powers; otherwise
+// e^(gamma ln |x|), signed for an odd whole gamma and NaN for a negative finite x and a
+// fractional one.
+inline Halide::Expr power_ieee(Halide::Expr x, float gamma) {
+    using namespace Halide;
+    if (gamma == 1.0f) return x;
+    if (gamma == 2.0f) return x * x;
+    if (gamma == 0.5f) return sqrt(x);
+    if (gamma == -1.0f) return 1.0f / x;
+    if (gamma == 0.0f) return Expr(1.0f);
+    const Expr magnitude = exp_ieee(times_constant(log_ieee(abs(x)), gamma));
+    const bool whole = std::floor(gamma) == gamma, odd = whole && std::fmod(std::fabs(gamma), 2.0f) == 1.0f;
+    // C's pow(-inf, gamma) is +inf or +0 for a fractional gamma, as for +inf.
+    if (!whole) return select(x < 0.0f && !is_inf(x), Expr(std::numeric_limits<float>::quiet_NaN()), magnitude);
+    return select(is_nan(x), x, odd && x < 0.0f, -magnitude, magnitude);
+}
+
+inline Halide::Expr hard_sigmoid(Halide::Expr v, float alpha, float beta) {
+    using namespace Halide;
+    const Expr a = times_constant(v, alpha) + beta;
+    return select(is_nan(a), a, clamp(a, 0.0f, 1.0f));
+}
+
+inline Halide::Expr elu(Halide::Expr v, float alpha) {
+    using namespace Halide;
+    return select(is_nan(v), v, v > 0.0f, v, alpha * (exp_ieee(v) - 1.0f));
+}
+
+// erf, which Halide evaluates for finite x only: the input is clamped where erf is ±1 in float.
+inline Halide::Expr erf_ieee(Halide::Expr v) {
+    using namespace Halide;
+    return select(is_nan(v), v, erf(clamp(v, -10.0f, 10.0f)));
+}
+
+// The activations of ops::ActivationFunction (see there for the parameters). Each states its
+// result for NaN and infinite inputs as the reference does (non_finite.h says why).
+inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
+    using namespace Halide;
+    using F = ActivationFunction;
+    switch (s.function) {
+    // Sigmoid clamps its argument (e^88 is near float's largest; sigmoid(-88) is 6e-39, as good as 0).
+    case F::Sigmoid: return select(is_nan(v), v, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f))));
+    case F::Tanh: return tanh(v);
+    case F::Clip: {
+        // A hardware min or max may drop a NaN.
+        Expr clipped = v;
+        if (std::isfinite(s.min)) clipped = max(clipped, s.min);
+        if (std::isfinite(s.max)) clipped = min(clipped, s.max);
+        return select(is_nan(v), v, clipped);
     }
-    Expr clipped = v;
-    if (std::isfinite(lo)) clipped = max(clipped, lo);
-    if (std::isfinite(hi)) clipped = min(clipped, hi);
-    return select(is_nan(v), v, clipped);
+    case F::HardSigmoid: return hard_sigmoid(v, s.alpha, s.beta);
+    case F::HardSwish: return strict_float(v * hard_sigmoid(v, 1.0f / 6.0f, 0.5f));
+    case F::Elu: return elu(v, s.alpha);
+    case F::Selu: return s.gamma * elu(v, s.alpha);
+    // ln(1 + e^x) as max(x, 0) + ln(1 + e^-|x|); below -15, where 1 + e^x rounds to 1, e^x itself.
+    case F::Softplus:
+        return select(is_nan(v), v, v < -15.0f, exp_ieee(v), max(v, 0.0f) + log(1.0f + exp_ieee(-abs(v))));
+    case F::Exp: return exp_ieee(times_constant(v, s.alpha) + s.beta);
+    case F::Log: return times_constant(log_ieee(times_constant(v, s.alpha) + s.beta), s.gamma);
+    case F::Power: return power_ieee(times_constant(v, s.alpha) + s.beta, s.gamma);
+    case F::Abs: return abs(v);
+    case F::Erf: return erf_ieee(v);
+    case F::Gelu: return strict_float(0.5f * v * (1.0f + erf_ieee(v * float(M_SQRT1_2))));
+    case F::GeluTanh: {
+        // tanh is ±1 in float beyond ±10; some OpenCL tanh stops short of it, which would turn
+        // the -inf * 0 = NaN of -inf into -inf.
+        const Expr inner = float(std::sqrt(2.0 / M_PI)) * (v + 0.044715f * v * v * v);
+        const Expr t = select(inner < -10.0f, -1.0f, inner > 10.0f, 1.0f, tanh(inner));
+        return strict_float(0.5f * v * (1.0f + t));
+    }
+    }
+    throw Halide::CompileError("activation: unknown function");
 }
 
 struct Activation {
     Halide::Var i{"i"};
     Halide::Func output{"activation"};
-    Activation(Halide::Func input, ActivationFunction function, float lo, float hi) {
-        output(i) = activation(input(i), function, lo, hi);
-    }
+    Activation(Halide::Func input, const ops::ActivationShape &shape) { output(i) = activation(input(i), shape); }
 };
 
 using ops::EltwiseOperation;
@@ -83,8 +156,9 @@ struct Eltwise {
 struct ChannelAffine {
     Halide::Var x{"x"}, c{"c"}, o{"o"};
     Halide::Func output{"channel_affine"};
-    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift) {
-        output(x, c, o) = input(x, c, o) * scale(c) + shift(c);
+    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift, bool negative_only) {
+        Halide::Expr v = input(x, c, o), affine = v * scale(c) + shift(c);
+        output(x, c, o) = negative_only ? Halide::select(v < 0.0f, affine, v) : affine;
     }
 };
 

@@ -30,7 +30,7 @@ class ActivationGenerator : public Halide::Generator<ActivationGenerator> {
 
     void generate() {
         const auto op = read_descriptor<ops::ActivationOp>(descriptor);
-        Activation activation(input, op.shape.function, op.shape.min, op.shape.max);
+        Activation activation(input, op.shape);
         output = activation.output;
         require_dense_shape(input, {op.shape.count});
         require_dense_shape(output, {op.shape.count});
@@ -74,7 +74,7 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
     void generate() {
         const auto op = read_descriptor<ops::ChannelAffineOp>(descriptor);
         const ops::ChannelAffineShape &s = op.shape;
-        ChannelAffine affine(input, scale, shift);
+        ChannelAffine affine(input, scale, shift, s.negative_only);
         output = affine.output;
         require_dense_shape(input, {s.inner, s.channels, s.outer});
         require_dense_shape(scale, {s.channels});

@@ -45,6 +45,7 @@ enum class Packing : int {
     WinogradF2Panels = 7,    // F(2×2, 3×3)
     WinogradF4Panels = 8,    // F(4×4, 3×3)
     WinogradF2K5Panels = 9,  // F(2×2, 5×5)
+    Ones = 10,               // no blob: Bias's scale
 };
 
 struct ParamSpec {

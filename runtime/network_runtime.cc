@@ -187,6 +187,7 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
     switch (p.packing) {
     case Packing::Copy: out = blobs[p.first_blob]; break;
     case Packing::Zeros: break;
+    case Packing::Ones: std::fill(out.begin(), out.end(), 1.0f); break;
     case Packing::Transpose: {
         const std::vector<float> &in = blobs[p.first_blob];
         for (int64_t r = 0; r < p.rows; r++)

@@ -15,6 +15,7 @@
 #include "compiler/shell_quote.h"
 #include "compiler/toolchain.h"
 #include "frontend/fusion.h"
+#include "frontend/load_network.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
 #include "tests/scoped_knobs.h"
@@ -119,8 +120,7 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt
 }
 
 Graph graph_with_fillers(const std::string &path, const ImportOptions &options) {
-    Graph graph = import_caffe_prototxt(path, options);
-    infer_shapes(graph);
+    Graph graph = load_network(path, options, false);
     fill_untrained_weights(graph);
     return graph;
 }

@@ -622,6 +622,31 @@ TEST(Activation, SigmoidTanhClip) {
                              {1, 3, 8, 8}, "ReLU6-style clip after a convolution, then tanh");
 }
 
+TEST(Activation, CaffeElementwiseLayers) {
+    // Spread inputs so that every function meets both signs and its tails; Log and the
+    // fractional Power read positive values (AbsVal's, shifted).
+    const std::string spread =
+        layer("s", "Scale", "data", "x", "scale_param { filler { type: \"constant\" value: 4 } }");
+    expect_matches_reference(spread + layer("e", "ELU", "x", "e", "elu_param { alpha: 0.7 }") +
+                                 layer("a", "AbsVal", "e", "a") + layer("b", "BNLL", "a", "b"),
+                             {2, 3, 7, 5}, "ELU, AbsVal, BNLL");
+    expect_matches_reference(spread + layer("e", "Exp", "x", "e", "exp_param { base: 2 scale: 0.5 shift: -1 }") +
+                                 layer("l", "Log", "e", "l", "log_param { base: 10 scale: 3 shift: 0.5 }"),
+                             {1, 37}, "Exp base 2, then Log base 10");
+    expect_matches_reference(spread + layer("a", "AbsVal", "x", "a") +
+                                 layer("p", "Power", "a", "p", "power_param { power: 1.5 scale: 0.5 shift: 0.1 }") +
+                                 layer("q", "Power", "x", "q", "power_param { power: 3 scale: -0.5 shift: 0.2 }") +
+                                 layer("m", "Eltwise", "p q", "m"),
+                             {2, 4, 5, 9}, "fractional and odd Powers");
+    expect_matches_reference(spread + layer("p", "PReLU", "x", "x", "prelu_param { filler { type: \"uniform\" } }") +
+                                 layer("b", "Bias", "x", "b",
+                                       "bias_param { axis: 1 num_axes: 2 filler { type: \"gaussian\" } }"),
+                             {2, 5, 4, 3}, "PReLU per channel in place, Bias over two axes");
+    expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(4, "kernel_size: 3")) +
+                                 layer("p", "PReLU", "c", "p", "prelu_param { channel_shared: true }"),
+                             {1, 3, 9, 8}, "shared PReLU (Caffe's default slope 0.25) after a convolution");
+}
+
 TEST(ShapeOnlyLayers, DropoutSplitFlattenReshapeRelu) {
     expect_matches_reference(layer("d", "Dropout", "data", "d") + layer("sp", "Split", "d", "s1") +
                                  layer("fl", "Flatten", "s1", "fl") + layer("f", "InnerProduct", "fl", "f", ip("", 6)),

@@ -1,5 +1,6 @@
 #include "compiler/reference/reference_interpreter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
 #include <limits>
@@ -82,9 +83,21 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
     } else if (type == "ReLU") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], relu(*in[0], params_of<ReLUParams>(layer).negative_slope));
-    } else if (type == "Sigmoid" || type == "TanH" || type == "Clip") {
+    } else if (std::holds_alternative<ActivationParams>(layer.params)) {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], activation(*in[0], params_of<ActivationParams>(layer)));
+    } else if (type == "PReLU") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], prelu(*in[0], blobs_of(layer, weights, 1)[0]));
+    } else if (type == "Bias") {
+        require_arity(layer, 1, 1);
+        const auto &p = params_of<BiasParams>(layer);
+        const Tensor &bias = blobs_of(layer, weights, 1)[0];
+        Tensor ones = bias;
+        std::fill(ones.data.begin(), ones.data.end(), 1.0);
+        ScaleParams as_scale;
+        as_scale.axis = p.axis, as_scale.num_axes = p.num_axes, as_scale.bias_term = true;
+        state.set(layer.outputs[0], scale(*in[0], as_scale, ones, &bias));
     } else if (type == "Pooling") {
         require_arity(layer, 1, 1);
         const Shape &out_shape = state.graph.values.at(static_cast<size_t>(layer.outputs[0])).shape;

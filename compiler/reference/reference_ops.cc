@@ -126,17 +126,66 @@ Tensor relu(const Tensor &in, float negative_slope) {
     return out;
 }
 
+namespace {
+
+// x > 0 ? x : alpha (e^x - 1), as ELU and SELU share it.
+double elu(double x, double alpha) { return x > 0 ? x : alpha * (std::exp(x) - 1.0); }
+
+double hard_sigmoid(double x, double alpha, double beta) {
+    const double a = alpha * x + beta;
+    return std::isnan(a) ? a : std::min(std::max(a, 0.0), 1.0);
+}
+
+// (alpha x + beta)^gamma as C's pow gives it (NaN for a negative base and a fractional power),
+// except that the power 1/2 is the square root (NaN at -inf, where pow gives +inf), as ONNX's
+// Sqrt is.
+double power(double x, const ActivationParams &p) {
+    const double base = double(p.alpha) * x + p.beta;
+    return p.gamma == 0.5f ? std::sqrt(base) : std::pow(base, double(p.gamma));
+}
+
+}  // namespace
+
+double activation_value(double x, const ActivationParams &p) {
+    using F = ops::ActivationFunction;
+    const double alpha = p.alpha, beta = p.beta, gamma = p.gamma;
+    switch (p.function) {
+    case F::Sigmoid: return 1.0 / (1.0 + std::exp(-x));
+    case F::Tanh: return std::tanh(x);
+    case F::Clip: return std::isnan(x) ? x : std::min(std::max(x, double(p.min)), double(p.max));
+    case F::HardSigmoid: return hard_sigmoid(x, alpha, beta);
+    case F::HardSwish: return x * hard_sigmoid(x, 1.0 / 6.0, 0.5);
+    case F::Elu: return std::isnan(x) ? x : elu(x, alpha);
+    case F::Selu: return std::isnan(x) ? x : gamma * elu(x, alpha);
+    case F::Softplus: return std::isnan(x) ? x : std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x)));
+    case F::Exp: return std::exp(alpha * x + beta);
+    case F::Log: return gamma * std::log(alpha * x + beta);
+    case F::Power: return power(x, p);
+    case F::Abs: return std::fabs(x);
+    case F::Erf: return std::erf(x);
+    case F::Gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+    case F::GeluTanh: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    }
+    throw std::runtime_error("activation: unknown function");
+}
+
 Tensor activation(const Tensor &in, const ActivationParams &p) {
     require_consistent(in, "input");
     Tensor out = in;
-    for (double &x : out.data) {
-        switch (p.function) {
-        case ops::ActivationFunction::Sigmoid: x = 1.0 / (1.0 + std::exp(-x)); break;
-        case ops::ActivationFunction::Tanh: x = std::tanh(x); break;
-        case ops::ActivationFunction::Clip:
-            if (!std::isnan(x)) x = std::min(std::max(x, double(p.min)), double(p.max));
-            break;
-        }
+    for (double &x : out.data) x = activation_value(x, p);
+    return out;
+}
+
+Tensor prelu(const Tensor &in, const Tensor &slope) {
+    require_consistent(in, "input");
+    require(in.shape.size() >= 2 || slope.data.size() == 1, "prelu: a slope per channel needs at least 2 axes");
+    const int64_t channels = slope.data.size() == 1 ? 1 : in.shape[1];
+    require(int64_t(slope.data.size()) == channels, "prelu: the slope blob needs one value per channel");
+    const int64_t inner = channels == 1 ? 1 : element_count(in.shape) / in.shape[0] / channels;
+    Tensor out = in;
+    for (size_t i = 0; i < out.data.size(); i++) {
+        double &x = out.data[i];
+        if (x < 0) x *= slope.data[channels == 1 ? 0 : (int64_t(i) / inner) % channels];
     }
     return out;
 }

@@ -29,9 +29,13 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
 // Caffe's value for finite x but not its NaN for -inf) and NaN stays NaN.
 Tensor relu(const Tensor &in, float negative_slope);
 
-// Sigmoid 1 / (1 + e^-x), tanh, or clip to [p.min, p.max] (infinite bounds are open sides). NaN
-// stays NaN; infinities go to the limits.
+// The function of ops::ActivationFunction, in double precision, with IEEE's results for
+// non-finite x (clip and the ELUs keep NaN; HardSwish and the GELUs of -inf are -inf * 0 = NaN).
+double activation_value(double x, const ActivationParams &p);
 Tensor activation(const Tensor &in, const ActivationParams &p);
+
+// x < 0 ? x * slope[c] : x, c the channel (axis 1); a one-value slope is shared by all channels.
+Tensor prelu(const Tensor &in, const Tensor &slope);
 
 // out_shape comes from shape inference, so this does not redo Caffe's output-size rounding.
 // MAX takes the maximum over the window clipped to the image (padding never wins; a NaN in the

@@ -326,6 +326,35 @@ def newest(rng, opset=28):
     return m.build([1, 3, 5, 6], y, [1, 3], opset), (1, 3, 5, 6)
 
 
+def activations(rng, opset=20):
+    """Opset 20: every element-wise activation and PRelu (per channel and shared), each on the
+    input or on values in its domain, summed by one Sum."""
+    m = Model(rng)
+    ex = m.node("Exp", ["x"], "ex")
+    soft = m.node("Softplus", ["x"], "soft")
+    terms = [
+        m.node("HardSigmoid", ["x"], "hsig", alpha=0.3, beta=0.4),
+        m.node("HardSwish", ["x"], "hswish"),
+        m.node("Elu", ["x"], "elu", alpha=0.7),
+        m.node("Selu", ["x"], "selu"),
+        soft,
+        m.node("Log", [ex], "log"),
+        m.node("Sqrt", [soft], "sqrt"),
+        m.node("Reciprocal", [ex], "recip"),
+        m.node("Neg", ["x"], "neg"),
+        m.node("Pow", [soft, m.constant("exponent", 1.5)], "pow"),
+        m.node("Abs", ["x"], "abs"),
+        m.node("Erf", ["x"], "erf"),
+        m.node("Gelu", ["x"], "gelu"),
+        m.node("Gelu", ["x"], "gelu_tanh", approximate="tanh"),
+        m.node("PRelu", ["x", m.weight("slope", (3, 1, 1))], "prelu"),
+        m.node("PRelu", ["x", m.constant("shared", [0.2])], "prelu_shared"),
+        m.node("LeakyRelu", ["x"], "leaky", alpha=0.3),
+    ]
+    y = m.node("Sum", terms, "y")
+    return m.build([2, 3, 4, 5], y, [2, 3, 4, 5], opset), (2, 3, 4, 5)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
@@ -379,7 +408,7 @@ def main(out_dir, seed):
     rng = np.random.default_rng(seed)
     makers = [(f.__name__, f) for f in (classifier, normalised, branches, same_padding, reshapes, arithmetic,
                                          clip_attributes, padding, pooling_pads, far_pads, transposed_gemm, legacy,
-                                         legacy_six, folded, newest)]
+                                         legacy_six, folded, newest, activations)]
     makers.append(("newest_18", lambda rng: newest(rng, 18)))
     for name, make in makers:
         state = rng.bit_generator.state

@@ -131,11 +131,12 @@ CORTADO_KNOBS=conv2d.variant=gpu_staged,conv2d.stage_channels=4 device_library .
 # The non-finite cases, at their own shape and narrower than a vector (as non_finite_test runs
 # them), xz-compressed.
 mkdir -p .device/models/non_finite .device/stage
-cp tests/non_finite/*.prototxt .device/models/non_finite/
+cp tests/non_finite/*.prototxt tests/non_finite/*.onnx .device/models/non_finite/
 for api in cuda opencl; do
-  for net in tests/non_finite/*.prototxt; do
+  for net in tests/non_finite/*.prototxt tests/non_finite/*.onnx; do
     for shape in "" 1,2,4,4; do
-      dir=non_finite/$api/$(basename "$net" .prototxt)${shape:+-narrow}
+      case_name=$(basename "$net"); case_name=${case_name%.*}
+      dir=non_finite/$api/$case_name${shape:+-narrow}
       device_library ".device/stage/$dir" "${names[$api]}" "$net" ${shape:+--input-shape $shape}
       echo "bin/prebuilt_network_check models/non_finite/$(basename "$net") stage/$dir/libnet.so ${targets[$api]} ${shape:+--input-shape $shape} --non-finite || status=1" >> .device/run.sh
     done

@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Writes the non-finite cases of ONNX ops that no Caffe layer expresses, one op per file, next to
+this script (the .onnx files here are its output, kept so that every suite can run them without
+Python):
+
+    .venv/bin/python tests/non_finite/make_onnx_cases.py"""
+import os
+
+import onnx
+from onnx import TensorProto, helper
+
+SHAPE = [2, 8, 9, 19]
+CASES = {
+    "hard_sigmoid": ("HardSigmoid", {"alpha": 0.3, "beta": 0.4}),
+    "hard_swish": ("HardSwish", {}),
+    "selu": ("Selu", {}),
+    "softplus": ("Softplus", {}),
+    "sqrt": ("Sqrt", {}),
+    "reciprocal": ("Reciprocal", {}),
+    "erf": ("Erf", {}),
+    "gelu": ("Gelu", {}),
+    "gelu_tanh": ("Gelu", {"approximate": "tanh"}),
+}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name, (op, attributes) in CASES.items():
+        node = helper.make_node(op, ["data"], ["a"], name="a", **attributes)
+        graph = helper.make_graph([node], name, [helper.make_tensor_value_info("data", TensorProto.FLOAT, SHAPE)],
+                                  [helper.make_tensor_value_info("a", TensorProto.FLOAT, SHAPE)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], producer_name="cortado tests")
+        model.ir_version = 9
+        onnx.checker.check_model(model)
+        onnx.save_model(model, os.path.join(here, name + ".onnx"))
+
+
+if __name__ == "__main__":
+    main()
