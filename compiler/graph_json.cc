@@ -44,6 +44,13 @@ struct ParamsJson {
         out = {{"function", ops::field_value(p.function)}, {"min", p.min}, {"max", p.max},
                {"alpha", p.alpha},                           {"beta", p.beta}, {"gamma", p.gamma}};
     }
+    void operator()(const TransposeParams &p) { out = {{"perm", p.perm}}; }
+    void operator()(const CropParams &p) {
+        out = {{"starts", p.starts},   {"steps", p.steps},     {"sizes", p.sizes},
+               {"axis", p.axis},       {"offsets", p.offsets}, {"from_reference", p.from_reference}};
+    }
+    void operator()(const SliceParams &p) { out = {{"axis", p.axis}, {"points", p.points}}; }
+    void operator()(const ExpandParams &p) { out = {{"shape", p.shape}}; }
     void operator()(const PReLUParams &p) {
         out = {{"channel_shared", p.channel_shared}, {"filler", filler_json(p.filler)}};
     }
@@ -213,6 +220,15 @@ class ParamsReader {
             p.alpha = get<float>("alpha"), p.beta = get<float>("beta"), p.gamma = get<float>("gamma");
             return p;
         }
+        if (type == "Transpose") return TransposeParams{get<std::vector<int>>("perm")};
+        if (type == "Crop") {
+            CropParams p;
+            p.starts = get<Shape>("starts"), p.steps = get<Shape>("steps"), p.sizes = get<Shape>("sizes");
+            p.axis = get<int>("axis"), p.offsets = get<Shape>("offsets"), p.from_reference = get<bool>("from_reference");
+            return p;
+        }
+        if (type == "Slice") return SliceParams{get<int>("axis"), get<Shape>("points")};
+        if (type == "Expand") return ExpandParams{get<Shape>("shape")};
         if (type == "PReLU") return PReLUParams{get<bool>("channel_shared"), filler("filler")};
         if (type == "Bias") return BiasParams{get<int>("axis"), get<int>("num_axes"), filler("filler")};
         if (type == "Pooling") {

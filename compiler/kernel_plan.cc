@@ -22,6 +22,7 @@
 #include "ops/inner_product.h"
 #include "ops/lrn.h"
 #include "ops/pooling.h"
+#include "ops/rearrange.h"
 #include "ops/softmax.h"
 #include "ops/winograd.h"
 #include "schedules/families.h"
@@ -138,6 +139,12 @@ class Planner {
                                " inputs and " + std::to_string(graph_.outputs.size()) + " outputs (" + outs +
                                " ); the C API takes exactly one of each");
         }
+        for (int v : {graph_.inputs[0], graph_.outputs[0]})
+            if (graph_.values[v].shape.size() > size_t(kMaxInputOutputRank))
+                throw CompileError("blob '" + graph_.values[v].blob_name + "' has " +
+                                   std::to_string(graph_.values[v].shape.size()) +
+                                   " axes; the network's input and output have at most " +
+                                   std::to_string(kMaxInputOutputRank));
         plan_.input_tensor = tensor_of(graph_.inputs[0]);
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
@@ -486,6 +493,71 @@ class Planner {
         PlannedParam shift{Packing::Zeros, -1, channels};
         if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 1, p.bias_filler), channels};
         channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift);
+    }
+
+    // A rearrange step writing `out` from `in`: `strides` gives the input elements per step
+    // along each of out's axes (outermost first, as shapes are), from input element `offset`.
+    void rearrange(const Layer &layer, int in, int out, const std::vector<int64_t> &strides, int64_t offset) {
+        const Shape &y = shape(out);
+        if (y.size() > size_t(ops::kRearrangeAxes))
+            fail(layer, "top '" + graph_.values[out].blob_name + "' has " + std::to_string(y.size()) +
+                            " axes; cortado moves data in at most " + std::to_string(ops::kRearrangeAxes));
+        ops::RearrangeShape s;
+        s.extents.assign(ops::kRearrangeAxes, 1);
+        s.strides.assign(ops::kRearrangeAxes, 0);
+        for (size_t d = 0; d < y.size(); d++) {
+            s.extents[d] = int(y[y.size() - 1 - d]);
+            s.strides[d] = int(strides[y.size() - 1 - d]);
+        }
+        s.offset = int(offset);
+        s.input_count = int(element_count(shape(in)));
+        const int k = kernel(layer, s);
+        plan_.steps.push_back(
+            PlannedStep{step_name(layer), k, {flat_view(in), PlannedView{tensor_of(out), s.extents}}, tensor_of(out)});
+    }
+
+    static std::vector<int64_t> row_major_strides(const Shape &shape) {
+        std::vector<int64_t> strides(shape.size(), 1);
+        for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+        return strides;
+    }
+
+    void plan(const Layer &layer, const TransposeParams &p) {
+        const std::vector<int64_t> in_strides = row_major_strides(shape(layer.inputs[0]));
+        std::vector<int64_t> strides;
+        for (int a : p.perm) strides.push_back(in_strides[a]);
+        rearrange(layer, layer.inputs[0], layer.outputs[0], strides, 0);
+    }
+
+    void plan(const Layer &layer, const CropParams &p) {
+        const std::vector<int64_t> in_strides = row_major_strides(shape(layer.inputs[0]));
+        std::vector<int64_t> strides;
+        int64_t offset = 0;
+        for (size_t d = 0; d < in_strides.size(); d++) {
+            strides.push_back(in_strides[d] * p.steps[d]);
+            offset += p.starts[d] * in_strides[d];
+        }
+        rearrange(layer, layer.inputs[0], layer.outputs[0], strides, offset);
+    }
+
+    void plan(const Layer &layer, const SliceParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const int a = canonical_axis(p.axis, x.size(), layer.name);
+        const std::vector<int64_t> in_strides = row_major_strides(x);
+        int64_t begin = 0;
+        for (int out : layer.outputs) {
+            rearrange(layer, layer.inputs[0], out, in_strides, begin * in_strides[a]);
+            begin += shape(out)[a];
+        }
+    }
+
+    void plan(const Layer &layer, const ExpandParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const std::vector<int64_t> in_strides = row_major_strides(x);
+        std::vector<int64_t> strides(p.shape.size(), 0);
+        const size_t lead = p.shape.size() - x.size();
+        for (size_t d = 0; d < x.size(); d++) strides[lead + d] = x[d] == 1 ? 0 : in_strides[d];
+        rearrange(layer, layer.inputs[0], layer.outputs[0], strides, 0);
     }
 
     // PReLU: the affine map with the slopes as scale, on negative inputs alone; a shared slope is

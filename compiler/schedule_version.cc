@@ -36,6 +36,7 @@ std::string generator_source(const std::string &op) {
                                                                   {"lrn", "lrn_generator.cc"},
                                                                   {"softmax", "softmax_generator.cc"},
                                                                   {"concat", "concat_generator.cc"},
+                                                                  {"rearrange", "rearrange_generator.cc"},
                                                                   {"relu", "elementwise_generators.cc"},
                                                                   {"activation", "elementwise_generators.cc"},
                                                                   {"eltwise", "elementwise_generators.cc"},

@@ -370,6 +370,12 @@ class OnnxImporter {
             {"Mul", {&OnnxImporter::add_arithmetic}},
             {"Div", {&OnnxImporter::add_arithmetic}},
             {"Sum", {&OnnxImporter::convert_sum}},
+            {"Mean", {&OnnxImporter::convert_sum}},
+            {"Max", {&OnnxImporter::convert_sum}},
+            {"Transpose", {&OnnxImporter::convert_transpose}},
+            {"Expand", {&OnnxImporter::convert_expand, 8}},
+            {"Slice", {&OnnxImporter::convert_slice}},
+            {"Split", {&OnnxImporter::convert_split, 2}},
             {"Sigmoid", {&OnnxImporter::convert_activation}},
             {"Tanh", {&OnnxImporter::convert_activation}},
             {"HardSigmoid", {&OnnxImporter::convert_activation}},
@@ -614,20 +620,157 @@ class OnnxImporter {
         add_layer(node, "Concat", inputs, p, out);
     }
 
-    // Sum of computed tensors of one shape (numpy broadcasting between them, from opset 8, is
-    // not supported yet); one input is an Identity.
+    // The inputs broadcast to one shape, numpy's way: an input of another shape first goes
+    // through an Expand layer.
+    std::vector<int> broadcast(const onnx::NodeProto &node, std::vector<int> inputs, const std::string &out) {
+        Shape shape;
+        for (int v : inputs) {
+            const Shape &s = shape_of(v);
+            if (s.size() > shape.size()) shape.insert(shape.begin(), s.size() - shape.size(), 1);
+            for (size_t d = 0; d < s.size(); d++) {
+                int64_t &common = shape[shape.size() - s.size() + d];
+                if (s[d] == common || s[d] == 1) continue;
+                if (common != 1)
+                    fail(node, "inputs of shapes " + shape_to_string(shape_of(inputs.front())) + " and " +
+                                   shape_to_string(s) + " do not broadcast");
+                common = s[d];
+            }
+        }
+        for (size_t i = 0; i < inputs.size(); i++) {
+            if (shape_of(inputs[i]) == shape) continue;
+            const std::string suffix = "/broadcast" + std::to_string(i);
+            add_layer(node, "Expand", {inputs[i]}, ExpandParams{shape}, out + suffix, suffix);
+            inputs[i] = values_.at(out + suffix);
+        }
+        return inputs;
+    }
+
+    // Sum, Mean and Max of computed tensors, broadcast to one shape; one input is an Identity.
     void convert_sum(const onnx::NodeProto &node, const std::string &out) {
         if (node.input_size() < 1) fail(node, "no inputs");
         std::vector<int> inputs;
-        for (int i = 0; i < node.input_size(); i++) {
-            inputs.push_back(data_input(node, i));
-            if (shape_of(inputs.back()) != shape_of(inputs.front()))
-                fail(node, "inputs of shapes " + shape_to_string(shape_of(inputs.front())) + " and " +
-                               shape_to_string(shape_of(inputs.back())) +
-                               ": the inputs must have one shape (broadcasting between them is not supported)");
+        for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
+        if (inputs.size() == 1) {
+            add_layer(node, "Dropout", inputs, DropoutParams{}, out);
+            return;
         }
-        if (inputs.size() == 1) add_layer(node, "Dropout", inputs, DropoutParams{}, out);
-        else add_layer(node, "Eltwise", inputs, EltwiseParams{}, out);
+        inputs = broadcast(node, inputs, out);
+        EltwiseParams p;
+        if (node.op_type() == "Max") p.operation = ops::EltwiseOperation::Max;
+        if (node.op_type() == "Mean") p.coeff.assign(inputs.size(), 1.0f / float(inputs.size()));
+        add_layer(node, "Eltwise", inputs, p, out);
+    }
+
+    // Transpose of computed data; no perm reverses the axes.
+    void convert_transpose(const onnx::NodeProto &node, const std::string &out) {
+        const int x = data_input(node, 0);
+        const size_t rank = shape_of(x).size();
+        std::vector<int64_t> perm = ints_attribute(node, "perm");
+        if (!attribute(node, "perm"))
+            for (size_t d = rank; d-- > 0;) perm.push_back(int64_t(d));
+        TransposeParams p;
+        for (int64_t a : perm) p.perm.push_back(checked(node, a, "a perm entry", 0));
+        add_layer(node, "Transpose", {x}, p, out);
+    }
+
+    // Expand of computed data to a constant shape (numpy broadcasting in both directions: the
+    // result has the larger of each pair of dims).
+    void convert_expand(const onnx::NodeProto &node, const std::string &out) {
+        const int x = data_input(node, 0);
+        const Tensor &target = required_constant(node, 1, "the shape");
+        if (!target.integer) fail(node, "the shape must be integers");
+        const Shape &in = shape_of(x);
+        Shape shape(target.integers.begin(), target.integers.end());
+        if (in.size() > shape.size()) shape.insert(shape.begin(), in.size() - shape.size(), 1);
+        for (size_t d = 0; d < in.size(); d++) {
+            int64_t &dim = shape[shape.size() - in.size() + d];
+            if (dim == 1) dim = in[d];
+            else if (in[d] != 1 && in[d] != dim)
+                fail(node, "cannot broadcast " + shape_to_string(in) + " to " + shape_to_string(target.integers));
+        }
+        for (int64_t d : shape)
+            if (d < 1) fail(node, "the shape " + shape_to_string(target.integers) + " has a dim below 1");
+        if (shape == in) add_layer(node, "Dropout", {x}, DropoutParams{}, out);
+        else add_layer(node, "Expand", {x}, ExpandParams{shape}, out);
+    }
+
+    // Slice of computed data: starts, ends, axes and steps as attributes (before 10) or constant
+    // inputs, clamped as numpy clamps them.
+    void convert_slice(const onnx::NodeProto &node, const std::string &out) {
+        const int x = data_input(node, 0);
+        const Shape &shape = shape_of(x);
+        const auto integers = [&](int input, const char *name) {
+            if (opset_ < 10) return ints_attribute(node, name);
+            if (node.input_size() <= input || node.input(input).empty()) return std::vector<int64_t>{};
+            const Tensor &t = required_constant(node, input, name);
+            if (!t.integer) fail(node, std::string(name) + " must be integers");
+            return t.integers;
+        };
+        const std::vector<int64_t> starts = integers(1, "starts"), ends = integers(2, "ends");
+        std::vector<int64_t> axes = integers(3, "axes"), steps = opset_ < 10 ? std::vector<int64_t>{} : integers(4, "steps");
+        if (starts.size() != ends.size()) fail(node, "starts and ends differ in length");
+        if (axes.empty())
+            for (size_t i = 0; i < starts.size(); i++) axes.push_back(int64_t(i));
+        if (steps.empty()) steps.assign(starts.size(), 1);
+        if (axes.size() != starts.size() || steps.size() != starts.size())
+            fail(node, "starts, ends, axes and steps differ in length");
+        CropParams p;
+        p.starts.assign(shape.size(), 0), p.steps.assign(shape.size(), 1), p.sizes = shape;
+        std::vector<bool> seen(shape.size(), false);
+        for (size_t i = 0; i < starts.size(); i++) {
+            int64_t axis = axes[i] < 0 ? axes[i] + int64_t(shape.size()) : axes[i];
+            if (axis < 0 || axis >= int64_t(shape.size()) || seen[size_t(axis)]) fail(node, "axes are out of range or repeat");
+            seen[size_t(axis)] = true;
+            SliceWindow window;
+            try {
+                window = slice_window(shape[size_t(axis)], starts[i], ends[i], steps[i]);
+            } catch (const FoldError &e) {
+                fail(node, e.what());
+            }
+            if (window.count == 0) fail(node, "the slice along axis " + std::to_string(axis) + " is empty");
+            p.starts[size_t(axis)] = window.start, p.steps[size_t(axis)] = steps[i], p.sizes[size_t(axis)] = window.count;
+        }
+        if (p.sizes == shape && std::all_of(p.steps.begin(), p.steps.end(), [](int64_t s) { return s == 1; }))
+            add_layer(node, "Dropout", {x}, DropoutParams{}, out);
+        else add_layer(node, "Crop", {x}, p, out);
+    }
+
+    // Split of computed data into pieces along an axis: sizes as an attribute (before 13) or an
+    // input, or num_outputs (18) or the outputs' count for equal pieces (ONNX's last piece may be
+    // smaller from 18).
+    void convert_split(const onnx::NodeProto &node, const std::string &) {
+        const int x = data_input(node, 0);
+        const Shape &shape = shape_of(x);
+        SliceParams p;
+        p.axis = checked(node, int_attribute(node, "axis", 0), "axis", -int64_t(shape.size()));
+        const int axis = p.axis < 0 ? p.axis + int(shape.size()) : p.axis;
+        if (axis >= int(shape.size())) fail(node, "axis is out of range");
+        std::vector<int64_t> sizes = opset_ < 13 ? ints_attribute(node, "split") : std::vector<int64_t>{};
+        if (opset_ >= 13 && node.input_size() > 1 && !node.input(1).empty()) {
+            const Tensor &t = required_constant(node, 1, "split");
+            if (!t.integer) fail(node, "split must be integers");
+            sizes = t.integers;
+        }
+        const int64_t pieces = node.output_size(), dim = shape[size_t(axis)];
+        if (sizes.empty()) {  // equal pieces, the last smaller when they do not divide (opset 18)
+            const int64_t piece = (dim + pieces - 1) / pieces;
+            for (int64_t i = 0; i < pieces; i++) sizes.push_back(std::min(piece, dim - i * piece));
+        }
+        if (int64_t(sizes.size()) != pieces) fail(node, std::to_string(sizes.size()) + " sizes for " +
+                                                        std::to_string(pieces) + " outputs");
+        int64_t begin = 0;
+        for (int64_t i = 0; i < pieces; i++) {
+            if (sizes[size_t(i)] < 1) fail(node, "a piece of size " + std::to_string(sizes[size_t(i)]));
+            if (i > 0) p.points.push_back(begin);
+            begin += sizes[size_t(i)];
+        }
+        if (begin != dim) fail(node, "the sizes add up to " + std::to_string(begin) + ", the axis has " + std::to_string(dim));
+        Layer &layer = add_layer(node, "Slice", {x}, p, node.output(0));
+        for (int i = 1; i < node.output_size(); i++) {
+            const int id = graph_.add_value(node.output(i));
+            values_[node.output(i)] = id;
+            layer.outputs.push_back(id);
+        }
     }
 
     // An element-wise activation (ops::ActivationFunction) with its attributes' names and
@@ -813,11 +956,8 @@ class OnnxImporter {
             c1 = &aligned;
         }
         if (!c0 && !c1) {
-            const int a = data_input(node, 0), b = data_input(node, 1);
-            if (shape_of(a) != shape_of(b))
-                fail(node,
-                     "inputs of shapes " + shape_to_string(shape_of(a)) + " and " + shape_to_string(shape_of(b)) +
-                         ": two computed inputs must have one shape (broadcasting between them is not supported)");
+            const std::vector<int> inputs = broadcast(node, {data_input(node, 0), data_input(node, 1)}, out);
+            const int a = inputs[0], b = inputs[1];
             EltwiseParams p;
             if (op == "Sub") p.coeff = {1.0f, -1.0f};
             p.operation = op == "Mul"   ? ops::EltwiseOperation::Product

@@ -44,7 +44,11 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
         layer.params);
 
     const bool moves_data = cost.flops > 0 || std::holds_alternative<ConcatParams>(layer.params) ||
-                            std::holds_alternative<PadParams>(layer.params);
+                            std::holds_alternative<PadParams>(layer.params) ||
+                            std::holds_alternative<TransposeParams>(layer.params) ||
+                            std::holds_alternative<CropParams>(layer.params) ||
+                            std::holds_alternative<SliceParams>(layer.params) ||
+                            std::holds_alternative<ExpandParams>(layer.params);
     if (moves_data) cost.bytes = 4 * (in_elems + out_elems + cost.parameters);
     return cost;
 }

@@ -148,9 +148,39 @@ struct ScaleParams {
     Filler filler, bias_filler;
 };
 
+// Data movement, each a strided copy (ops/rearrange.h) in the plan.
+// ONNX's Transpose of computed data: output axis i is input axis perm[i].
+struct TransposeParams {
+    std::vector<int> perm;
+};
+
+// A strided window of the input, per axis: the first element, the step (negative runs
+// backwards) and the count. ONNX's Slice of computed data gives them; Caffe's Crop gives `axis`
+// and `offsets`, and shape inference fills the window from its second bottom's shape.
+struct CropParams {
+    std::vector<int64_t> starts, steps, sizes;
+    int axis = 2;
+    std::vector<int64_t> offsets;  // Caffe: one for all cropped axes, or one each
+    bool from_reference = false;   // Caffe's form: the sizes are the second bottom's
+};
+
+// Cuts the input along `axis` into one output per piece: Caffe's Slice (slice points, or equal
+// pieces when there are none) and ONNX's Split (sizes, or equal pieces).
+struct SliceParams {
+    int axis = 1;
+    std::vector<int64_t> points;  // where each piece after the first begins; empty: equal pieces
+};
+
+// Numpy broadcasting of the input to `shape` (ONNX's Expand of computed data, and the inputs of
+// element-wise ops whose shapes differ).
+struct ExpandParams {
+    std::vector<int64_t> shape;
+};
+
 using LayerParams =
     std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams, PadParams, LRNParams,
                  InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams, SplitParams,
-                 FlattenParams, ReshapeParams, BatchNormParams, ScaleParams, PReLUParams, BiasParams>;
+                 FlattenParams, ReshapeParams, BatchNormParams, ScaleParams, PReLUParams, BiasParams, TransposeParams, CropParams,
+                 SliceParams, ExpandParams>;
 
 }  // namespace cortado

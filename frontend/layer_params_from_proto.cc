@@ -274,6 +274,22 @@ class Converter {
             expect_counts(1, 1, 1, kMany);
             return SplitParams{};
         }
+        if (type == "Slice") {
+            expect_counts(1, 1, 1, kMany);
+            const auto &p = proto_.slice_param();
+            SliceParams c;
+            c.axis = p.has_slice_dim() && !p.has_axis() ? int(p.slice_dim()) : p.axis();
+            c.points.assign(p.slice_point().begin(), p.slice_point().end());
+            return c;
+        }
+        if (type == "Crop") {
+            expect_counts(2, 2, 1, 1);
+            CropParams c;
+            c.from_reference = true;
+            c.axis = proto_.crop_param().axis();
+            c.offsets.assign(proto_.crop_param().offset().begin(), proto_.crop_param().offset().end());
+            return c;
+        }
         if (type == "Concat" || type == "Eltwise") expect_counts(1, kMany, 1, 1);
         else expect_counts(1, 1, 1, 1);
 

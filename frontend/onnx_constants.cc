@@ -180,6 +180,24 @@ OnnxTensor reshape(const OnnxTensor &data, const std::vector<int64_t> &target, b
     return out;
 }
 
+}  // namespace
+
+SliceWindow slice_window(int64_t size, int64_t start, int64_t end, int64_t step) {
+    if (step == 0) throw FoldError("a step of 0");
+    // numpy's clamping: negative positions count from the end; positive steps clamp to
+    // [0, size], negative ones to [-1, size - 1].
+    auto clamp = [&](int64_t v) {
+        if (v < 0) v = v < -size ? (step > 0 ? 0 : -1) : v + size;
+        return step > 0 ? std::clamp<int64_t>(v, 0, size) : std::clamp<int64_t>(v, -1, size - 1);
+    };
+    const int64_t begin = clamp(start), stop = clamp(end);
+    const int64_t count = step > 0 ? std::max<int64_t>(0, (stop - begin + step - 1) / step)
+                                   : std::max<int64_t>(0, (begin - stop + (-step) - 1) / (-step));
+    return SliceWindow{begin, count};
+}
+
+namespace {
+
 OnnxTensor slice(const onnx::NodeProto &node, int64_t opset, const std::vector<const OnnxTensor *> &inputs) {
     const OnnxTensor &data = input(inputs, 0, "the data");
     std::vector<int64_t> starts, ends, axes, steps;
@@ -205,20 +223,10 @@ OnnxTensor slice(const onnx::NodeProto &node, int64_t opset, const std::vector<c
     for (size_t i = 0; i < starts.size(); i++) {
         const int64_t axis = normalised_axis(axes[i], rank, "axis");
         if (!seen.insert(axis).second) throw FoldError("an axis sliced twice");
-        const int64_t size = data.dims[size_t(axis)], s = steps[i];
-        if (s == 0) throw FoldError("a step of 0");
-        // numpy's clamping: negative positions count from the end; positive steps clamp to
-        // [0, size], negative ones to [-1, size - 1].
-        auto clamp = [&](int64_t v) {
-            if (v < 0) v = v < -size ? (s > 0 ? 0 : -1) : v + size;
-            return s > 0 ? std::clamp<int64_t>(v, 0, size) : std::clamp<int64_t>(v, -1, size - 1);
-        };
-        const int64_t begin = clamp(starts[i]), end = clamp(ends[i]);
-        const int64_t count = s > 0 ? std::max<int64_t>(0, (end - begin + s - 1) / s)
-                                    : std::max<int64_t>(0, (begin - end + (-s) - 1) / (-s));
-        first[size_t(axis)] = begin;
-        step[size_t(axis)] = s;
-        dims[size_t(axis)] = count;
+        const SliceWindow window = slice_window(data.dims[size_t(axis)], starts[i], ends[i], steps[i]);
+        first[size_t(axis)] = window.start;
+        step[size_t(axis)] = steps[i];
+        dims[size_t(axis)] = window.count;
     }
     const std::vector<int64_t> in_strides = strides_of(data.dims), out_strides = strides_of(dims);
     return gather_elements(data, dims, [&](int64_t i) {

@@ -41,6 +41,13 @@ bool foldable_op(const std::string &op);
 // `node` of the model's `opset` evaluated on `inputs` (null for an absent optional input).
 // Throws FoldError for inputs it cannot take (a bad axis, an index out of range, a result that
 // is too large or, where a shape is needed, not a whole number).
+// numpy's start:end:step of an axis of `size` (negative positions count from the end; positions
+// clamp to the axis): the first index and the count. A step of 0 throws FoldError.
+struct SliceWindow {
+    int64_t start = 0, count = 0;
+};
+SliceWindow slice_window(int64_t size, int64_t start, int64_t end, int64_t step);
+
 OnnxTensor fold_constant(const onnx::NodeProto &node, int64_t opset, const std::vector<const OnnxTensor *> &inputs);
 
 }  // namespace cortado

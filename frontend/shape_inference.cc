@@ -234,6 +234,96 @@ class ShapeInference {
         layer_.weight_shapes = {Shape(x.begin() + a, x.begin() + end)};
     }
 
+    void operator()(const TransposeParams &p) const {
+        const Shape &x = in(0);
+        std::vector<bool> seen(x.size(), false);
+        Shape out;
+        if (p.perm.size() != x.size()) fail("perm has " + std::to_string(p.perm.size()) + " axes for an input of " +
+                                            std::to_string(x.size()));
+        for (int a : p.perm) {
+            if (a < 0 || a >= int(x.size()) || seen[a]) fail("perm is not a permutation of the input's axes");
+            seen[a] = true;
+            out.push_back(x[a]);
+        }
+        set_out(0, out);
+    }
+
+    // Caffe's Crop: the axes from `axis` on take the second bottom's sizes, starting at the
+    // offsets (one for all, or one each), which must keep the window inside the input.
+    void operator()(const CropParams &p) const {
+        const Shape &x = in(0);
+        if (!p.from_reference) {
+            if (p.starts.size() != x.size() || p.steps.size() != x.size() || p.sizes.size() != x.size())
+                fail("the window needs a start, a step and a size per axis");
+            for (size_t d = 0; d < x.size(); d++) {
+                const int64_t last = p.starts[d] + (p.sizes[d] - 1) * p.steps[d];
+                if (p.sizes[d] < 1 || p.steps[d] == 0 || p.starts[d] < 0 || p.starts[d] >= x[d] || last < 0 ||
+                    last >= x[d])
+                    fail("the window along axis " + std::to_string(d) + " leaves the input " + shape_to_string(x));
+            }
+            set_out(0, Shape(p.sizes.begin(), p.sizes.end()));
+            return;
+        }
+        if (layer_.inputs.size() != 2) fail("needs two bottoms: the data and the blob whose shape it takes");
+        const Shape &reference = in(1);
+        if (reference.size() != x.size())
+            fail("bottoms of shapes " + shape_to_string(x) + " and " + shape_to_string(reference) +
+                 " differ in their number of axes");
+        const int a = axis(p.axis, x.size());
+        const size_t cropped = x.size() - a;
+        if (p.offsets.size() > 1 && p.offsets.size() != cropped)
+            fail(std::to_string(p.offsets.size()) + " offsets for " + std::to_string(cropped) + " cropped axes");
+        CropParams window = p;
+        window.starts.assign(x.size(), 0), window.steps.assign(x.size(), 1), window.sizes = x;
+        for (size_t d = a; d < x.size(); d++) {
+            const int64_t offset = p.offsets.empty() ? 0 : p.offsets.size() == 1 ? p.offsets[0] : p.offsets[d - a];
+            if (offset + reference[d] > x[d])
+                fail("axis " + std::to_string(d) + ": offset " + std::to_string(offset) + " + size " +
+                     std::to_string(reference[d]) + " is past the input's " + std::to_string(x[d]));
+            window.starts[d] = offset, window.sizes[d] = reference[d];
+        }
+        layer_.params = window;
+        set_out(0, window.sizes);
+    }
+
+    void operator()(const SliceParams &p) const {
+        const Shape &x = in(0);
+        const int a = axis(p.axis, x.size());
+        const int64_t pieces = int64_t(layer_.outputs.size());
+        std::vector<int64_t> bounds{0};
+        if (p.points.empty()) {
+            if (x[a] % pieces != 0)
+                fail("axis " + std::to_string(a) + " of " + std::to_string(x[a]) + " does not split into " +
+                     std::to_string(pieces) + " equal pieces");
+            for (int64_t i = 1; i < pieces; i++) bounds.push_back(i * (x[a] / pieces));
+        } else {
+            if (int64_t(p.points.size()) != pieces - 1)
+                fail(std::to_string(p.points.size()) + " slice points for " + std::to_string(pieces) + " tops");
+            bounds.insert(bounds.end(), p.points.begin(), p.points.end());
+        }
+        bounds.push_back(x[a]);
+        for (int64_t i = 0; i < pieces; i++) {
+            if (bounds[i + 1] <= bounds[i])
+                fail("slice points must rise strictly inside axis " + std::to_string(a) + " of " +
+                     std::to_string(x[a]));
+            Shape out = x;
+            out[a] = bounds[i + 1] - bounds[i];
+            set_out(i, out);
+        }
+    }
+
+    void operator()(const ExpandParams &p) const {
+        const Shape &x = in(0);
+        if (x.size() > p.shape.size())
+            fail("cannot broadcast " + shape_to_string(x) + " to the fewer axes of " + shape_to_string(p.shape));
+        for (size_t d = 0; d < x.size(); d++) {
+            const int64_t target = p.shape[p.shape.size() - x.size() + d];
+            if (x[d] != 1 && x[d] != target)
+                fail("cannot broadcast " + shape_to_string(x) + " to " + shape_to_string(p.shape));
+        }
+        set_out(0, p.shape);
+    }
+
   private:
     Graph &graph_;
     Layer &layer_;

@@ -11,7 +11,10 @@ struct halide_device_interface_t;  // HalideRuntime.h; the glue does not need th
 
 namespace cortado {
 
-constexpr int kMaxRank = 4;
+// The most axes of a tensor (ONNX's 6-D Transpose of PixelShuffle); the network's input and
+// output have at most 4 (the C API's NAME_input_shape).
+constexpr int kMaxRank = 6;
+constexpr int kMaxInputOutputRank = 4;
 
 // A Halide pipeline compiled ahead of time, called through its `_argv` entry point.
 using KernelEntry = int (*)(void **args);

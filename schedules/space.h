@@ -20,6 +20,7 @@
 #include "ops/lrn.h"
 #include "ops/pad.h"
 #include "ops/pooling.h"
+#include "ops/rearrange.h"
 #include "ops/softmax.h"
 
 namespace cortado::schedules {
@@ -113,6 +114,7 @@ using ops::InnerProductShape;
 using ops::LRNShape;
 using ops::PadShape;
 using ops::PoolingShape;
+using ops::RearrangeShape;
 using ops::ReluShape;
 using ops::SoftmaxShape;
 
@@ -121,7 +123,8 @@ struct FamilySpace {
     std::string name;
     std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<PadShape>, OpSpace<LRNShape>,
                OpSpace<InnerProductShape>, OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>,
-               OpSpace<ActivationShape>, OpSpace<EltwiseShape>, OpSpace<ChannelAffineShape>, OpSpace<GemmShape>>
+               OpSpace<ActivationShape>, OpSpace<EltwiseShape>, OpSpace<ChannelAffineShape>, OpSpace<GemmShape>,
+               OpSpace<RearrangeShape>>
         ops;
 
     template <typename Shape>

@@ -33,6 +33,7 @@
 #include "generators/lrn.h"
 #include "generators/pad.h"
 #include "generators/pooling.h"
+#include "generators/rearrange.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "ops/concat.h"
@@ -1053,6 +1054,7 @@ TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
     bound({"lrn direct"}, names(variant_bindings<Schedule<LRN, ops::LRNOp>>()));
     bound({"softmax direct"}, names(variant_bindings<Schedule<Softmax, ops::SoftmaxOp>>()));
     bound({"concat direct"}, names(variant_bindings<Schedule<Concat, ops::ConcatOp>>()));
+    bound({"rearrange direct"}, names(variant_bindings<Schedule<Rearrange, ops::RearrangeOp>>()));
     bound({"relu direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ReluOp>>()));
     bound({"activation direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ActivationOp>>()));
     bound({"eltwise direct"}, names(variant_bindings<Schedule<FlatOutput, ops::EltwiseOp>>()));

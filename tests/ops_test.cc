@@ -647,6 +647,24 @@ TEST(Activation, CaffeElementwiseLayers) {
                              {1, 3, 9, 8}, "shared PReLU (Caffe's default slope 0.25) after a convolution");
 }
 
+TEST(DataMovement, CaffeSliceAndCrop) {
+    expect_matches_reference(layer("s", "Slice", "data", "a", "top: \"b\" top: \"c\" slice_param { slice_point: 2 slice_point: 3 }") +
+                                 layer("e", "Eltwise", "a c", "e", "eltwise_param { operation: SUM }") +
+                                 layer("cat", "Concat", "e b", "cat"),
+                             {2, 5, 7, 9}, "Slice at points into three tops along the channels, then Concat in a new order");
+    expect_matches_reference(layer("s", "Slice", "data", "a", "top: \"b\" slice_param { axis: 3 }") +
+                                 layer("e", "Eltwise", "a b", "e", "eltwise_param { operation: PROD }"),
+                             {1, 3, 5, 8}, "Slice into equal halves along the width");
+    expect_matches_reference(layer("p", "Pooling", "data", "p", "pooling_param { pool: AVE kernel_size: 3 stride: 2 }") +
+                                 layer("c", "Crop", "data p", "c", "crop_param { axis: 2 offset: 1 offset: 3 }") +
+                                 layer("e", "Eltwise", "c p", "e"),
+                             {2, 3, 11, 13}, "Crop to another blob's size at per-axis offsets");
+    expect_matches_reference(layer("p", "Pooling", "data", "p", "pooling_param { pool: MAX kernel_size: 2 stride: 2 }") +
+                                 layer("c", "Crop", "data p", "c", "crop_param { axis: 1 offset: 0 }") +
+                                 layer("e", "Eltwise", "c p", "e"),
+                             {1, 4, 8, 6}, "Crop from axis 1 with one offset");
+}
+
 TEST(ShapeOnlyLayers, DropoutSplitFlattenReshapeRelu) {
     expect_matches_reference(layer("d", "Dropout", "data", "d") + layer("sp", "Split", "d", "s1") +
                                  layer("fl", "Flatten", "s1", "fl") + layer("f", "InnerProduct", "fl", "f", ip("", 6)),

@@ -89,6 +89,20 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
     } else if (type == "PReLU") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], prelu(*in[0], blobs_of(layer, weights, 1)[0]));
+    } else if (type == "Transpose") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], transpose(*in[0], params_of<TransposeParams>(layer).perm));
+    } else if (type == "Crop") {
+        require_arity(layer, std::get<CropParams>(layer.params).from_reference ? 2 : 1, 1);
+        state.set(layer.outputs[0], crop(*in[0], params_of<CropParams>(layer)));
+    } else if (type == "Slice") {
+        std::vector<Shape> shapes;
+        for (int id : layer.outputs) shapes.push_back(state.graph.values.at(size_t(id)).shape);
+        std::vector<Tensor> pieces = slice(*in[0], params_of<SliceParams>(layer).axis, shapes);
+        for (size_t i = 0; i < pieces.size(); i++) state.set(layer.outputs[i], std::move(pieces[i]));
+    } else if (type == "Expand") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], expand(*in[0], params_of<ExpandParams>(layer).shape));
     } else if (type == "Bias") {
         require_arity(layer, 1, 1);
         const auto &p = params_of<BiasParams>(layer);

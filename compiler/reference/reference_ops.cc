@@ -482,4 +482,89 @@ Tensor scale(const Tensor &in, const ScaleParams &p, const Tensor &scale, const 
     return out;
 }
 
+namespace {
+
+// Row-major strides of a shape.
+std::vector<int64_t> strides_of(const Shape &shape) {
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    return strides;
+}
+
+// out[index] = in[f(index)] for every element of out_shape, index as per-axis coordinates.
+template <typename Source>
+Tensor gather(const Tensor &in, const Shape &out_shape, Source source) {
+    require_consistent(in, "input");
+    Tensor out = zeros(out_shape);
+    std::vector<int64_t> index(out_shape.size(), 0);
+    for (double &value : out.data) {
+        value = in.data.at(size_t(source(index)));
+        for (size_t d = index.size(); d-- > 0;) {
+            if (++index[d] < out_shape[d]) break;
+            index[d] = 0;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+Tensor transpose(const Tensor &in, const std::vector<int> &perm) {
+    require(perm.size() == in.shape.size(), "transpose: perm and the input differ in rank");
+    const std::vector<int64_t> strides = strides_of(in.shape);
+    Shape out_shape;
+    for (int a : perm) out_shape.push_back(in.shape.at(size_t(a)));
+    return gather(in, out_shape, [&](const std::vector<int64_t> &index) {
+        int64_t at = 0;
+        for (size_t d = 0; d < perm.size(); d++) at += index[d] * strides[perm[d]];
+        return at;
+    });
+}
+
+Tensor crop(const Tensor &in, const CropParams &p) {
+    require(p.starts.size() == in.shape.size() && p.steps.size() == in.shape.size() &&
+                p.sizes.size() == in.shape.size(),
+            "crop: the window needs a start, a step and a size per axis");
+    const std::vector<int64_t> strides = strides_of(in.shape);
+    return gather(in, Shape(p.sizes.begin(), p.sizes.end()), [&](const std::vector<int64_t> &index) {
+        int64_t at = 0;
+        for (size_t d = 0; d < index.size(); d++) {
+            const int64_t i = p.starts[d] + index[d] * p.steps[d];
+            require(i >= 0 && i < in.shape[d], "crop: the window leaves the input");
+            at += i * strides[d];
+        }
+        return at;
+    });
+}
+
+std::vector<Tensor> slice(const Tensor &in, int axis, const std::vector<Shape> &out_shapes) {
+    const size_t a = canonical_axis(axis, in.shape.size());
+    std::vector<Tensor> pieces;
+    int64_t begin = 0;
+    for (const Shape &shape : out_shapes) {
+        CropParams window;
+        window.starts.assign(in.shape.size(), 0), window.steps.assign(in.shape.size(), 1);
+        window.sizes = shape;
+        window.starts[a] = begin;
+        begin += shape.at(a);
+        pieces.push_back(crop(in, window));
+    }
+    require(begin == in.shape[a], "slice: the pieces do not cover the axis");
+    return pieces;
+}
+
+Tensor expand(const Tensor &in, const Shape &shape) {
+    require(in.shape.size() <= shape.size(), "expand: the input has more axes than the shape");
+    const size_t lead = shape.size() - in.shape.size();
+    const std::vector<int64_t> strides = strides_of(in.shape);
+    return gather(in, shape, [&](const std::vector<int64_t> &index) {
+        int64_t at = 0;
+        for (size_t d = 0; d < in.shape.size(); d++) {
+            require(in.shape[d] == 1 || in.shape[d] == shape[lead + d], "expand: shapes do not broadcast");
+            if (in.shape[d] != 1) at += index[lead + d] * strides[d];
+        }
+        return at;
+    });
+}
+
 }  // namespace cortado::reference

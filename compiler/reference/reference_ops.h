@@ -71,4 +71,13 @@ Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean
 // over the outer and inner dimensions; num_axes -1 means "to the last axis".
 Tensor scale(const Tensor &in, const ScaleParams &p, const Tensor &scale, const Tensor *bias);
 
+// Output axis i is input axis perm[i].
+Tensor transpose(const Tensor &in, const std::vector<int> &perm);
+// The strided window p.starts, p.steps, p.sizes (filled, for Caffe's form, by shape inference).
+Tensor crop(const Tensor &in, const CropParams &p);
+// Consecutive pieces of `in` along `axis`, of the given shapes.
+std::vector<Tensor> slice(const Tensor &in, int axis, const std::vector<Shape> &out_shapes);
+// Numpy broadcasting to `shape`.
+Tensor expand(const Tensor &in, const Shape &shape);
+
 }  // namespace cortado::reference

@@ -11,6 +11,7 @@
 #include "generators/lrn.h"
 #include "generators/pad.h"
 #include "generators/pooling.h"
+#include "generators/rearrange.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "schedules/cpu/concat.h"
@@ -25,6 +26,7 @@
 #include "schedules/cpu/lrn.h"
 #include "schedules/cpu/pad.h"
 #include "schedules/cpu/pooling.h"
+#include "schedules/cpu/rearrange.h"
 #include "schedules/cpu/softmax.h"
 
 namespace cortado::schedules::cpu {
@@ -86,6 +88,8 @@ const BindSchedule<Softmax, ops::SoftmaxOp> softmax_binding{
     "cpu_direct", [](Softmax &a, const ops::SoftmaxOp &op, const Target &t) { schedule_softmax(a, op.shape, t); }};
 const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "cpu_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
+const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
+    "cpu_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
 
 template <typename OpT>
 void flat(FlatOutput &a, const OpT &op, const Target &t) {

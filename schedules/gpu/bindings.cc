@@ -10,6 +10,7 @@
 #include "generators/lrn.h"
 #include "generators/pad.h"
 #include "generators/pooling.h"
+#include "generators/rearrange.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "schedules/gpu/concat.h"
@@ -25,6 +26,7 @@
 #include "schedules/gpu/lrn.h"
 #include "schedules/gpu/pad.h"
 #include "schedules/gpu/pooling.h"
+#include "schedules/gpu/rearrange.h"
 #include "schedules/gpu/softmax.h"
 
 namespace cortado::schedules::gpu {
@@ -90,6 +92,8 @@ const BindSchedule<Softmax, ops::SoftmaxOp> softmax_binding{
     "gpu_direct", [](Softmax &a, const ops::SoftmaxOp &op, const Target &t) { schedule_softmax(a, op.shape, t); }};
 const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "gpu_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
+const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
+    "gpu_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
 
 template <typename OpT>
 void flat(FlatOutput &a, const OpT &op, const Target &t) {

@@ -7,6 +7,7 @@
 #include "generators/lrn.h"
 #include "generators/pad.h"
 #include "generators/pooling.h"
+#include "generators/rearrange.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "schedules/hvx/conv2d.h"
@@ -32,6 +33,8 @@ const BindSchedule<Softmax, ops::SoftmaxOp> softmax_binding{
     "hvx_direct", [](Softmax &a, const ops::SoftmaxOp &op, const Target &t) { schedule_softmax(a, op.shape, t); }};
 const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "hvx_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
+const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
+    "hvx_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
 
 template <typename OpT>
 void flat(FlatOutput &a, const OpT &op, const Target &t) {

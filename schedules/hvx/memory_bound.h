@@ -1,4 +1,5 @@
-// Hexagon HVX schedules for the memory-bound ops (pooling, pad, LRN, softmax, concat, element-wise):
+// Hexagon HVX schedules for the memory-bound ops (pooling, pad, LRN, softmax, concat, rearrange,
+// element-wise):
 // each offloaded whole to the DSP, parallel over its outer loop, vectorised 32 floats wide along
 // the innermost dimension where it is long enough. Compile-verified only.
 #pragma once
@@ -9,6 +10,7 @@
 #include "generators/lrn.h"
 #include "generators/pad.h"
 #include "generators/pooling.h"
+#include "generators/rearrange.h"
 #include "generators/softmax.h"
 #include "schedules/hvx/offload.h"
 
@@ -50,6 +52,18 @@ inline void schedule_concat(Concat &a, const ConcatShape &s, const Halide::Targe
         update.hexagon().allow_race_conditions().parallel(a.slices[i].z);
         if (s.inner >= kFloatLanes) update.vectorize(a.slices[i].x, kFloatLanes, Halide::TailStrategy::GuardWithIf);
     }
+}
+
+// Rearrange: the outer axes fused and parallel, the innermost vectorised where long enough.
+inline void schedule_rearrange(Rearrange &a, const RearrangeShape &s, const Halide::Target &) {
+    Halide::Var outer = a.axes[1];
+    for (int d = 2; d < ops::kRearrangeAxes; d++) {
+        Halide::Var fused{"outer" + std::to_string(d)};
+        a.output.fuse(outer, a.axes[d], fused);
+        outer = fused;
+    }
+    a.output.hexagon().parallel(outer);
+    vectorize_if_long(a.output, a.axes[0], s.extents[0]);
 }
 
 inline void schedule_flat(Halide::Func output, Halide::Var i, int count, const Halide::Target &) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the non-finite cases of ONNX ops that no Caffe layer expresses, one op per file, next to
+"""Writes the non-finite cases of ONNX ops that no Caffe layer expresses, one per file, next to
 this script (the .onnx files here are its output, kept so that every suite can run them without
 Python):
 
@@ -23,12 +23,24 @@ CASES = {
 }
 
 
+# Data movement and broadcasting between computed tensors, several nodes each.
+GRAPHS = {
+    "transpose": [helper.make_node("Transpose", ["data"], ["a"], name="a", perm=[0, 2, 3, 1])],
+    "broadcast_mul": [helper.make_node("GlobalAveragePool", ["data"], ["g"], name="g"),
+                      helper.make_node("Mul", ["data", "g"], ["a"], name="a")],
+}
+
+OUTPUT_SHAPES = {"transpose": [SHAPE[0], SHAPE[2], SHAPE[3], SHAPE[1]]}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    for name, (op, attributes) in CASES.items():
-        node = helper.make_node(op, ["data"], ["a"], name="a", **attributes)
-        graph = helper.make_graph([node], name, [helper.make_tensor_value_info("data", TensorProto.FLOAT, SHAPE)],
-                                  [helper.make_tensor_value_info("a", TensorProto.FLOAT, SHAPE)])
+    cases = {name: [helper.make_node(op, ["data"], ["a"], name="a", **attributes)]
+             for name, (op, attributes) in CASES.items()}
+    cases.update(GRAPHS)
+    for name, nodes in cases.items():
+        graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("data", TensorProto.FLOAT, SHAPE)],
+                                  [helper.make_tensor_value_info("a", TensorProto.FLOAT, OUTPUT_SHAPES.get(name, SHAPE))])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], producer_name="cortado tests")
         model.ir_version = 9
         onnx.checker.check_model(model)

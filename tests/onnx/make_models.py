@@ -355,6 +355,45 @@ def activations(rng, opset=20):
     return m.build([2, 3, 4, 5], y, [2, 3, 4, 5], opset), (2, 3, 4, 5)
 
 
+def rearranged(rng, opset=13):
+    """Data movement and broadcasting between computed tensors: a squeeze-and-excitation block
+    (GlobalAveragePool, 1x1 Convs, HardSigmoid, Mul of N x C x 1 x 1 by N x C x H x W), ShuffleNet's
+    channel shuffle (Reshape, Transpose, Reshape), PixelShuffle through 6-D, Split (sizes; equal
+    pieces by num_outputs from 18), Slice with negative and positive steps, Expand, variadic Max
+    and Mean with broadcasting, and Concat along the width."""
+    m = Model(rng)
+    x = m.node("Conv", ["x", m.weight("w0", (8, 4, 3, 3)), m.weight("b0", (8,))], "c0", pads=[1, 1, 1, 1])
+    squeeze = m.node("GlobalAveragePool", [x], "squeeze")
+    s = m.node("Conv", [squeeze, m.weight("w1", (2, 8, 1, 1)), m.weight("b1", (2,))], "se1")
+    s = m.node("Relu", [s], "se_relu")
+    s = m.node("Conv", [s, m.weight("w2", (8, 2, 1, 1)), m.weight("b2", (8,))], "se2")
+    s = m.node("HardSigmoid", [s], "se_gate")
+    x = m.node("Mul", [x, s], "excited")                                   # 1x8x6x6 * 1x8x1x1
+    x = m.node("Reshape", [x, m.integers("groups", [1, 2, 4, 6, 6])], "grouped")
+    x = m.node("Transpose", [x], "shuffled", perm=[0, 2, 1, 3, 4])
+    x = m.node("Reshape", [x, m.integers("flat", [1, 8, 6, 6])], "shuffle")
+    # PixelShuffle by 2: 1x8x6x6 -> 1x2x2x2x6x6 -> 1x2x6x2x6x2 -> 1x2x12x12
+    p = m.node("Reshape", [x, m.integers("six", [1, 2, 2, 2, 6, 6])], "six_d")
+    p = m.node("Transpose", [p], "pixel_perm", perm=[0, 1, 4, 2, 5, 3])
+    p = m.node("Reshape", [p, m.integers("pixels", [1, 2, 12, 12])], "pixel_shuffle")
+    if opset >= 18:
+        m.nodes.append(onnx.helper.make_node("Split", [p], ["a", "b"], name="split_node", axis=2, num_outputs=2))
+    else:
+        m.nodes.append(onnx.helper.make_node("Split", [p, m.integers("sizes", [6, 6])], ["a", "b"],
+                                             name="split_node", axis=2))
+    r = m.node("Slice", ["a", m.integers("rstarts", [-1, 11]), m.integers("rends", [-100, -100]),
+                         m.integers("raxes", [2, 3]), m.integers("rsteps", [-1, -1])], "reversed")
+    t = m.node("Slice", ["b", m.integers("tstarts", [0]), m.integers("tends", [12]), m.integers("taxes", [3]),
+                         m.integers("tsteps", [2])], "strided")
+    t = m.node("Concat", [t, t], "strided_twice", axis=3)
+    row = m.node("GlobalAveragePool", [p], "row")
+    e = m.node("Expand", [row, m.integers("wide", [1, 1, 1, 12])], "expanded")
+    mx = m.node("Max", [r, t, e], "most")
+    mean = m.node("Mean", [mx, row], "mean")
+    y = m.node("Concat", [mean, "b"], "y", axis=3)
+    return m.build([1, 4, 6, 6], y, [1, 2, 6, 24], opset), (1, 4, 6, 6)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
@@ -410,6 +449,8 @@ def main(out_dir, seed):
                                          clip_attributes, padding, pooling_pads, far_pads, transposed_gemm, legacy,
                                          legacy_six, folded, newest, activations)]
     makers.append(("newest_18", lambda rng: newest(rng, 18)))
+    makers.append(("rearranged", rearranged))
+    makers.append(("rearranged_18", lambda rng: rearranged(rng, 18)))
     for name, make in makers:
         state = rng.bit_generator.state
         model, input_shape = make(rng)
