@@ -51,6 +51,7 @@ struct ParamsJson {
     }
     void operator()(const SliceParams &p) { out = {{"axis", p.axis}, {"points", p.points}}; }
     void operator()(const ExpandParams &p) { out = {{"shape", p.shape}}; }
+    void operator()(const ConstantParams &p) { out = {{"shape", p.shape}}; }
     void operator()(const PReLUParams &p) {
         out = {{"channel_shared", p.channel_shared}, {"filler", filler_json(p.filler)}};
     }
@@ -229,6 +230,7 @@ class ParamsReader {
         }
         if (type == "Slice") return SliceParams{get<int>("axis"), get<Shape>("points")};
         if (type == "Expand") return ExpandParams{get<Shape>("shape")};
+        if (type == "Constant") return ConstantParams{get<Shape>("shape")};
         if (type == "PReLU") return PReLUParams{get<bool>("channel_shared"), filler("filler")};
         if (type == "Bias") return BiasParams{get<int>("axis"), get<int>("num_axes"), filler("filler")};
         if (type == "Pooling") {

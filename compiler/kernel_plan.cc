@@ -498,6 +498,10 @@ class Planner {
     // A rearrange step writing `out` from `in`: `strides` gives the input elements per step
     // along each of out's axes (outermost first, as shapes are), from input element `offset`.
     void rearrange(const Layer &layer, int in, int out, const std::vector<int64_t> &strides, int64_t offset) {
+        rearrange(layer, flat_view(in), out, strides, offset);
+    }
+    void rearrange(const Layer &layer, const PlannedView &in, int out, const std::vector<int64_t> &strides,
+                   int64_t offset) {
         const Shape &y = shape(out);
         if (y.size() > size_t(ops::kRearrangeAxes))
             fail(layer, "top '" + graph_.values[out].blob_name + "' has " + std::to_string(y.size()) +
@@ -510,10 +514,10 @@ class Planner {
             s.strides[d] = int(strides[y.size() - 1 - d]);
         }
         s.offset = int(offset);
-        s.input_count = int(element_count(shape(in)));
+        s.input_count = in.extents[0];
         const int k = kernel(layer, s);
         plan_.steps.push_back(
-            PlannedStep{step_name(layer), k, {flat_view(in), PlannedView{tensor_of(out), s.extents}}, tensor_of(out)});
+            PlannedStep{step_name(layer), k, {in, PlannedView{tensor_of(out), s.extents}}, tensor_of(out)});
     }
 
     static std::vector<int64_t> row_major_strides(const Shape &shape) {
@@ -549,6 +553,14 @@ class Planner {
             rearrange(layer, layer.inputs[0], out, in_strides, begin * in_strides[a]);
             begin += shape(out)[a];
         }
+    }
+
+    // A constant used as data: its blob copied into the arena (as rearrange's identity).
+    void plan(const Layer &layer, const ConstantParams &p) {
+        const int64_t count = element_count(p.shape);
+        const int blob = add_blob(layer, 0, Filler{});
+        rearrange(layer, param_view(PlannedParam{Packing::Copy, blob, count}, {int(count)}), layer.outputs[0],
+                  row_major_strides(p.shape), 0);
     }
 
     void plan(const Layer &layer, const ExpandParams &p) {

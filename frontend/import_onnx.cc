@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <type_traits>
 
@@ -335,6 +336,22 @@ class OnnxImporter {
         return {checked(node, v[0], name, 1), checked(node, v[1], name, 1)};
     }
 
+    // An input that may be computed data or a constant; a constant becomes a Constant layer
+    // (once per constant), whose blob the network copies into its memory.
+    int data_or_constant(const onnx::NodeProto &node, int input) {
+        if (node.input_size() <= input) fail(node, "input " + std::to_string(input) + " is missing");
+        const std::string &name = node.input(input);
+        const Tensor *c = constant(node, input);
+        if (!c) return value_of(name, "input");
+        const auto made = constant_layers_.find(name);
+        if (made != constant_layers_.end()) return made->second;
+        std::vector<float> values = float_values(node, *c, "the constant");
+        const std::string suffix = "/constant" + std::to_string(input);
+        Layer &layer = add_layer(node, "Constant", {}, ConstantParams{c->dims}, node_name(node) + suffix, suffix);
+        add_weights(layer.name, {{c->dims, std::move(values)}});
+        return constant_layers_[name] = graph_.layers.back().outputs[0];
+    }
+
     int data_input(const onnx::NodeProto &node, int input) const {
         if (node.input_size() <= input) fail(node, "input " + std::to_string(input) + " is missing");
         if (constants_.count(node.input(input)))
@@ -373,6 +390,10 @@ class OnnxImporter {
             {"Mean", {&OnnxImporter::convert_sum}},
             {"Max", {&OnnxImporter::convert_sum}},
             {"Transpose", {&OnnxImporter::convert_transpose}},
+            {"ReduceMean", {&OnnxImporter::convert_reduce}},
+            {"ReduceMax", {&OnnxImporter::convert_reduce}},
+            {"ReduceSum", {&OnnxImporter::convert_reduce}},
+            {"ReduceL2", {&OnnxImporter::convert_reduce}},
             {"Expand", {&OnnxImporter::convert_expand, 8}},
             {"Slice", {&OnnxImporter::convert_slice}},
             {"Split", {&OnnxImporter::convert_split, 2}},
@@ -476,10 +497,45 @@ class OnnxImporter {
         constants_[out] = std::move(t);
     }
 
+    // A 1-D Conv, MaxPool or AveragePool runs as its 2-D form on N x C x 1 x L: the input
+    // reshaped, the attributes and the weights given a unit height, the output reshaped back.
+    void one_dimensional(const onnx::NodeProto &node, const std::string &out, Convert convert) {
+        const int x = data_input(node, 0);
+        const Shape shape = shape_of(x);
+        if (shape.size() != 3) fail(node, "a 1-D " + node.op_type() + " needs an N x C x L input, not " + shape_to_string(shape));
+        onnx::NodeProto planar = node;
+        ReshapeParams up;
+        up.shape = {shape[0], shape[1], 1, shape[2]};
+        add_layer(node, "Reshape", {x}, up, out + "/2d_input", "/2d_input");
+        planar.set_input(0, out + "/2d_input");
+        if (const Tensor *w = constant(node, 1); w && w->dims.size() == 3) {
+            Tensor planar_weights = *w;
+            planar_weights.dims.insert(planar_weights.dims.begin() + 2, 1);
+            constants_[node.input(1) + "/2d"] = std::move(planar_weights);
+            planar.set_input(1, node.input(1) + "/2d");
+        }
+        for (onnx::AttributeProto &a : *planar.mutable_attribute()) {
+            if (a.name() != "kernel_shape" && a.name() != "strides" && a.name() != "dilations" && a.name() != "pads")
+                continue;
+            std::vector<int64_t> v(a.ints().begin(), a.ints().end());
+            if (a.name() == "pads" && v.size() == 2) v = {0, v[0], 0, v[1]};
+            else if (a.name() != "pads" && v.size() == 1) v = {1, v[0]};
+            a.clear_ints();
+            for (int64_t i : v) a.add_ints(i);
+        }
+        (this->*convert)(planar, out + "/2d");
+        const Shape y = shape_of(values_.at(out + "/2d"));
+        ReshapeParams down;
+        down.shape = {y[0], y[1], y[3]};
+        add_layer(node, "Reshape", {values_.at(out + "/2d")}, down, out, "/1d_output");
+    }
+
     void convert_conv(const onnx::NodeProto &node, const std::string &out) {
         ConvolutionParams p;
         const Tensor &w = required_constant(node, 1, "the weights");
-        if (w.dims.size() != 4) fail(node, "only 2-D convolutions are supported");
+        if (w.dims.size() == 3) return one_dimensional(node, out, &OnnxImporter::convert_conv);
+        if (w.dims.size() != 4) fail(node, "only 1-D and 2-D convolutions are supported (this one is " +
+                                               std::to_string(int(w.dims.size()) - 2) + "-D)");
         p.num_output = checked(node, w.dims[0], "the weights' output channels", 1);
         p.group = checked(node, int_attribute(node, "group", 1), "group", 1);
         p.kernel_h = checked(node, w.dims[2], "the kernel height", 1);
@@ -525,7 +581,10 @@ class OnnxImporter {
     void convert_pooling(const onnx::NodeProto &node, const std::string &out) {
         PoolingParams p;
         p.method = node.op_type() == "MaxPool" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
-        if (ints_attribute(node, "kernel_shape").empty()) fail(node, "kernel_shape is missing");
+        const size_t dims = ints_attribute(node, "kernel_shape").size();
+        if (dims == 0) fail(node, "kernel_shape is missing");
+        if (dims == 1) return one_dimensional(node, out, &OnnxImporter::convert_pooling);
+        if (dims != 2) fail(node, "only 1-D and 2-D pooling is supported (this one is " + std::to_string(dims) + "-D)");
         std::tie(p.kernel_h, p.kernel_w) = pair_attribute(node, "kernel_shape", 1);
         std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
         const Pads pads = spatial_pads(node, p.kernel_h, p.kernel_w, p.stride_h, p.stride_w, 1, 1);
@@ -554,7 +613,7 @@ class OnnxImporter {
         const Shape shape = shape_of(input);
         int64_t axis = int_attribute(node, "axis", 1);
         if (axis < 0) axis += int64_t(shape.size());
-        if (axis < 1 || axis > int64_t(shape.size())) fail(node, "axis must lie in 1..rank (0 gives a 1 x N result)");
+        if (axis < 0 || axis > int64_t(shape.size())) fail(node, "axis must lie in -rank..rank");
         if (axis == 1) {
             add_layer(node, "Flatten", {input}, FlattenParams{}, out);
         } else {
@@ -616,7 +675,7 @@ class OnnxImporter {
         if (opset_ >= 4 && !attribute(node, "axis")) fail(node, "axis is missing");
         p.axis = checked(node, int_attribute(node, "axis", 1), "axis", -8);
         std::vector<int> inputs;
-        for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
+        for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_or_constant(node, i));
         add_layer(node, "Concat", inputs, p, out);
     }
 
@@ -649,7 +708,7 @@ class OnnxImporter {
     void convert_sum(const onnx::NodeProto &node, const std::string &out) {
         if (node.input_size() < 1) fail(node, "no inputs");
         std::vector<int> inputs;
-        for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_input(node, i));
+        for (int i = 0; i < node.input_size(); i++) inputs.push_back(data_or_constant(node, i));
         if (inputs.size() == 1) {
             add_layer(node, "Dropout", inputs, DropoutParams{}, out);
             return;
@@ -659,6 +718,67 @@ class OnnxImporter {
         if (node.op_type() == "Max") p.operation = ops::EltwiseOperation::Max;
         if (node.op_type() == "Mean") p.coeff.assign(inputs.size(), 1.0f / float(inputs.size()));
         add_layer(node, "Eltwise", inputs, p, out);
+    }
+
+    // ReduceMean, ReduceMax, ReduceSum and ReduceL2 over any axes, from layers cortado has: the
+    // reduced axes moved last (a Transpose, where they are not), the tensor seen as 1 x P x 1 x Q
+    // (P kept elements, Q reduced ones), a global pooling (Sum and L2 scale the mean by Q; L2
+    // squares first and takes the root last), and a Reshape to the result's shape. The axes are
+    // an attribute, or an input from 13 (ReduceSum) and 18 (the others).
+    void convert_reduce(const onnx::NodeProto &node, const std::string &out) {
+        const std::string &op = node.op_type();
+        int x = data_input(node, 0);
+        const Shape shape = shape_of(x);
+        const int64_t rank = int64_t(shape.size());
+        std::vector<int64_t> axes = ints_attribute(node, "axes");
+        if (opset_ >= (op == "ReduceSum" ? 13 : 18) && node.input_size() > 1 && !node.input(1).empty()) {
+            const Tensor &t = required_constant(node, 1, "the axes");
+            if (!t.integer) fail(node, "the axes must be integers");
+            axes = t.integers;
+        }
+        if (axes.empty() && int_attribute(node, "noop_with_empty_axes", 0) != 0) {
+            add_layer(node, "Dropout", {x}, DropoutParams{}, out);
+            return;
+        }
+        std::vector<bool> reduced(size_t(rank), axes.empty());
+        for (int64_t a : axes) {
+            const int64_t axis = a < 0 ? a + rank : a;
+            if (axis < 0 || axis >= rank) fail(node, "axis " + std::to_string(a) + " is out of range");
+            reduced[size_t(axis)] = true;
+        }
+        const bool keepdims = int_attribute(node, "keepdims", 1) != 0;
+        TransposeParams moved;
+        Shape result;
+        int64_t kept = 1, count = 1;
+        for (int64_t d = 0; d < rank; d++)
+            if (!reduced[size_t(d)]) moved.perm.push_back(int(d)), kept *= shape[size_t(d)];
+        for (int64_t d = 0; d < rank; d++)
+            if (reduced[size_t(d)]) moved.perm.push_back(int(d)), count *= shape[size_t(d)];
+        for (int64_t d = 0; d < rank; d++)
+            if (!reduced[size_t(d)] || keepdims) result.push_back(reduced[size_t(d)] ? 1 : shape[size_t(d)]);
+        if (result.empty()) fail(node, "reducing every axis to a scalar (keepdims=0) is not supported");
+        const auto then = [&](const std::string &type, LayerParams params, const std::string &suffix) {
+            add_layer(node, type, {x}, std::move(params), out + suffix, suffix);
+            x = values_.at(out + suffix);
+        };
+        ActivationParams square{ops::ActivationFunction::Power};
+        square.gamma = 2.0f;
+        if (op == "ReduceL2") then("Power", square, "/squared");
+        if (!std::is_sorted(moved.perm.begin(), moved.perm.end())) then("Transpose", moved, "/moved");
+        ReshapeParams planes;
+        planes.shape = {1, kept, 1, count};
+        then("Reshape", planes, "/planes");
+        PoolingParams pooling;
+        pooling.method = op == "ReduceMax" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
+        pooling.global_pooling = true;
+        then("Pooling", pooling, "/pooled");
+        ActivationParams scaled{ops::ActivationFunction::Power};
+        scaled.alpha = float(count);
+        scaled.gamma = op == "ReduceL2" ? 0.5f : 1.0f;
+        if (op == "ReduceSum" || op == "ReduceL2") then("Power", scaled, "/scaled");
+        ReshapeParams back;
+        back.shape = result;
+        add_layer(node, "Reshape", {x}, back, out);
     }
 
     // Transpose of computed data; no perm reverses the axes.
@@ -957,20 +1077,20 @@ class OnnxImporter {
         }
         if (!c0 && !c1) {
             const std::vector<int> inputs = broadcast(node, {data_input(node, 0), data_input(node, 1)}, out);
-            const int a = inputs[0], b = inputs[1];
-            EltwiseParams p;
-            if (op == "Sub") p.coeff = {1.0f, -1.0f};
-            p.operation = op == "Mul"   ? ops::EltwiseOperation::Product
-                          : op == "Div" ? ops::EltwiseOperation::Quotient
-                                        : ops::EltwiseOperation::Sum;
-            add_layer(node, "Eltwise", {a, b}, p, out);
+            add_eltwise(node, inputs[0], inputs[1], out);
             return;
         }
         const bool constant_first = c0 != nullptr;
         const Tensor &c = constant_first ? *c0 : *c1;
         if (c.floats.empty() && !c.integers.empty()) fail(node, "the constant must be float32");
-        if (op == "Div" && constant_first) fail(node, "a constant divided by computed data is not supported");
         const int x = data_input(node, constant_first ? 1 : 0);
+        // What no Scale expresses (a constant divided by data, a constant varying along
+        // non-contiguous axes or broadcasting the data) runs element-wise with the constant as data.
+        if ((op == "Div" && constant_first) || !scale_axes(c, shape_of(x))) {
+            const std::vector<int> inputs = broadcast(node, {data_or_constant(node, 0), data_or_constant(node, 1)}, out);
+            add_eltwise(node, inputs[0], inputs[1], out);
+            return;
+        }
         const ConstantAxes axes = constant_axes(node, c, shape_of(x));
         const size_t n = size_t(element_count(axes.blob_shape));
         const std::vector<float> values = axes.scalar ? std::vector<float>(n, c.floats.at(0)) : c.floats;
@@ -991,6 +1111,16 @@ class OnnxImporter {
         add_scale(node, x, axes, std::move(scale), std::move(bias), out);
     }
 
+    void add_eltwise(const onnx::NodeProto &node, int a, int b, const std::string &out) {
+        const std::string &op = node.op_type();
+        EltwiseParams p;
+        if (op == "Sub") p.coeff = {1.0f, -1.0f};
+        p.operation = op == "Mul"   ? ops::EltwiseOperation::Product
+                      : op == "Div" ? ops::EltwiseOperation::Quotient
+                                    : ops::EltwiseOperation::Sum;
+        add_layer(node, "Eltwise", {a, b}, p, out);
+    }
+
     // Where a constant varies against data of `shape`, aligned from the last axis as numpy aligns
     // them: the contiguous axes [first, last] of the data, or a scalar (which then repeats along
     // the channels, or along the only axis of 1-D data). Anything else is refused.
@@ -999,29 +1129,32 @@ class OnnxImporter {
         bool scalar = false;
         Shape blob_shape;  // shape[first..last]
     };
-    ConstantAxes constant_axes(const onnx::NodeProto &node, const Tensor &c, const Shape &shape) const {
-        const auto refuse = [&] {
-            fail(node,
-                 "a constant of shape " + shape_to_string(c.dims) + " against data of shape " + shape_to_string(shape) +
-                     ": only a scalar, or values along contiguous axes of the data with 1 elsewhere, are supported");
-        };
-        if (c.dims.size() > shape.size()) refuse();
+    static std::optional<ConstantAxes> scale_axes(const Tensor &c, const Shape &shape) {
+        if (c.dims.size() > shape.size()) return std::nullopt;
         const size_t offset = shape.size() - c.dims.size();
         int first = -1, last = -1;
         for (size_t i = 0; i < c.dims.size(); i++) {
             if (c.dims[i] == 1) continue;
-            if (c.dims[i] != shape[offset + i]) refuse();
+            if (c.dims[i] != shape[offset + i]) return std::nullopt;
             if (first < 0) first = int(offset + i);
             last = int(offset + i);
         }
         for (int a = first; first >= 0 && a <= last; a++)
-            if (c.dims[size_t(a) - offset] != shape[size_t(a)]) refuse();
+            if (c.dims[size_t(a) - offset] != shape[size_t(a)]) return std::nullopt;
         ConstantAxes axes;
         axes.scalar = first < 0;
         if (axes.scalar) first = last = shape.size() > 1 ? 1 : 0;
         axes.first = first, axes.last = last;
         axes.blob_shape = Shape(shape.begin() + first, shape.begin() + last + 1);
         return axes;
+    }
+    ConstantAxes constant_axes(const onnx::NodeProto &node, const Tensor &c, const Shape &shape) const {
+        const std::optional<ConstantAxes> axes = scale_axes(c, shape);
+        if (!axes)
+            fail(node,
+                 "a constant of shape " + shape_to_string(c.dims) + " against data of shape " + shape_to_string(shape) +
+                     ": only a scalar, or values along contiguous axes of the data with 1 elsewhere, are supported");
+        return *axes;
     }
 
     // A Scale layer writing `out`: x * scale + bias (no bias when `bias` is empty), the blobs
@@ -1054,7 +1187,7 @@ class OnnxImporter {
                 (input == 1 ? p.min : p.max) = bound.floats[0];
             }
         }
-        if (!(p.min <= p.max)) fail(node, "min is above max");
+        // min above max sets every value to max (the operator's definition), as clamping in that order does.
         add_layer(node, "Clip", {data_input(node, 0)}, p, out);
     }
 
@@ -1144,6 +1277,7 @@ class OnnxImporter {
     std::map<std::string, int> uses_;    // tensor name -> how many nodes (or the graph output) read it
     std::set<std::string> layer_names_;
     std::vector<LayerWeights> weights_;
+    std::map<std::string, int> constant_layers_;  // constant name -> its Constant layer's value
     mutable std::map<std::string, std::string> external_files_;  // path -> bytes
     std::set<std::string> graph_outputs_;
     int64_t model_batch_ = 0;     // the model's own fixed batch, when it has one

@@ -48,7 +48,8 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
                             std::holds_alternative<TransposeParams>(layer.params) ||
                             std::holds_alternative<CropParams>(layer.params) ||
                             std::holds_alternative<SliceParams>(layer.params) ||
-                            std::holds_alternative<ExpandParams>(layer.params);
+                            std::holds_alternative<ExpandParams>(layer.params) ||
+                            std::holds_alternative<ConstantParams>(layer.params);
     if (moves_data) cost.bytes = 4 * (in_elems + out_elems + cost.parameters);
     return cost;
 }

@@ -177,10 +177,16 @@ struct ExpandParams {
     std::vector<int64_t> shape;
 };
 
+// A constant tensor (an ONNX initializer or Constant) used where computed data goes: its one
+// blob, copied into the network's memory, has `shape`.
+struct ConstantParams {
+    std::vector<int64_t> shape;
+};
+
 using LayerParams =
     std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams, PadParams, LRNParams,
                  InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams, SplitParams,
                  FlattenParams, ReshapeParams, BatchNormParams, ScaleParams, PReLUParams, BiasParams, TransposeParams, CropParams,
-                 SliceParams, ExpandParams>;
+                 SliceParams, ExpandParams, ConstantParams>;
 
 }  // namespace cortado

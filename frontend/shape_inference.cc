@@ -312,6 +312,11 @@ class ShapeInference {
         }
     }
 
+    void operator()(const ConstantParams &p) const {
+        layer_.weight_shapes = {p.shape};
+        set_out(0, p.shape);
+    }
+
     void operator()(const ExpandParams &p) const {
         const Shape &x = in(0);
         if (x.size() > p.shape.size())

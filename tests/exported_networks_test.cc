@@ -1,4 +1,6 @@
-// torchvision's AlexNet, ResNet-18, ResNet-50, SqueezeNet 1.1 and MobileNetV2, built from a seed
+// torchvision's AlexNet, ResNet-18, ResNet-50, SqueezeNet 1.1, MobileNetV2, and (with the ops of
+// today's CNNs: hard-swish, squeeze-and-excitation, SiLU, channel shuffle) MobileNetV3-Small,
+// EfficientNet-B0, RegNetY-400MF and ShuffleNetV2, built from a seed
 // with random initialisation and exported to ONNX by PyTorch (tools/bench/export_torchvision.py), run
 // through `cortado run` on the test target and compared with onnxruntime's outputs.
 #include <gtest/gtest.h>
@@ -19,7 +21,9 @@ class Exported : public ::testing::TestWithParam<std::string> {
     static void SetUpTestSuite() {
         dir_ = fs::temp_directory_path() / ("cortado-exported-" + std::to_string(::getpid()));
         const std::string log = dir_.string() + ".log";
-        const std::string names = "alexnet resnet18 resnet50 squeezenet1_1 mobilenet_v2";
+        const std::string names =
+            "alexnet resnet18 resnet50 squeezenet1_1 mobilenet_v2 mobilenet_v3_small efficientnet_b0 regnet_y_400mf "
+            "shufflenet_v2_x1_0";
         const std::string export_models = std::string(CORTADO_SYSTEM_PYTHON) + " " + CORTADO_SOURCE_DIR +
                                           "/tools/bench/export_torchvision.py " + dir_.string() + " " +
                                           std::to_string(test_seed()) + " " + names + " > " + log + " 2>&1";
@@ -78,7 +82,9 @@ TEST_F(Exported, BenchTimesThemAgainstOnnxRuntime) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Torchvision, Exported,
-                         ::testing::Values("alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2"),
+                         ::testing::Values("alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2",
+                                           "mobilenet_v3_small", "efficientnet_b0", "regnet_y_400mf",
+                                           "shufflenet_v2_x1_0"),
                          [](const ::testing::TestParamInfo<std::string> &info) { return info.param; });
 
 }  // namespace

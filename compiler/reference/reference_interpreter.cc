@@ -100,6 +100,9 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
         for (int id : layer.outputs) shapes.push_back(state.graph.values.at(size_t(id)).shape);
         std::vector<Tensor> pieces = slice(*in[0], params_of<SliceParams>(layer).axis, shapes);
         for (size_t i = 0; i < pieces.size(); i++) state.set(layer.outputs[i], std::move(pieces[i]));
+    } else if (type == "Constant") {
+        require_arity(layer, 0, 1);
+        state.set(layer.outputs[0], blobs_of(layer, weights, 1)[0]);
     } else if (type == "Expand") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], expand(*in[0], params_of<ExpandParams>(layer).shape));

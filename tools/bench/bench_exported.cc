@@ -23,7 +23,9 @@
 namespace cortado {
 namespace {
 
-const std::vector<std::string> kExportedNetworks = {"alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2"};
+const std::vector<std::string> kExportedNetworks = {"alexnet",           "resnet18",        "resnet50",
+                                                   "squeezenet1_1",     "mobilenet_v2",    "mobilenet_v3_small",
+                                                   "efficientnet_b0",   "regnet_y_400mf",  "shufflenet_v2_x1_0"};
 
 // Runs `command`, returning what it printed on stdout; throws with `what` when it fails.
 std::string output_of(const std::string &command, const std::string &what) {

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Builds torchvision's AlexNet, ResNet-18, ResNet-50, SqueezeNet 1.1 and MobileNetV2 with random
+"""Builds torchvision's AlexNet, ResNet-18, ResNet-50, SqueezeNet 1.1, MobileNetV2, MobileNetV3-Small,
+EfficientNet-B0, RegNetY-400MF and ShuffleNetV2 x1.0 with random
 initialisation from a seed (nothing is downloaded), exports each to ONNX as PyTorch's
 TorchScript-based exporter writes it (opset 13, a symbolic batch), and writes an input for it:
 
@@ -16,7 +17,8 @@ import numpy as np
 import torch
 import torchvision
 
-NETWORKS = ["alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2"]
+NETWORKS = ["alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0",
+            "regnet_y_400mf", "shufflenet_v2_x1_0"]
 
 
 def main(out_dir, seed, names):

@@ -20,7 +20,7 @@ cmake --build build --target prebuilt_network_check cortado cortado_caffe_pb2
 models=$(mktemp -d)
 trap 'rm -rf "$models"' EXIT
 /usr/bin/python3 tools/bench/export_torchvision.py "$models" 1 >/dev/null
-networks="alexnet resnet18 resnet50 squeezenet1_1 mobilenet_v2"
+networks="alexnet resnet18 resnet50 squeezenet1_1 mobilenet_v2 mobilenet_v3_small efficientnet_b0 regnet_y_400mf shufflenet_v2_x1_0"
 
 rm -rf .device && mkdir -p .device/bin .device/lib .device/stage
 cp build/tools/prebuilt_network_check .device/bin/
