@@ -39,6 +39,19 @@ struct ParamsJson {
                {"bias_filler", filler_json(p.bias_filler)}};
         relu(p.fused_relu, p.relu_negative_slope);
     }
+    void operator()(const DeconvolutionParams &p) {
+        out = {{"num_output", p.num_output},
+               {"bias_term", p.bias_term},
+               {"kernel", {p.kernel_h, p.kernel_w}},
+               {"stride", {p.stride_h, p.stride_w}},
+               {"pad", {p.pad_h, p.pad_w}},
+               {"pad_end", {p.pad_bottom, p.pad_right}},
+               {"dilation", {p.dilation_h, p.dilation_w}},
+               {"group", p.group},
+               {"output_pad", {p.output_pad_h, p.output_pad_w}},
+               {"weight_filler", filler_json(p.weight_filler)},
+               {"bias_filler", filler_json(p.bias_filler)}};
+    }
     void operator()(const ReLUParams &p) { out = {{"negative_slope", p.negative_slope}}; }
     void operator()(const ActivationParams &p) {
         out = {{"function", ops::field_value(p.function)}, {"min", p.min}, {"max", p.max},
@@ -52,6 +65,10 @@ struct ParamsJson {
     void operator()(const SliceParams &p) { out = {{"axis", p.axis}, {"points", p.points}}; }
     void operator()(const ExpandParams &p) { out = {{"shape", p.shape}}; }
     void operator()(const ConstantParams &p) { out = {{"shape", p.shape}}; }
+    void operator()(const ResizeParams &p) {
+        out = {{"out_h", p.out_h},     {"out_w", p.out_w},   {"scale_h", p.scale_h},      {"scale_w", p.scale_w},
+               {"mode", p.mode},       {"coordinates", p.coordinates}, {"rounding", p.rounding}};
+    }
     void operator()(const PReLUParams &p) {
         out = {{"channel_shared", p.channel_shared}, {"filler", filler_json(p.filler)}};
     }
@@ -69,7 +86,9 @@ struct ParamsJson {
                {"count_padding", p.count_padding},
                {"last_window_rule_always", p.last_window_rule_always}};
     }
-    void operator()(const PadParams &p) { out = {{"pads", {p.top, p.left, p.bottom, p.right}}, {"value", p.value}}; }
+    void operator()(const PadParams &p) {
+        out = {{"pads", {p.top, p.left, p.bottom, p.right}}, {"value", p.value}, {"mode", p.mode}};
+    }
     void operator()(const LRNParams &p) {
         out = {{"local_size", p.local_size},
                {"alpha", p.alpha},
@@ -208,6 +227,19 @@ class ParamsReader {
             relu(p.fused_relu, p.relu_negative_slope);
             return p;
         }
+        if (type == "Deconvolution") {
+            DeconvolutionParams p;
+            p.num_output = get<int>("num_output"), p.bias_term = get<bool>("bias_term");
+            pair("kernel", p.kernel_h, p.kernel_w);
+            pair("stride", p.stride_h, p.stride_w);
+            pair("pad", p.pad_h, p.pad_w);
+            pair("pad_end", p.pad_bottom, p.pad_right);
+            pair("dilation", p.dilation_h, p.dilation_w);
+            p.group = get<int>("group");
+            pair("output_pad", p.output_pad_h, p.output_pad_w);
+            p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
+            return p;
+        }
         if (type == "ReLU") return ReLUParams{get<float>("negative_slope")};
         // Every activation layer (Sigmoid, Clip, ELU, HardSwish, ...) carries its function.
         if (params_.contains("function")) {
@@ -231,6 +263,14 @@ class ParamsReader {
         if (type == "Slice") return SliceParams{get<int>("axis"), get<Shape>("points")};
         if (type == "Expand") return ExpandParams{get<Shape>("shape")};
         if (type == "Constant") return ConstantParams{get<Shape>("shape")};
+        if (type == "Resize") {
+            ResizeParams p;
+            p.out_h = get<int>("out_h"), p.out_w = get<int>("out_w");
+            p.scale_h = get<double>("scale_h"), p.scale_w = get<double>("scale_w");
+            p.mode = get<std::string>("mode"), p.coordinates = get<std::string>("coordinates");
+            p.rounding = get<std::string>("rounding");
+            return p;
+        }
         if (type == "PReLU") return PReLUParams{get<bool>("channel_shared"), filler("filler")};
         if (type == "Bias") return BiasParams{get<int>("axis"), get<int>("num_axes"), filler("filler")};
         if (type == "Pooling") {
@@ -249,7 +289,7 @@ class ParamsReader {
         if (type == "Pad") {
             const auto pads = get<std::vector<int>>("pads");
             if (pads.size() != 4) throw CompileError("graph JSON: layer '" + layer_ + "': pads are not four");
-            return PadParams{pads[0], pads[1], pads[2], pads[3], get<float>("value")};
+            return PadParams{pads[0], pads[1], pads[2], pads[3], get<float>("value"), get<std::string>("mode")};
         }
         if (type == "LRN") {
             LRNParams p;

@@ -17,12 +17,14 @@
 #include "frontend/shape_inference.h"
 #include "ops/concat.h"
 #include "ops/conv2d.h"
+#include "ops/deconv2d.h"
 #include "ops/elementwise.h"
 #include "ops/gemm.h"
 #include "ops/inner_product.h"
 #include "ops/lrn.h"
 #include "ops/pooling.h"
 #include "ops/rearrange.h"
+#include "ops/resize.h"
 #include "ops/softmax.h"
 #include "ops/winograd.h"
 #include "schedules/families.h"
@@ -326,6 +328,25 @@ class Planner {
         conv_shapes_[int(plan_.steps.size()) - 1] = shape;
     }
 
+    void plan(const Layer &layer, const DeconvolutionParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        const Shape &y = shape(layer.outputs[0]);
+        ops::Deconv2dShape s;
+        s.batch = int(x[0]), s.in_channels = int(x[1]), s.in_h = int(x[2]), s.in_w = int(x[3]);
+        s.out_channels = int(y[1]), s.out_h = int(y[2]), s.out_w = int(y[3]);
+        s.kernel_h = p.kernel_h, s.kernel_w = p.kernel_w, s.stride_h = p.stride_h, s.stride_w = p.stride_w;
+        s.pad_h = p.pad_h, s.pad_w = p.pad_w, s.dilation_h = p.dilation_h, s.dilation_w = p.dilation_w;
+        s.group = p.group;
+        const int k = kernel(layer, s);
+        const Shape &w = layer.weight_shapes[0];
+        const int weights = add_blob(layer, 0, p.weight_filler);
+        const PlannedView packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
+                                              {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
+        add_step(layer, k,
+                 {full_view(layer.inputs[0]), packed, bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output),
+                  full_view(layer.outputs[0])});
+    }
+
     void plan(const Layer &layer, const ReLUParams &p) {
         const int64_t count = element_count(shape(layer.inputs[0]));
         const int k = kernel(layer, ops::ReluShape{int(count), p.negative_slope});
@@ -363,7 +384,20 @@ class Planner {
         ops::PadShape shape;
         shape.batch = int(x[0]), shape.channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
         shape.top = p.top, shape.left = p.left, shape.bottom = p.bottom, shape.right = p.right, shape.value = p.value;
+        shape.mode = p.mode;
         const int k = kernel(layer, shape);
+        add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
+    }
+
+    void plan(const Layer &layer, const ResizeParams &p) {
+        const Shape &x = shape(layer.inputs[0]);
+        ops::ResizeShape s;
+        s.batch = int(x[0]), s.channels = int(x[1]), s.in_h = int(x[2]), s.in_w = int(x[3]);
+        s.out_h = p.out_h, s.out_w = p.out_w, s.scale_h = float(p.scale_h), s.scale_w = float(p.scale_w);
+        s.mode = p.mode, s.coordinates = p.coordinates;
+        // Only nearest reads the rounding: equal linear resizes share one kernel.
+        if (p.mode == "nearest") s.rounding = p.rounding;
+        const int k = kernel(layer, s);
         add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
     }
 

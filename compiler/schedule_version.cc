@@ -37,6 +37,8 @@ std::string generator_source(const std::string &op) {
                                                                   {"softmax", "softmax_generator.cc"},
                                                                   {"concat", "concat_generator.cc"},
                                                                   {"rearrange", "rearrange_generator.cc"},
+                                                                  {"resize", "resize_generator.cc"},
+                                                                  {"deconv2d", "deconv2d_generator.cc"},
                                                                   {"relu", "elementwise_generators.cc"},
                                                                   {"activation", "elementwise_generators.cc"},
                                                                   {"eltwise", "elementwise_generators.cc"},

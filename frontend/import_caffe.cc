@@ -240,14 +240,14 @@ class Importer {
         static const std::set<std::string> kTypes = {
             "Convolution", "ReLU",      "Sigmoid", "TanH",    "Clip",  "Pooling", "LRN",   "InnerProduct", "Softmax",
             "Concat",      "Eltwise",   "Dropout", "Split",   "Flatten", "Reshape", "BatchNorm", "Scale", "ELU",
-            "AbsVal",      "BNLL",      "Exp",     "Log",     "Power", "PReLU",   "Bias",  "Slice",        "Crop"};
+            "AbsVal",      "BNLL",      "Exp",     "Log",     "Power", "PReLU",   "Bias",  "Slice",        "Crop", "Deconvolution"};
         return kTypes;
     }
     static bool is_supported(const std::string &type) { return supported_types().count(type); }
     // Caffe's own layer types that cortado does not compile (besides data and loss layers).
     static bool is_other_caffe_type(const std::string &type) {
         static const std::set<std::string> kTypes = {
-            "Deconvolution", "SPP",    "Threshold", "Embed", "Tile",   "Reduction", "ArgMax", "MVN",
+            "SPP",    "Threshold", "Embed", "Tile",   "Reduction", "ArgMax", "MVN",
             "Im2col",        "Filter", "Swish", "RNN",   "LSTM",   "Recurrent", "Parameter", "Python"};
         return kTypes.count(type);
     }

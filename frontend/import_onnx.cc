@@ -370,6 +370,7 @@ class OnnxImporter {
         static const std::map<std::string, Converter> table = {
             {"Constant", {&OnnxImporter::convert_constant}},
             {"Conv", {&OnnxImporter::convert_conv}},
+            {"ConvTranspose", {&OnnxImporter::convert_conv_transpose}},
             {"Relu", {&OnnxImporter::convert_relu}},
             {"LeakyRelu", {&OnnxImporter::convert_relu}},
             {"MaxPool", {&OnnxImporter::convert_pooling}},
@@ -390,6 +391,8 @@ class OnnxImporter {
             {"Mean", {&OnnxImporter::convert_sum}},
             {"Max", {&OnnxImporter::convert_sum}},
             {"Transpose", {&OnnxImporter::convert_transpose}},
+            {"Resize", {&OnnxImporter::convert_resize, 10}},
+            {"Upsample", {&OnnxImporter::convert_resize, 7, 9}},
             {"ReduceMean", {&OnnxImporter::convert_reduce}},
             {"ReduceMax", {&OnnxImporter::convert_reduce}},
             {"ReduceSum", {&OnnxImporter::convert_reduce}},
@@ -515,10 +518,12 @@ class OnnxImporter {
             planar.set_input(1, node.input(1) + "/2d");
         }
         for (onnx::AttributeProto &a : *planar.mutable_attribute()) {
-            if (a.name() != "kernel_shape" && a.name() != "strides" && a.name() != "dilations" && a.name() != "pads")
-                continue;
+            static const std::set<std::string> spatial = {"kernel_shape", "strides",        "dilations",
+                                                          "pads",         "output_padding", "output_shape"};
+            if (!spatial.count(a.name())) continue;
             std::vector<int64_t> v(a.ints().begin(), a.ints().end());
             if (a.name() == "pads" && v.size() == 2) v = {0, v[0], 0, v[1]};
+            else if (a.name() == "output_padding" && v.size() == 1) v = {0, v[0]};
             else if (a.name() != "pads" && v.size() == 1) v = {1, v[0]};
             a.clear_ints();
             for (int64_t i : v) a.add_ints(i);
@@ -555,6 +560,66 @@ class OnnxImporter {
         p.bias_term = b != nullptr;
         if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
         add_layer(node, "Convolution", {input}, p, out);
+        std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, float_values(node, w, "the weights")}};
+        if (b) blobs.push_back({b->dims, float_values(node, *b, "the bias")});
+        add_weights(graph_.layers.back().name, std::move(blobs));
+    }
+
+    // ConvTranspose: 2-D, and 1-D as 2-D. The pads come from `pads`, or from `output_shape` or a
+    // SAME auto_pad through the total padding the output size implies.
+    void convert_conv_transpose(const onnx::NodeProto &node, const std::string &out) {
+        const Tensor &w = required_constant(node, 1, "the weights");
+        if (w.dims.size() == 3) return one_dimensional(node, out, &OnnxImporter::convert_conv_transpose);
+        if (w.dims.size() != 4)
+            fail(node, "only 1-D and 2-D transposed convolutions are supported (this one is " +
+                           std::to_string(int(w.dims.size()) - 2) + "-D)");
+        const int x = data_input(node, 0);
+        const Shape &shape = shape_of(x);
+        if (shape.size() != 4) fail(node, "the input must be N x C x H x W");
+        DeconvolutionParams p;
+        p.group = checked(node, int_attribute(node, "group", 1), "group", 1);
+        p.num_output = checked(node, w.dims[1] * p.group, "the output channels", 1);
+        p.kernel_h = checked(node, w.dims[2], "the kernel height", 1);
+        p.kernel_w = checked(node, w.dims[3], "the kernel width", 1);
+        if (w.dims[0] != shape[1]) fail(node, "the weights are for " + std::to_string(w.dims[0]) + " input channels, the input has " + std::to_string(shape[1]));
+        std::tie(p.stride_h, p.stride_w) = pair_attribute(node, "strides", 1);
+        std::tie(p.dilation_h, p.dilation_w) = pair_attribute(node, "dilations", 1);
+        const std::vector<int64_t> output_padding = ints_attribute(node, "output_padding");
+        if (!output_padding.empty() && output_padding.size() != 2) fail(node, "output_padding must have 2 values");
+        if (!output_padding.empty()) p.output_pad_h = int(output_padding[0]), p.output_pad_w = int(output_padding[1]);
+        const std::string auto_pad = string_attribute(node, "auto_pad", "NOTSET");
+        std::vector<int64_t> output_shape = ints_attribute(node, "output_shape");
+        if (output_shape.size() > 2) output_shape.erase(output_shape.begin(), output_shape.end() - 2);
+        if (output_shape.empty() && (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER"))
+            output_shape = {shape[2] * p.stride_h, shape[3] * p.stride_w};
+        if (!output_shape.empty()) {
+            if (output_shape.size() != 2) fail(node, "output_shape must give the 2 spatial sizes");
+            int begin[2], end[2];
+            const int64_t in[2] = {shape[2], shape[3]}, stride[2] = {p.stride_h, p.stride_w};
+            const int64_t extent[2] = {int64_t(p.dilation_h) * (p.kernel_h - 1) + 1, int64_t(p.dilation_w) * (p.kernel_w - 1) + 1};
+            const int64_t output_pad[2] = {p.output_pad_h, p.output_pad_w};
+            for (int a = 0; a < 2; a++) {
+                // A negative total (an output_shape past the natural size) extends the end, as
+                // output_padding does.
+                const int64_t total = stride[a] * (in[a] - 1) + output_pad[a] + extent[a] - output_shape[size_t(a)];
+                if (total < -kMaxParameter || total > kMaxParameter) fail(node, "output_shape is out of range");
+                begin[a] = total < 0 ? 0 : int(auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2);
+                end[a] = total < 0 ? 0 : int(total - begin[a]);
+                if (total < 0) (a == 0 ? p.output_pad_h : p.output_pad_w) += int(-total);
+            }
+            p.pad_h = begin[0], p.pad_w = begin[1], p.pad_bottom = end[0], p.pad_right = end[1];
+        } else if (auto_pad != "VALID") {
+            const std::vector<int64_t> pads = ints_attribute(node, "pads");
+            if (!pads.empty()) {
+                if (pads.size() != 4) fail(node, "pads must have 4 values");
+                p.pad_h = checked(node, pads[0], "pads", 0), p.pad_w = checked(node, pads[1], "pads", 0);
+                p.pad_bottom = checked(node, pads[2], "pads", 0), p.pad_right = checked(node, pads[3], "pads", 0);
+            }
+        }
+        const Tensor *b = constant(node, 2);
+        p.bias_term = b != nullptr;
+        if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
+        add_layer(node, "Deconvolution", {x}, p, out);
         std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, float_values(node, w, "the weights")}};
         if (b) blobs.push_back({b->dims, float_values(node, *b, "the bias")});
         add_weights(graph_.layers.back().name, std::move(blobs));
@@ -779,6 +844,75 @@ class OnnxImporter {
         ReshapeParams back;
         back.shape = result;
         add_layer(node, "Reshape", {x}, back, out);
+    }
+
+    // Resize (10: scales; 11: roi, scales, sizes and the coordinate transformation; 18: axes)
+    // and Upsample (7: scales attribute; 9: input) of the two spatial axes of an NCHW tensor,
+    // nearest or linear. Before 11 the mapping is asymmetric, and nearest takes the floor.
+    void convert_resize(const onnx::NodeProto &node, const std::string &out) {
+        const int x = data_input(node, 0);
+        const Shape shape = shape_of(x);
+        if (shape.size() != 4) fail(node, "only 4-D (N x C x H x W) inputs are supported");
+        ResizeParams p;
+        const bool legacy = node.op_type() == "Upsample" || opset_ < 11;
+        p.mode = string_attribute(node, "mode", "nearest");
+        if (p.mode == "bilinear") p.mode = "linear";  // Upsample's old name
+        if (p.mode != "nearest" && p.mode != "linear") fail(node, "mode " + p.mode + " is not supported (nearest and linear only)");
+        p.coordinates = legacy ? "asymmetric" : string_attribute(node, "coordinate_transformation_mode", "half_pixel");
+        p.rounding = legacy ? "floor" : string_attribute(node, "nearest_mode", "round_prefer_floor");
+        static const std::set<std::string> transforms = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                                         "asymmetric", "tf_half_pixel_for_nearest",
+                                                         "half_pixel_symmetric"};
+        if (!transforms.count(p.coordinates))
+            fail(node, "coordinate_transformation_mode " + p.coordinates + " is not supported");
+        static const std::set<std::string> roundings = {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"};
+        if (!roundings.count(p.rounding)) fail(node, "nearest_mode " + p.rounding + " is not supported");
+        if (int_attribute(node, "antialias", 0) != 0) fail(node, "antialias=1 is not supported");
+        if (string_attribute(node, "keep_aspect_ratio_policy", "stretch") != "stretch")
+            fail(node, "keep_aspect_ratio_policy other than stretch is not supported");
+        // Per axis of the input: a scale (or a size) from the attribute or the inputs, with `axes`.
+        std::vector<int64_t> axes = ints_attribute(node, "axes");
+        if (axes.empty())
+            for (int64_t d = 0; d < 4; d++) axes.push_back(d);
+        std::vector<float> scales;
+        std::vector<int64_t> sizes;
+        if (node.op_type() == "Upsample" && opset_ < 9) {
+            const auto *a = attribute(node, "scales");
+            if (!a) fail(node, "scales is missing");
+            scales.assign(a->floats().begin(), a->floats().end());
+        } else {
+            const int scales_input = legacy ? 1 : 2;
+            if (const Tensor *t = constant(node, scales_input); t && t->count() > 0) scales = float_values(node, *t, "scales");
+            else if (node.input_size() > scales_input && !node.input(scales_input).empty() && !t)
+                fail(node, "scales must be a constant");
+            if (!legacy && node.input_size() > 3 && !node.input(3).empty()) {
+                const Tensor &t = required_constant(node, 3, "sizes");
+                if (!t.integer) fail(node, "sizes must be integers");
+                sizes = t.integers;
+            }
+        }
+        if (scales.empty() == sizes.empty()) fail(node, "exactly one of scales and sizes must be given");
+        if ((scales.empty() ? sizes.size() : scales.size()) != axes.size())
+            fail(node, "scales or sizes need one value per axis resized");
+        double scale[4] = {1, 1, 1, 1};
+        int64_t size[4] = {shape[0], shape[1], shape[2], shape[3]};
+        for (size_t i = 0; i < axes.size(); i++) {
+            const int64_t axis = axes[i] < 0 ? axes[i] + 4 : axes[i];
+            if (axis < 0 || axis > 3) fail(node, "an axis is out of range");
+            if (sizes.empty()) {
+                if (!(scales[i] > 0.0f) || !std::isfinite(scales[i])) fail(node, "a scale is not positive and finite");
+                scale[axis] = scales[i];
+                size[axis] = int64_t(std::floor(double(shape[size_t(axis)]) * scales[i]));
+            } else {
+                size[axis] = sizes[i];
+                scale[axis] = double(sizes[i]) / double(shape[size_t(axis)]);
+            }
+        }
+        if (size[0] != shape[0] || size[1] != shape[1]) fail(node, "only the spatial axes (2 and 3) may be resized");
+        if (size[2] < 1 || size[3] < 1 || size[2] > kMaxParameter || size[3] > kMaxParameter)
+            fail(node, "the output plane " + std::to_string(size[2]) + "x" + std::to_string(size[3]) + " is out of range");
+        p.out_h = int(size[2]), p.out_w = int(size[3]), p.scale_h = scale[2], p.scale_w = scale[3];
+        add_layer(node, "Resize", {x}, p, out);
     }
 
     // Transpose of computed data; no perm reverses the axes.
@@ -1191,12 +1325,13 @@ class OnnxImporter {
         add_layer(node, "Clip", {data_input(node, 0)}, p, out);
     }
 
-    // Pad in constant mode, of the spatial axes of a 4-D tensor: pads and the value are attributes
+    // Pad (constant, reflect, edge, or wrap from 19) of the spatial axes of a 4-D tensor: pads and the value are attributes
     // before opset 11 (`paddings` in opset 1, `pads` from 2) and inputs (pads int64, value a float
     // scalar) from 11 on; from 18 an `axes` input names the axes the pads are for.
     void add_pad(const onnx::NodeProto &node, const std::string &out) {
         const std::string mode = string_attribute(node, "mode", "constant");
-        if (mode != "constant") fail(node, "mode " + mode + " is not supported (constant only)");
+        if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+            fail(node, "mode " + mode + " is not supported");
         std::vector<int64_t> pads;
         float value = 0.0f;
         const int input = data_input(node, 0);
@@ -1237,6 +1372,10 @@ class OnnxImporter {
         p.top = checked(node, pads[2], "pads", 0), p.left = checked(node, pads[3], "pads", 0);
         p.bottom = checked(node, pads[6], "pads", 0), p.right = checked(node, pads[7], "pads", 0);
         p.value = value;
+        p.mode = mode;
+        const Shape &x = shape_of(input);
+        if (mode == "reflect" && (std::max(p.top, p.bottom) >= x[2] || std::max(p.left, p.right) >= x[3]))
+            fail(node, "reflect pads must be smaller than the plane they reflect");
         add_layer(node, "Pad", {input}, p, out);
     }
 

@@ -18,6 +18,10 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
             if constexpr (std::is_same_v<P, ConvolutionParams>) {
                 const int64_t k = (in0[1] / p.group) * p.kernel_h * p.kernel_w;
                 cost.flops = 2 * out_elems * k + (p.bias_term ? out_elems : 0);
+            } else if constexpr (std::is_same_v<P, DeconvolutionParams>) {
+                // Each input element meets out_channels / group x kernel area weights.
+                const int64_t k = (p.num_output / p.group) * p.kernel_h * p.kernel_w;
+                cost.flops = 2 * in_elems * k + (p.bias_term ? out_elems : 0);
             } else if constexpr (std::is_same_v<P, InnerProductParams>) {
                 // Per output row: 2*N*K multiply-adds plus N bias adds.
                 const int64_t rows = out_elems / p.num_output;
@@ -49,7 +53,8 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
                             std::holds_alternative<CropParams>(layer.params) ||
                             std::holds_alternative<SliceParams>(layer.params) ||
                             std::holds_alternative<ExpandParams>(layer.params) ||
-                            std::holds_alternative<ConstantParams>(layer.params);
+                            std::holds_alternative<ConstantParams>(layer.params) ||
+                            std::holds_alternative<ResizeParams>(layer.params);
     if (moves_data) cost.bytes = 4 * (in_elems + out_elems + cost.parameters);
     return cost;
 }

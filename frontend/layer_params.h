@@ -37,6 +37,25 @@ struct ConvolutionParams {
     float relu_negative_slope = 0.0f;
 };
 
+// The transposed convolution: ONNX's ConvTranspose and Caffe's Deconvolution (whose
+// convolution_param reads as a convolution's). The output is stride (in - 1) + dilation
+// (kernel - 1) + 1 - the pads + output_pad per axis; weights are in x out/group x kh x kw.
+struct DeconvolutionParams {
+    int num_output = 0;
+    bool bias_term = true;
+    int kernel_h = 0, kernel_w = 0;
+    int stride_h = 1, stride_w = 1;
+    int pad_h = 0, pad_w = 0;             // top and left
+    int pad_bottom = -1, pad_right = -1;  // -1: as pad_h and pad_w
+    int dilation_h = 1, dilation_w = 1;
+    int group = 1;
+    int output_pad_h = 0, output_pad_w = 0;
+    Filler weight_filler, bias_filler;
+
+    int bottom_pad() const { return pad_bottom < 0 ? pad_h : pad_bottom; }
+    int right_pad() const { return pad_right < 0 ? pad_w : pad_right; }
+};
+
 struct ReLUParams {
     float negative_slope = 0.0f;
 };
@@ -82,10 +101,11 @@ struct PoolingParams {
     int right_pad() const { return pad_right < 0 ? pad_w : pad_right; }
 };
 
-// A constant border around each plane (ONNX's Pad in constant mode; no Caffe layer has it).
+// A border around each plane (ONNX's Pad; no Caffe layer has it): ops/pad.h's modes.
 struct PadParams {
     int top = 0, left = 0, bottom = 0, right = 0;
     float value = 0.0f;
+    std::string mode = "constant";
 };
 
 struct LRNParams {
@@ -177,6 +197,16 @@ struct ExpandParams {
     std::vector<int64_t> shape;
 };
 
+// ONNX's Resize and Upsample of the spatial axes of an NCHW tensor (ops/resize.h says what the
+// mode, coordinate transformation and rounding mean).
+struct ResizeParams {
+    int out_h = 1, out_w = 1;
+    // The scales the coordinate transformation divides by: given, or the sizes over the input's
+    // (kept in double, as ONNX's reference computes them; the kernels use their float value).
+    double scale_h = 1.0, scale_w = 1.0;
+    std::string mode = "nearest", coordinates = "half_pixel", rounding = "round_prefer_floor";
+};
+
 // A constant tensor (an ONNX initializer or Constant) used where computed data goes: its one
 // blob, copied into the network's memory, has `shape`.
 struct ConstantParams {
@@ -187,6 +217,7 @@ using LayerParams =
     std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams, PadParams, LRNParams,
                  InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams, SplitParams,
                  FlattenParams, ReshapeParams, BatchNormParams, ScaleParams, PReLUParams, BiasParams, TransposeParams, CropParams,
-                 SliceParams, ExpandParams, ConstantParams>;
+                 SliceParams, ExpandParams, ConstantParams, ResizeParams,
+                 DeconvolutionParams>;
 
 }  // namespace cortado

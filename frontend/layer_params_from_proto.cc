@@ -176,6 +176,18 @@ class Converter {
         return ActivationParams{ops::ActivationFunction::Clip, p.min(), p.max()};
     }
 
+    // Deconvolution reads convolution_param as Convolution does.
+    DeconvolutionParams deconvolution() const {
+        const ConvolutionParams c = convolution();
+        DeconvolutionParams d;
+        d.num_output = c.num_output, d.bias_term = c.bias_term;
+        d.kernel_h = c.kernel_h, d.kernel_w = c.kernel_w, d.stride_h = c.stride_h, d.stride_w = c.stride_w;
+        d.pad_h = c.pad_h, d.pad_w = c.pad_w, d.dilation_h = c.dilation_h, d.dilation_w = c.dilation_w;
+        d.group = c.group;
+        d.weight_filler = c.weight_filler, d.bias_filler = c.bias_filler;
+        return d;
+    }
+
     // Caffe's Exp and Log take a base (-1 for e, else positive), a scale and a shift.
     float natural_log_of_base(float base) const {
         if (base == -1.0f) return 1.0f;
@@ -294,6 +306,7 @@ class Converter {
         else expect_counts(1, 1, 1, 1);
 
         if (type == "Convolution") return convolution();
+        if (type == "Deconvolution") return deconvolution();
         if (type == "ReLU") return ReLUParams{proto_.relu_param().negative_slope()};
         if (type == "Sigmoid") return ActivationParams{ops::ActivationFunction::Sigmoid};
         if (type == "TanH") return ActivationParams{ops::ActivationFunction::Tanh};

@@ -1,5 +1,7 @@
 #include "frontend/shape_inference.h"
 
+#include <algorithm>
+
 #include "frontend/compile_error.h"
 
 namespace cortado {
@@ -62,6 +64,25 @@ class ShapeInference {
                  " (dilated) is larger than the padded input " + shape_to_string(x));
         set_out(0, {x[0], p.num_output, h, w});
         layer_.weight_shapes = {{p.num_output, x[1] / p.group, p.kernel_h, p.kernel_w}};
+        if (p.bias_term) layer_.weight_shapes.push_back({p.num_output});
+    }
+
+    void operator()(const DeconvolutionParams &p) const {
+        need_rank(0, 4);
+        const Shape &x = in(0);
+        if (p.group < 1 || x[1] % p.group || p.num_output % p.group)
+            fail("channels " + std::to_string(x[1]) + " and num_output " + std::to_string(p.num_output) +
+                 " must be multiples of group " + std::to_string(p.group));
+        if (p.kernel_h < 1 || p.kernel_w < 1 || p.stride_h < 1 || p.stride_w < 1 || p.dilation_h < 1 ||
+            p.dilation_w < 1 || p.pad_h < 0 || p.pad_w < 0 || p.bottom_pad() < 0 || p.right_pad() < 0)
+            fail("kernel, stride and dilation must be positive and pads not negative");
+        if (p.output_pad_h < 0 || p.output_pad_w < 0) fail("output_padding must not be negative");
+        const int64_t h = int64_t(p.stride_h) * (x[2] - 1) + int64_t(p.dilation_h) * (p.kernel_h - 1) + 1 - p.pad_h -
+                          p.bottom_pad() + p.output_pad_h;
+        const int64_t w = int64_t(p.stride_w) * (x[3] - 1) + int64_t(p.dilation_w) * (p.kernel_w - 1) + 1 - p.pad_w -
+                          p.right_pad() + p.output_pad_w;
+        set_out(0, {x[0], p.num_output, h, w});
+        layer_.weight_shapes = {{x[1], p.num_output / p.group, p.kernel_h, p.kernel_w}};
         if (p.bias_term) layer_.weight_shapes.push_back({p.num_output});
     }
 
@@ -310,6 +331,12 @@ class ShapeInference {
             out[a] = bounds[i + 1] - bounds[i];
             set_out(i, out);
         }
+    }
+
+    void operator()(const ResizeParams &p) const {
+        need_rank(0, 4);
+        if (p.out_h < 1 || p.out_w < 1) fail("the output plane is empty");
+        set_out(0, {in(0)[0], in(0)[1], p.out_h, p.out_w});
     }
 
     void operator()(const ConstantParams &p) const {

@@ -36,6 +36,7 @@ std::vector<std::string> fill_untrained_weights(Graph &graph) {
         bool changed = false;
         if (auto *conv = std::get_if<ConvolutionParams>(&layer.params)) changed = replace_unset(*conv);
         else if (auto *ip = std::get_if<InnerProductParams>(&layer.params)) changed = replace_unset(*ip);
+        else if (auto *deconv = std::get_if<DeconvolutionParams>(&layer.params)) changed = replace_unset(*deconv);
         if (changed) replaced.push_back(layer.name);
     }
     return replaced;

@@ -1,5 +1,5 @@
-// Pad: each plane of the input placed at (left, top) in a larger plane filled with a constant
-// (ONNX's Pad in constant mode, and the asymmetric padding of ONNX convolutions).
+// Pad: each plane of the input placed at (left, top) in a larger plane, the border filled as
+// ops/pad.h's mode says (ONNX's Pad, and the asymmetric padding of ONNX convolutions).
 // Buffers: input (x, y, c, n), output (x, y, c, n).
 #pragma once
 
@@ -16,8 +16,11 @@ struct Pad {
 
     Pad(Halide::Func input, const PadShape &s) {
         using namespace Halide;
-        Func bordered = BoundaryConditions::constant_exterior(
-            input, s.value, {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
+        const Region plane = {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}};
+        Func bordered = s.mode == "reflect" ? BoundaryConditions::mirror_interior(input, plane)
+                        : s.mode == "edge"  ? BoundaryConditions::repeat_edge(input, plane)
+                        : s.mode == "wrap"  ? BoundaryConditions::repeat_image(input, plane)
+                                            : BoundaryConditions::constant_exterior(input, s.value, plane);
         output(x, y, c, n) = bordered(x - s.left, y - s.top, c, n);
     }
 };

@@ -14,6 +14,7 @@
 
 #include "ops/concat.h"
 #include "ops/conv2d.h"
+#include "ops/deconv2d.h"
 #include "ops/elementwise.h"
 #include "ops/gemm.h"
 #include "ops/inner_product.h"
@@ -21,6 +22,7 @@
 #include "ops/pad.h"
 #include "ops/pooling.h"
 #include "ops/rearrange.h"
+#include "ops/resize.h"
 #include "ops/softmax.h"
 
 namespace cortado::schedules {
@@ -108,6 +110,7 @@ using ops::ActivationShape;
 using ops::ChannelAffineShape;
 using ops::ConcatShape;
 using ops::Conv2dShape;
+using ops::Deconv2dShape;
 using ops::EltwiseShape;
 using ops::GemmShape;
 using ops::InnerProductShape;
@@ -115,6 +118,7 @@ using ops::LRNShape;
 using ops::PadShape;
 using ops::PoolingShape;
 using ops::RearrangeShape;
+using ops::ResizeShape;
 using ops::ReluShape;
 using ops::SoftmaxShape;
 
@@ -124,7 +128,8 @@ struct FamilySpace {
     std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<PadShape>, OpSpace<LRNShape>,
                OpSpace<InnerProductShape>, OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>,
                OpSpace<ActivationShape>, OpSpace<EltwiseShape>, OpSpace<ChannelAffineShape>, OpSpace<GemmShape>,
-               OpSpace<RearrangeShape>>
+               OpSpace<RearrangeShape>, OpSpace<ResizeShape>,
+               OpSpace<Deconv2dShape>>
         ops;
 
     template <typename Shape>

@@ -25,6 +25,7 @@
 #include "frontend/shape_inference.h"
 #include "generators/concat.h"
 #include "generators/conv2d.h"
+#include "generators/deconv2d.h"
 #include "generators/conv2d_channel_lanes.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/elementwise.h"
@@ -34,6 +35,7 @@
 #include "generators/pad.h"
 #include "generators/pooling.h"
 #include "generators/rearrange.h"
+#include "generators/resize.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "ops/concat.h"
@@ -1055,6 +1057,8 @@ TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
     bound({"softmax direct"}, names(variant_bindings<Schedule<Softmax, ops::SoftmaxOp>>()));
     bound({"concat direct"}, names(variant_bindings<Schedule<Concat, ops::ConcatOp>>()));
     bound({"rearrange direct"}, names(variant_bindings<Schedule<Rearrange, ops::RearrangeOp>>()));
+    bound({"resize direct"}, names(variant_bindings<Schedule<Resize, ops::ResizeOp>>()));
+    bound({"deconv2d direct"}, names(variant_bindings<Schedule<Deconv2d, ops::Deconv2dOp>>()));
     bound({"relu direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ReluOp>>()));
     bound({"activation direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ActivationOp>>()));
     bound({"eltwise direct"}, names(variant_bindings<Schedule<FlatOutput, ops::EltwiseOp>>()));

@@ -665,6 +665,22 @@ TEST(DataMovement, CaffeSliceAndCrop) {
                              {1, 4, 8, 6}, "Crop from axis 1 with one offset");
 }
 
+TEST(Deconvolution, StridePadGroupDilation) {
+    const auto deconv = [](int num_output, const std::string &extra) {
+        return "convolution_param { num_output: " + std::to_string(num_output) +
+               " weight_filler { type: \"gaussian\" std: 0.3 } bias_filler { type: \"uniform\" min: -1 max: 1 } " +
+               extra + " }";
+    };
+    expect_matches_reference(layer("d", "Deconvolution", "data", "d", deconv(5, "kernel_size: 4 stride: 2 pad: 1")),
+                             {2, 3, 7, 6}, "FCN's 2x upsampling: kernel 4, stride 2, pad 1");
+    expect_matches_reference(layer("d", "Deconvolution", "data", "d",
+                                   deconv(6, "kernel_h: 3 kernel_w: 2 stride_h: 3 stride_w: 1 group: 2 dilation: 2")),
+                             {1, 4, 5, 9}, "rectangular kernel, uneven strides, groups and dilation");
+    expect_matches_reference(layer("d", "Deconvolution", "data", "d", deconv(3, "kernel_size: 1 bias_term: false")) +
+                                 layer("r", "ReLU", "d", "d"),
+                             {1, 8, 3, 17}, "1x1 without bias, then ReLU");
+}
+
 TEST(ShapeOnlyLayers, DropoutSplitFlattenReshapeRelu) {
     expect_matches_reference(layer("d", "Dropout", "data", "d") + layer("sp", "Split", "d", "s1") +
                                  layer("fl", "Flatten", "s1", "fl") + layer("f", "InnerProduct", "fl", "f", ip("", 6)),

@@ -100,6 +100,15 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
         for (int id : layer.outputs) shapes.push_back(state.graph.values.at(size_t(id)).shape);
         std::vector<Tensor> pieces = slice(*in[0], params_of<SliceParams>(layer).axis, shapes);
         for (size_t i = 0; i < pieces.size(); i++) state.set(layer.outputs[i], std::move(pieces[i]));
+    } else if (type == "Deconvolution") {
+        require_arity(layer, 1, 1);
+        const auto &p = params_of<DeconvolutionParams>(layer);
+        const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
+        const Shape &out_shape = state.graph.values.at(static_cast<size_t>(layer.outputs[0])).shape;
+        state.set(layer.outputs[0], deconvolution(*in[0], p, out_shape, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+    } else if (type == "Resize") {
+        require_arity(layer, 1, 1);
+        state.set(layer.outputs[0], resize(*in[0], params_of<ResizeParams>(layer)));
     } else if (type == "Constant") {
         require_arity(layer, 0, 1);
         state.set(layer.outputs[0], blobs_of(layer, weights, 1)[0]);

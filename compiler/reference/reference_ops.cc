@@ -249,12 +249,24 @@ Tensor pad(const Tensor &in, const PadParams &p) {
     require(p.top >= 0 && p.left >= 0 && p.bottom >= 0 && p.right >= 0, "pad: pads must not be negative");
     const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
     const int64_t OH = H + p.top + p.bottom, OW = W + p.left + p.right;
+    require(p.mode != "reflect" || (std::max(p.top, p.bottom) < H && std::max(p.left, p.right) < W),
+            "pad: reflect pads must be smaller than the plane");
     Tensor out = zeros({N, C, OH, OW});
-    std::fill(out.data.begin(), out.data.end(), double(p.value));
+    // The input index of padded index i along an axis of `length`, or -1 for the constant.
+    const auto source = [&](int64_t i, int64_t length) -> int64_t {
+        if (i >= 0 && i < length) return i;
+        if (p.mode == "edge") return i < 0 ? 0 : length - 1;
+        if (p.mode == "wrap") return ((i % length) + length) % length;
+        if (p.mode == "reflect") return i < 0 ? -i : 2 * (length - 1) - i;
+        return -1;
+    };
     for (int64_t plane = 0; plane < N * C; ++plane)
-        for (int64_t h = 0; h < H; ++h)
-            for (int64_t w = 0; w < W; ++w)
-                out.data[(plane * OH + h + p.top) * OW + w + p.left] = in.data[(plane * H + h) * W + w];
+        for (int64_t h = 0; h < OH; ++h)
+            for (int64_t w = 0; w < OW; ++w) {
+                const int64_t y = source(h - p.top, H), x = source(w - p.left, W);
+                out.data[(plane * OH + h) * OW + w] =
+                    y < 0 || x < 0 ? double(p.value) : in.data[(plane * H + y) * W + x];
+            }
     return out;
 }
 
@@ -565,6 +577,98 @@ Tensor expand(const Tensor &in, const Shape &shape) {
         }
         return at;
     });
+}
+
+namespace {
+
+// ONNX's coordinate_transformation_mode, in double precision.
+double resize_source(int64_t out, int64_t in_length, int64_t out_length, double scale, const std::string &mode) {
+    const double o = double(out);
+    if (mode == "asymmetric") return o / scale;
+    if (mode == "align_corners") return out_length == 1 ? 0.0 : o * double(in_length - 1) / (double(in_length) * scale - 1.0);
+    if (mode == "tf_half_pixel_for_nearest") return (o + 0.5) / scale;
+    if (mode == "pytorch_half_pixel") return out_length > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
+    if (mode == "half_pixel_symmetric") {
+        const double adjustment = double(out_length) / (scale * double(in_length));
+        return double(in_length) / 2.0 * (1.0 - adjustment) + (o + 0.5) / scale - 0.5;
+    }
+    require(mode == "half_pixel", "resize: unknown coordinate transformation " + mode);
+    return (o + 0.5) / scale - 0.5;
+}
+
+int64_t resize_nearest(double coordinate, int64_t length, const std::string &rounding) {
+    double index = coordinate;
+    if (rounding == "floor") index = std::floor(coordinate);
+    else if (rounding == "ceil") index = std::ceil(coordinate);
+    else if (rounding == "round_prefer_ceil") index = std::floor(coordinate + 0.5);
+    else index = std::ceil(coordinate - 0.5);  // round_prefer_floor
+    return std::min<int64_t>(std::max<int64_t>(int64_t(index), 0), length - 1);
+}
+
+}  // namespace
+
+Tensor resize(const Tensor &in, const ResizeParams &p) {
+    require_rank4(in, "resize");
+    const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
+    Tensor out = zeros({N, C, p.out_h, p.out_w});
+    for (int64_t plane = 0; plane < N * C; plane++) {
+        const double *src = &in.data[size_t(plane * H * W)];
+        double *dst = &out.data[size_t(plane * p.out_h * p.out_w)];
+        for (int64_t oy = 0; oy < p.out_h; oy++) {
+            const double sy = resize_source(oy, H, p.out_h, p.scale_h, p.coordinates);
+            for (int64_t ox = 0; ox < p.out_w; ox++) {
+                const double sx = resize_source(ox, W, p.out_w, p.scale_w, p.coordinates);
+                double &v = dst[oy * p.out_w + ox];
+                if (p.mode == "nearest") {
+                    v = src[resize_nearest(sy, H, p.rounding) * W + resize_nearest(sx, W, p.rounding)];
+                    continue;
+                }
+                const double fy = std::clamp(sy, 0.0, double(H - 1)), fx = std::clamp(sx, 0.0, double(W - 1));
+                const int64_t y0 = int64_t(std::floor(fy)), x0 = int64_t(std::floor(fx));
+                const int64_t y1 = std::min(y0 + 1, H - 1), x1 = std::min(x0 + 1, W - 1);
+                const double wy = fy - double(y0), wx = fx - double(x0);
+                // An element weighted 0 takes no part (an infinite one would make 0 x inf = NaN).
+                const auto blend = [](double a, double b, double w) { return w == 0 ? a : a * (1 - w) + b * w; };
+                v = blend(blend(src[y0 * W + x0], src[y0 * W + x1], wx), blend(src[y1 * W + x0], src[y1 * W + x1], wx),
+                          wy);
+            }
+        }
+    }
+    return out;
+}
+
+Tensor deconvolution(const Tensor &in, const DeconvolutionParams &p, const Shape &out_shape, const Tensor &weights,
+                     const Tensor *bias) {
+    require_rank4(in, "deconvolution");
+    const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
+    const int64_t OC = out_shape.at(1), OH = out_shape.at(2), OW = out_shape.at(3);
+    const int64_t in_per_group = C / p.group, out_per_group = OC / p.group;
+    require_size(weights, C * out_per_group * p.kernel_h * p.kernel_w, "deconvolution weights");
+    Tensor out = zeros(out_shape);
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t oc = 0; oc < OC; ++oc)
+            for (int64_t i = 0; i < OH * OW; ++i) out.data[size_t((n * OC + oc) * OH * OW + i)] = bias ? bias->data[oc] : 0.0;
+    // Each input pixel scatters its kernel, as the layer is defined (the kernels gather).
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t c = 0; c < C; ++c) {
+            const int64_t g = c / in_per_group;
+            for (int64_t iy = 0; iy < H; ++iy)
+                for (int64_t ix = 0; ix < W; ++ix) {
+                    const double v = in.data[size_t(((n * C + c) * H + iy) * W + ix)];
+                    for (int64_t o = 0; o < out_per_group; ++o)
+                        for (int64_t ky = 0; ky < p.kernel_h; ++ky) {
+                            const int64_t oy = iy * p.stride_h - p.pad_h + ky * p.dilation_h;
+                            if (oy < 0 || oy >= OH) continue;
+                            for (int64_t kx = 0; kx < p.kernel_w; ++kx) {
+                                const int64_t ox = ix * p.stride_w - p.pad_w + kx * p.dilation_w;
+                                if (ox < 0 || ox >= OW) continue;
+                                out.data[size_t(((n * OC + g * out_per_group + o) * OH + oy) * OW + ox)] +=
+                                    v * weights.data[size_t(((c * out_per_group + o) * p.kernel_h + ky) * p.kernel_w + kx)];
+                            }
+                        }
+                }
+        }
+    return out;
 }
 
 }  // namespace cortado::reference

@@ -77,6 +77,11 @@ Tensor transpose(const Tensor &in, const std::vector<int> &perm);
 Tensor crop(const Tensor &in, const CropParams &p);
 // Consecutive pieces of `in` along `axis`, of the given shapes.
 std::vector<Tensor> slice(const Tensor &in, int axis, const std::vector<Shape> &out_shapes);
+// The transposed convolution of DeconvolutionParams, as a scatter of each input pixel's kernel.
+Tensor deconvolution(const Tensor &in, const DeconvolutionParams &p, const Shape &out_shape, const Tensor &weights,
+                     const Tensor *bias);
+// ONNX's Resize of the spatial axes (nearest or bilinear, the coordinate clamped to the plane).
+Tensor resize(const Tensor &in, const ResizeParams &p);
 // Numpy broadcasting to `shape`.
 Tensor expand(const Tensor &in, const Shape &shape);
 

@@ -5,6 +5,7 @@
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
 #include "generators/conv2d_winograd.h"
+#include "generators/deconv2d.h"
 #include "generators/elementwise.h"
 #include "generators/gemm.h"
 #include "generators/inner_product.h"
@@ -12,6 +13,7 @@
 #include "generators/pad.h"
 #include "generators/pooling.h"
 #include "generators/rearrange.h"
+#include "generators/resize.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "schedules/cpu/concat.h"
@@ -20,6 +22,7 @@
 #include "schedules/cpu/conv2d_register_tile.h"
 #include "schedules/cpu/conv2d_space.h"
 #include "schedules/cpu/conv2d_winograd.h"
+#include "schedules/cpu/deconv2d.h"
 #include "schedules/cpu/elementwise.h"
 #include "schedules/cpu/gemm.h"
 #include "schedules/cpu/inner_product.h"
@@ -27,6 +30,7 @@
 #include "schedules/cpu/pad.h"
 #include "schedules/cpu/pooling.h"
 #include "schedules/cpu/rearrange.h"
+#include "schedules/cpu/resize.h"
 #include "schedules/cpu/softmax.h"
 
 namespace cortado::schedules::cpu {
@@ -90,6 +94,10 @@ const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "cpu_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
 const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
     "cpu_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
+const BindSchedule<Resize, ops::ResizeOp> resize_binding{
+    "cpu_direct", [](Resize &a, const ops::ResizeOp &op, const Target &t) { schedule_resize(a, op.shape, t); }};
+const BindSchedule<Deconv2d, ops::Deconv2dOp> deconv2d_binding{
+    "cpu_direct", [](Deconv2d &a, const ops::Deconv2dOp &op, const Target &t) { schedule_deconv2d(a, op.shape, t); }};
 
 template <typename OpT>
 void flat(FlatOutput &a, const OpT &op, const Target &t) {

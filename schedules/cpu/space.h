@@ -69,6 +69,8 @@ inline FamilySpace space(
     f.op<InnerProductShape>() = inner_product_space(inner_product_lane_partials(), registers);
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("cpu_direct", {"schedules/cpu/concat.h"}));
+    f.op<Deconv2dShape>() = single_variant(plain_variant<Deconv2dShape>("cpu_direct", {"schedules/cpu/deconv2d.h"}));
+    f.op<ResizeShape>() = single_variant(plain_variant<ResizeShape>("cpu_direct", {"schedules/cpu/resize.h"}));
     f.op<RearrangeShape>() =
         single_variant(plain_variant<RearrangeShape>("cpu_direct", {"schedules/cpu/rearrange.h"}));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));

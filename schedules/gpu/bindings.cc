@@ -4,6 +4,7 @@
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
 #include "generators/conv2d_winograd.h"
+#include "generators/deconv2d.h"
 #include "generators/elementwise.h"
 #include "generators/gemm.h"
 #include "generators/inner_product.h"
@@ -11,6 +12,7 @@
 #include "generators/pad.h"
 #include "generators/pooling.h"
 #include "generators/rearrange.h"
+#include "generators/resize.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "schedules/gpu/concat.h"
@@ -20,6 +22,7 @@
 #include "schedules/gpu/conv2d_depthwise.h"
 #include "schedules/gpu/conv2d_depthwise_space.h"
 #include "schedules/gpu/conv2d_winograd.h"
+#include "schedules/gpu/deconv2d.h"
 #include "schedules/gpu/elementwise.h"
 #include "schedules/gpu/gemm.h"
 #include "schedules/gpu/inner_product.h"
@@ -27,6 +30,7 @@
 #include "schedules/gpu/pad.h"
 #include "schedules/gpu/pooling.h"
 #include "schedules/gpu/rearrange.h"
+#include "schedules/gpu/resize.h"
 #include "schedules/gpu/softmax.h"
 
 namespace cortado::schedules::gpu {
@@ -94,6 +98,10 @@ const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "gpu_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
 const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
     "gpu_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
+const BindSchedule<Resize, ops::ResizeOp> resize_binding{
+    "gpu_direct", [](Resize &a, const ops::ResizeOp &op, const Target &t) { schedule_resize(a, op.shape, t); }};
+const BindSchedule<Deconv2d, ops::Deconv2dOp> deconv2d_binding{
+    "gpu_direct", [](Deconv2d &a, const ops::Deconv2dOp &op, const Target &t) { schedule_deconv2d(a, op.shape, t); }};
 
 template <typename OpT>
 void flat(FlatOutput &a, const OpT &op, const Target &t) {

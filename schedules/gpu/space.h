@@ -170,6 +170,8 @@ inline FamilySpace space() {
     f.op<GemmShape>() = gemm_space();
     f.op<SoftmaxShape>() = single_variant(softmax_direct());
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("gpu_direct", {"schedules/gpu/concat.h"}));
+    f.op<Deconv2dShape>() = single_variant(plain_variant<Deconv2dShape>("gpu_direct", {"schedules/gpu/deconv2d.h"}));
+    f.op<ResizeShape>() = single_variant(plain_variant<ResizeShape>("gpu_direct", {"schedules/gpu/resize.h"}));
     f.op<RearrangeShape>() =
         single_variant(plain_variant<RearrangeShape>("gpu_direct", {"schedules/gpu/rearrange.h"}));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("gpu_direct", {"schedules/gpu/elementwise.h"}));

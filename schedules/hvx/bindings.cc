@@ -2,15 +2,18 @@
 // (generators/schedule_registry.h).
 #include "generators/concat.h"
 #include "generators/conv2d.h"
+#include "generators/deconv2d.h"
 #include "generators/elementwise.h"
 #include "generators/inner_product.h"
 #include "generators/lrn.h"
 #include "generators/pad.h"
 #include "generators/pooling.h"
 #include "generators/rearrange.h"
+#include "generators/resize.h"
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "schedules/hvx/conv2d.h"
+#include "schedules/hvx/deconv2d.h"
 #include "schedules/hvx/memory_bound.h"
 
 namespace cortado::schedules::hvx {
@@ -35,6 +38,10 @@ const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "hvx_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
 const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
     "hvx_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
+const BindSchedule<Resize, ops::ResizeOp> resize_binding{
+    "hvx_direct", [](Resize &a, const ops::ResizeOp &op, const Target &t) { schedule_resize(a, op.shape, t); }};
+const BindSchedule<Deconv2d, ops::Deconv2dOp> deconv2d_binding{
+    "hvx_direct", [](Deconv2d &a, const ops::Deconv2dOp &op, const Target &t) { schedule_deconv2d(a, op.shape, t); }};
 
 template <typename OpT>
 void flat(FlatOutput &a, const OpT &op, const Target &t) {

@@ -1,5 +1,5 @@
-// Hexagon HVX schedules for the memory-bound ops (pooling, pad, LRN, softmax, concat, rearrange,
-// element-wise):
+// Hexagon HVX schedules for the memory-bound ops (pooling, pad, resize, LRN, softmax, concat,
+// rearrange, element-wise):
 // each offloaded whole to the DSP, parallel over its outer loop, vectorised 32 floats wide along
 // the innermost dimension where it is long enough. Compile-verified only.
 #pragma once
@@ -11,6 +11,7 @@
 #include "generators/pad.h"
 #include "generators/pooling.h"
 #include "generators/rearrange.h"
+#include "generators/resize.h"
 #include "generators/softmax.h"
 #include "schedules/hvx/offload.h"
 
@@ -27,6 +28,12 @@ inline void schedule_pad(Pad &a, const PadShape &s, const Halide::Target &) {
     a.output.hexagon().fuse(a.c, a.n, plane).parallel(plane);
     vectorize_if_long(a.output, a.x, s.out_w());
 }
+inline void schedule_resize(Resize &a, const ResizeShape &s, const Halide::Target &) {
+    Halide::Var plane{"plane"};
+    a.output.hexagon().fuse(a.c, a.n, plane).parallel(plane);
+    vectorize_if_long(a.output, a.x, s.out_w);
+}
+
 inline void schedule_lrn(LRN &a, const LRNShape &s, const Halide::Target &) {
     a.output.hexagon().reorder(a.x, a.y, a.c, a.n).parallel(a.c);
     vectorize_if_long(a.output, a.x, s.w);

@@ -22,6 +22,8 @@ inline FamilySpace space() {
     f.op<InnerProductShape>() = single_variant(ip);
     f.op<SoftmaxShape>() = single_variant(plain_variant<SoftmaxShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
+    f.op<Deconv2dShape>() = single_variant(plain_variant<Deconv2dShape>("hvx_direct", {"schedules/hvx/deconv2d.h"}));
+    f.op<ResizeShape>() = single_variant(plain_variant<ResizeShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     f.op<RearrangeShape>() =
         single_variant(plain_variant<RearrangeShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));

@@ -28,9 +28,18 @@ GRAPHS = {
     "transpose": [helper.make_node("Transpose", ["data"], ["a"], name="a", perm=[0, 2, 3, 1])],
     "broadcast_mul": [helper.make_node("GlobalAveragePool", ["data"], ["g"], name="g"),
                       helper.make_node("Mul", ["data", "g"], ["a"], name="a")],
+    "resize_linear": [helper.make_node("Resize", ["data", "", "scales"], ["a"], name="a", mode="linear")],
+    "resize_nearest": [helper.make_node("Resize", ["data", "", "scales"], ["a"], name="a", mode="nearest")],
+    "pad_reflect": [helper.make_node("Pad", ["data", "pads"], ["a"], name="a", mode="reflect")],
 }
+# Constant inputs of the cases above.
+INITIALIZERS = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 1.5]),
+                helper.make_tensor("pads", TensorProto.INT64, [8], [0, 0, 1, 2, 0, 0, 1, 1])]
 
-OUTPUT_SHAPES = {"transpose": [SHAPE[0], SHAPE[2], SHAPE[3], SHAPE[1]]}
+OUTPUT_SHAPES = {"transpose": [SHAPE[0], SHAPE[2], SHAPE[3], SHAPE[1]],
+                 "resize_linear": [SHAPE[0], SHAPE[1], SHAPE[2] * 2, SHAPE[3] * 3 // 2],
+                 "resize_nearest": [SHAPE[0], SHAPE[1], SHAPE[2] * 2, SHAPE[3] * 3 // 2],
+                 "pad_reflect": [SHAPE[0], SHAPE[1], SHAPE[2] + 2, SHAPE[3] + 3]}
 
 
 def main():
@@ -40,7 +49,8 @@ def main():
     cases.update(GRAPHS)
     for name, nodes in cases.items():
         graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("data", TensorProto.FLOAT, SHAPE)],
-                                  [helper.make_tensor_value_info("a", TensorProto.FLOAT, OUTPUT_SHAPES.get(name, SHAPE))])
+                                  [helper.make_tensor_value_info("a", TensorProto.FLOAT, OUTPUT_SHAPES.get(name, SHAPE))],
+                                  [t for t in INITIALIZERS if any(t.name in n.input for n in nodes)])
         model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], producer_name="cortado tests")
         model.ir_version = 9
         onnx.checker.check_model(model)

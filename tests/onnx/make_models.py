@@ -394,6 +394,52 @@ def rearranged(rng, opset=13):
     return m.build([1, 4, 6, 6], y, [1, 2, 6, 24], opset), (1, 4, 6, 6)
 
 
+def resized(rng, opset=13):
+    """Resize (linear and nearest, through sizes and scales, four coordinate transformations and
+    two roundings), Pad in reflect and edge modes, ReduceMean, ReduceMax, ReduceSum and ReduceL2
+    over several axes, broadcasting, a constant divided by data, Concat with a constant, and
+    ConvTranspose (asymmetric pads, output_padding, dilation, SAME_UPPER)."""
+    m = Model(rng)
+    p1 = m.node("Pad", ["x", m.integers("pads1", [0, 0, 1, 2, 0, 0, 2, 1])], "reflected", mode="reflect")
+    p2 = m.node("Pad", ["x", m.integers("pads2", [0, 0, 2, 0, 0, 0, 0, 3])], "edged", mode="edge")
+    size = m.integers("size", [1, 3, 11, 13])
+    r1 = m.node("Resize", [p1, "", "", size], "linear", mode="linear")
+    r2 = m.node("Resize", [p2, "", m.constant("scales", [1, 1, 2, 1.5])], "nearest", mode="nearest",
+                coordinate_transformation_mode="asymmetric", nearest_mode="floor")
+    r3 = m.node("Resize", ["x", "", "", size], "corners", mode="linear", coordinate_transformation_mode="align_corners")
+    r4 = m.node("Resize", ["x", "", "", size], "nearest_ceil", mode="nearest", nearest_mode="round_prefer_ceil")
+    r5 = m.node("Resize", ["x", "", "", size], "torch", mode="linear",
+                coordinate_transformation_mode="pytorch_half_pixel")
+    total = m.node("Sum", [r1, r3, r4, r5], "total")
+    rows = m.node("ReduceMean", [r2], "rows", axes=[2])                    # 1x3x1x13
+    t = m.node("Add", [total, rows], "t")
+    l2 = m.node("ReduceL2", [t], "l2", axes=[2, 3])                        # 1x3x1x1
+    u = m.node("Mul", [t, l2], "u")
+    most = m.node("ReduceMax", [u], "most", axes=[1])                      # 1x1x11x13
+    denominator = m.node("Add", [m.node("Abs", [most], "magnitude"), m.constant("one", 1.0)], "denominator")
+    q = m.node("Div", [m.weight("numerator", (1, 1, 11, 13)), denominator], "q")
+    sums = m.node("ReduceSum", [u, m.integers("channel", [1])], "sums")    # 1x1x11x13
+    x = m.node("Concat", [q, sums, m.weight("extra", (1, 2, 11, 13))], "joined", axis=1)
+    x = m.node("ConvTranspose", [x, m.weight("t1", (4, 3, 3, 3)), m.weight("tb1", (3,))], "up1", strides=[2, 2],
+               pads=[1, 0, 0, 1], output_padding=[1, 0])
+    y = m.node("ConvTranspose", [x, m.weight("t2", (3, 2, 2, 2))], "up2", group=1, dilations=[2, 1],
+               auto_pad="SAME_UPPER", strides=[1, 2])
+    return m.build([1, 3, 5, 6], y, [1, 2, 23, 52], opset), (1, 3, 5, 6)
+
+
+def one_dimensional(rng, opset=13):
+    """A 1-D Conv (pads, stride), Relu, MaxPool, AveragePool (count_include_pad=0) and ConvTranspose
+    (stride, output_padding), as 2-D with a unit height."""
+    m = Model(rng)
+    x = m.node("Conv", ["x", m.weight("w", (4, 3, 3)), m.weight("b", (4,))], "c", pads=[1, 1], strides=[2])
+    x = m.node("Relu", [x], "r")
+    x = m.node("MaxPool", [x], "p", kernel_shape=[2], strides=[2])
+    x = m.node("AveragePool", [x], "a", kernel_shape=[3], pads=[1, 1])
+    y = m.node("ConvTranspose", [x, m.weight("t", (4, 2, 3)), m.weight("tb", (2,))], "up", strides=[2],
+               output_padding=[1])
+    return m.build([2, 3, 20], y, [2, 2, 12], opset), (2, 3, 20)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
@@ -450,6 +496,8 @@ def main(out_dir, seed):
                                          legacy_six, folded, newest, activations)]
     makers.append(("newest_18", lambda rng: newest(rng, 18)))
     makers.append(("rearranged", rearranged))
+    makers.append(("resized", resized))
+    makers.append(("one_dimensional", one_dimensional))
     makers.append(("rearranged_18", lambda rng: rearranged(rng, 18)))
     for name, make in makers:
         state = rng.bit_generator.state
