@@ -60,6 +60,17 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     }
 }
 
+// The HVX family has schedules for every op too, though nothing here can run them: the models of
+// the newer ops (activations, data movement, resizing, transposed convolutions, 1-D layers)
+// compile for Hexagon.
+TEST_F(Onnx, ModelsCompileForHexagon) {
+    for (const std::string name : {"activations", "rearranged", "resized", "one_dimensional"}) {
+        const Result r = cortado("compile " + model(name) + " --target hexagon-hvx --shared -o " +
+                                 (dir_ / ("hvx-" + name)).string());
+        EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;
+    }
+}
+
 TEST_F(Onnx, CompileWritesTheModelsWeightsBesideTheLibrary) {
     const fs::path out = dir_ / "compiled";
     const Result r = cortado("compile " + model("classifier") + " --name classifier -o " + out.string());
