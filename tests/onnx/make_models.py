@@ -443,9 +443,8 @@ def one_dimensional(rng, opset=13):
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
-    data, two graph inputs, a dimension left open, an initializer of the wrong size, a Pad in reflect
-    mode, a constant that
-    broadcasts along non-contiguous axes, a constant divided by data."""
+    data, two graph inputs, a dimension left open, an initializer of the wrong size, reflect pads
+    larger than the plane, a constant that does not broadcast against the data, a cubic Resize."""
     m = Model(rng)
     m.node("Sin", ["x"], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
@@ -477,15 +476,15 @@ def bad_models(out_dir, rng):
     model.graph.initializer[0].raw_data = model.graph.initializer[0].raw_data[:-8]
     onnx.save_model(model, os.path.join(out_dir, "bad_weights.onnx"))
     m = Model(rng)
-    pads = m.node("Constant", [], "pads", value=numpy_helper.from_array(np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64)))
+    pads = m.node("Constant", [], "pads", value=numpy_helper.from_array(np.array([0, 0, 5, 1, 0, 0, 1, 1], np.int64)))
     m.node("Pad", ["x", pads], "y", mode="reflect")
-    onnx.save_model(m.build([1, 2, 5, 5], "y", [1, 2, 7, 7], 13), os.path.join(out_dir, "bad_reflect.onnx"))
+    onnx.save_model(m.build([1, 2, 5, 5], "y", [1, 2, 11, 7], 13), os.path.join(out_dir, "bad_reflect.onnx"))
     m = Model(rng)
-    m.node("Mul", ["x", m.weight("w", (2, 1, 3))], "y")
+    m.node("Mul", ["x", m.weight("w", (4, 1, 3))], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_broadcast.onnx"))
     m = Model(rng)
-    m.node("Div", [m.weight("w", (1,)), "x"], "y")
-    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_reciprocal.onnx"))
+    m.node("Resize", ["x", "", m.constant("scales", [1, 1, 2, 2])], "y", mode="cubic")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 6, 6], 13), os.path.join(out_dir, "bad_cubic.onnx"))
 
 
 def main(out_dir, seed):
