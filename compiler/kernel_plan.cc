@@ -572,7 +572,8 @@ class Planner {
         std::vector<int64_t> strides;
         int64_t offset = 0;
         for (size_t d = 0; d < in_strides.size(); d++) {
-            strides.push_back(in_strides[d] * p.steps[d]);
+            // One element along an axis needs no stride (and a huge step would overflow one).
+            strides.push_back(p.sizes[d] == 1 ? 0 : in_strides[d] * p.steps[d]);
             offset += p.starts[d] * in_strides[d];
         }
         rearrange(layer, layer.inputs[0], layer.outputs[0], strides, offset);

@@ -908,7 +908,13 @@ class OnnxImporter {
                 scale[axis] = double(sizes[i]) / double(shape[size_t(axis)]);
             }
         }
-        if (size[0] != shape[0] || size[1] != shape[1]) fail(node, "only the spatial axes (2 and 3) may be resized");
+        if (scale[0] != 1.0 || scale[1] != 1.0 || size[0] != shape[0] || size[1] != shape[1])
+            fail(node, "only the spatial axes (2 and 3) may be resized");
+        // Resize before 11 rounds nearest down when it enlarges an axis and up when it shrinks
+        // one (as onnxruntime and ONNX's tests do); one kernel has one rounding for both axes.
+        if (legacy && p.mode == "nearest" && (scale[2] < 1.0) != (scale[3] < 1.0))
+            fail(node, "a nearest resize before opset 11 that shrinks one axis and enlarges the other is not supported");
+        if (legacy && p.mode == "nearest" && scale[2] < 1.0) p.rounding = "ceil";
         if (size[2] < 1 || size[3] < 1 || size[2] > kMaxParameter || size[3] > kMaxParameter)
             fail(node, "the output plane " + std::to_string(size[2]) + "x" + std::to_string(size[3]) + " is out of range");
         p.out_h = int(size[2]), p.out_w = int(size[3]), p.scale_h = scale[2], p.scale_w = scale[3];
@@ -1210,6 +1216,9 @@ class OnnxImporter {
             c1 = &aligned;
         }
         if (!c0 && !c1) {
+            // Before 7, broadcasting follows `axis`, not numpy's alignment from the last axis.
+            if (opset_ < 7 && shape_of(data_input(node, 0)) != shape_of(data_input(node, 1)))
+                fail(node, "before opset 7 two computed inputs must have one shape");
             const std::vector<int> inputs = broadcast(node, {data_input(node, 0), data_input(node, 1)}, out);
             add_eltwise(node, inputs[0], inputs[1], out);
             return;
@@ -1221,6 +1230,7 @@ class OnnxImporter {
         // What no Scale expresses (a constant divided by data, a constant varying along
         // non-contiguous axes or broadcasting the data) runs element-wise with the constant as data.
         if ((op == "Div" && constant_first) || !scale_axes(c, shape_of(x))) {
+            if (opset_ < 7) fail(node, "before opset 7 a constant must vary along contiguous axes of the data, as a Scale's blob");
             const std::vector<int> inputs = broadcast(node, {data_or_constant(node, 0), data_or_constant(node, 1)}, out);
             add_eltwise(node, inputs[0], inputs[1], out);
             return;

@@ -191,8 +191,8 @@ class Converter {
     // Caffe's Exp and Log take a base (-1 for e, else positive), a scale and a shift.
     float natural_log_of_base(float base) const {
         if (base == -1.0f) return 1.0f;
-        if (!(base > 0.0f) || base == 1.0f || !std::isfinite(base))
-            fail("base " + std::to_string(base) + " must be -1 (e) or positive, finite and not 1");
+        if (!(base > 0.0f) || !std::isfinite(base))
+            fail("base " + std::to_string(base) + " must be -1 (e) or positive and finite");
         return std::log(base);
     }
 
@@ -208,6 +208,7 @@ class Converter {
     // log_base(shift + scale x) = ln(shift + scale x) / ln base.
     ActivationParams log() const {
         const auto &p = proto_.log_param();
+        if (p.base() == 1.0f) fail("base 1 has no logarithm");
         ActivationParams a{ops::ActivationFunction::Log};
         a.alpha = p.scale(), a.beta = p.shift(), a.gamma = 1.0f / natural_log_of_base(p.base());
         return a;

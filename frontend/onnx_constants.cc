@@ -184,15 +184,18 @@ OnnxTensor reshape(const OnnxTensor &data, const std::vector<int64_t> &target, b
 
 SliceWindow slice_window(int64_t size, int64_t start, int64_t end, int64_t step) {
     if (step == 0) throw FoldError("a step of 0");
-    // numpy's clamping: negative positions count from the end; positive steps clamp to
-    // [0, size], negative ones to [-1, size - 1].
-    auto clamp = [&](int64_t v) {
-        if (v < 0) v = v < -size ? (step > 0 ? 0 : -1) : v + size;
-        return step > 0 ? std::clamp<int64_t>(v, 0, size) : std::clamp<int64_t>(v, -1, size - 1);
-    };
-    const int64_t begin = clamp(start), stop = clamp(end);
-    const int64_t count = step > 0 ? std::max<int64_t>(0, (stop - begin + step - 1) / step)
-                                   : std::max<int64_t>(0, (begin - stop + (-step) - 1) / (-step));
+    if (step == std::numeric_limits<int64_t>::min()) throw FoldError("a step of -2^63");
+    // ONNX's clamping: negative positions count from the end; with a positive step the start and
+    // end clamp to [0, size], with a negative one the start to [0, size - 1] and the end to
+    // [-1, size - 1].
+    const auto from_end = [&](int64_t v) { return v < 0 ? (v < -size ? -1 : v + size) : v; };
+    const int64_t begin = step > 0 ? std::clamp<int64_t>(from_end(start), 0, size)
+                                   : std::clamp<int64_t>(from_end(start), 0, size - 1);
+    const int64_t stop = step > 0 ? std::clamp<int64_t>(from_end(end), 0, size)
+                                  : std::clamp<int64_t>(from_end(end), -1, size - 1);
+    // Differences of clamped positions cannot overflow; the step may be huge.
+    const int64_t count = step > 0 ? (stop > begin ? (stop - begin - 1) / step + 1 : 0)
+                                   : (begin > stop ? (begin - stop - 1) / -step + 1 : 0);
     return SliceWindow{begin, count};
 }
 

@@ -120,15 +120,15 @@ TEST(Errors, UnknownLayerTypesAreListedAllAtOnce) {
     EXPECT_NE(e.find("net.prototxt:7: layer 'b' has type 'Twirl'"), std::string::npos) << e;
 }
 
-// Unsupported types come before any check of how layers connect: the layer after a Deconvolution
+// Unsupported types come before any check of how layers connect: the layer after a Threshold
 // is not blamed for its missing bottom; a misspelt type gets a suggestion, a real Caffe type none.
 TEST(Errors, UnsupportedTypesComeBeforeConnectionChecks) {
     const std::string e = error_of(
         std::string(kInput) +
-        "layer { name: \"up\" type: \"Deconvolution\" bottom: \"data\" top: \"up\" convolution_param { num_output: 2 kernel_size: 2 } }\n"
+        "layer { name: \"up\" type: \"Threshold\" bottom: \"data\" top: \"up\" }\n"
         "layer { name: \"p\" type: \"Pooling\" bottom: \"up\" top: \"p\" pooling_param { kernel_size: 2 } }\n"
         "layer { name: \"c\" type: \"Convolutoin\" bottom: \"p\" top: \"c\" }\n");
-    EXPECT_NE(e.find("net.prototxt:6: layer 'up' has type 'Deconvolution'\n"), std::string::npos) << e;
+    EXPECT_NE(e.find("net.prototxt:6: layer 'up' has type 'Threshold'\n"), std::string::npos) << e;
     EXPECT_NE(e.find("net.prototxt:8: layer 'c' has type 'Convolutoin' (did you mean Convolution?)"), std::string::npos)
         << e;
     EXPECT_EQ(e.find("produced by no earlier layer"), std::string::npos) << e;
@@ -526,8 +526,8 @@ TEST(GraphJson, MissingOrWrongFieldsNameTheLayer) {
     no_group["layers"][0]["params"].erase("group");
     EXPECT_EQ(message(no_group), "graph JSON: layer 'conv': no group of the right type");
     nlohmann::json unknown = json;
-    unknown["layers"][1]["type"] = "Deconvolution";
-    EXPECT_NE(message(unknown).find("has type 'Deconvolution', which cortado does not know"), std::string::npos);
+    unknown["layers"][1]["type"] = "Threshold";
+    EXPECT_NE(message(unknown).find("has type 'Threshold', which cortado does not know"), std::string::npos);
     nlohmann::json dangling = json;
     dangling["layers"][1]["bottoms"] = {99};
     EXPECT_NE(message(dangling).find("reads value 99, which nothing makes"), std::string::npos) << message(dangling);
@@ -575,6 +575,15 @@ TEST(OnnxFolding, SlicesGathersAndReshapesAsNumpyDoes) {
     OnnxTensor r = fold_constant(node_of("Slice"), 13, {&data, &starts, &ends, &axes, &steps});
     EXPECT_EQ(r.dims, (Shape{2, 3}));
     EXPECT_EQ(r.integers, (std::vector<int64_t>{4, 2, 0, 9, 7, 5}));
+    // A start before the axis with a negative step clamps to 0, as ONNX's spec says (numpy's
+    // slice would be empty); a step past the axis takes one element without overflowing.
+    const OnnxTensor far = ints({1}, {-10}), back = ints({1}, {-1});
+    r = fold_constant(node_of("Slice"), 13, {&data, &far, &ends, &axes, &back});
+    EXPECT_EQ(r.dims, (Shape{2, 1}));
+    EXPECT_EQ(r.integers, (std::vector<int64_t>{0, 5}));
+    const OnnxTensor zero = ints({1}, {0}), huge = ints({1}, {std::numeric_limits<int64_t>::max()});
+    r = fold_constant(node_of("Slice"), 13, {&data, &zero, &huge, &axes, &huge});
+    EXPECT_EQ(r.integers, (std::vector<int64_t>{0, 5}));
     // data[1:, 1:INT64_MAX] with opset 1's attributes.
     r = fold_constant(node_of("Slice", {}, {{"starts", {1, 1}}, {"ends", {INT64_MAX, INT64_MAX}}}), 1, {&data});
     EXPECT_EQ(r.integers, (std::vector<int64_t>{6, 7, 8, 9}));
