@@ -393,6 +393,8 @@ class OnnxImporter {
             {"Transpose", {&OnnxImporter::convert_transpose}},
             {"Resize", {&OnnxImporter::convert_resize, 10}},
             {"Upsample", {&OnnxImporter::convert_resize, 7, 9}},
+            {"InstanceNormalization", {&OnnxImporter::convert_normalization}},
+            {"LayerNormalization", {&OnnxImporter::convert_normalization, 17}},
             {"ReduceMean", {&OnnxImporter::convert_reduce}},
             {"ReduceMax", {&OnnxImporter::convert_reduce}},
             {"ReduceSum", {&OnnxImporter::convert_reduce}},
@@ -746,7 +748,9 @@ class OnnxImporter {
 
     // The inputs broadcast to one shape, numpy's way: an input of another shape first goes
     // through an Expand layer.
-    std::vector<int> broadcast(const onnx::NodeProto &node, std::vector<int> inputs, const std::string &out) {
+    // `tag` tells apart the Expand layers of a node that broadcasts more than once.
+    std::vector<int> broadcast(const onnx::NodeProto &node, std::vector<int> inputs, const std::string &out,
+                               const std::string &tag = "") {
         Shape shape;
         for (int v : inputs) {
             const Shape &s = shape_of(v);
@@ -762,7 +766,7 @@ class OnnxImporter {
         }
         for (size_t i = 0; i < inputs.size(); i++) {
             if (shape_of(inputs[i]) == shape) continue;
-            const std::string suffix = "/broadcast" + std::to_string(i);
+            const std::string suffix = "/" + tag + "broadcast" + std::to_string(i);
             add_layer(node, "Expand", {inputs[i]}, ExpandParams{shape}, out + suffix, suffix);
             inputs[i] = values_.at(out + suffix);
         }
@@ -919,6 +923,80 @@ class OnnxImporter {
             fail(node, "the output plane " + std::to_string(size[2]) + "x" + std::to_string(size[3]) + " is out of range");
         p.out_h = int(size[2]), p.out_w = int(size[3]), p.scale_h = scale[2], p.scale_w = scale[3];
         add_layer(node, "Resize", {x}, p, out);
+    }
+
+    // The mean of x over its trailing axes from `first` on, kept as 1s: x seen as 1 x P x 1 x Q, a
+    // global average pooling, and a Reshape back.
+    int trailing_mean(const onnx::NodeProto &node, int x, size_t first, const std::string &name) {
+        const Shape shape = shape_of(x);
+        int64_t kept = 1, count = 1;
+        Shape result;
+        for (size_t d = 0; d < shape.size(); d++) {
+            (d < first ? kept : count) *= shape[d];
+            result.push_back(d < first ? shape[d] : 1);
+        }
+        ReshapeParams planes;
+        planes.shape = {1, kept, 1, count};
+        add_layer(node, "Reshape", {x}, planes, name + "/planes", "/" + name + "_planes");
+        PoolingParams pooling;
+        pooling.method = PoolingParams::Method::Average;
+        pooling.global_pooling = true;
+        add_layer(node, "Pooling", {values_.at(name + "/planes")}, pooling, name + "/pooled", "/" + name + "_pooled");
+        ReshapeParams back;
+        back.shape = result;
+        add_layer(node, "Reshape", {values_.at(name + "/pooled")}, back, name, "/" + name);
+        return values_.at(name);
+    }
+
+    // InstanceNormalization (over the axes from 2) and LayerNormalization (from `axis`), from
+    // layers cortado has: the mean, the centred values, their mean square, (variance + epsilon)
+    // to the power -1/2, their product, then the learned scale and bias as a Scale layer.
+    void convert_normalization(const onnx::NodeProto &node, const std::string &out) {
+        const bool instance = node.op_type() == "InstanceNormalization";
+        const int x = data_input(node, 0);
+        const Shape shape = shape_of(x);
+        const int64_t rank = int64_t(shape.size());
+        int64_t axis = instance ? 2 : int_attribute(node, "axis", -1);
+        if (axis < 0) axis += rank;
+        if (axis < (instance ? 2 : 0) || axis >= rank) fail(node, "axis is out of range for the input's rank");
+        for (int i = 1; i < node.output_size(); i++)
+            if (!node.output(i).empty() && uses_[node.output(i)] > 0)
+                fail(node, "the Mean and InvStdDev outputs are used; cortado computes the normalised output only");
+        const float epsilon = float_attribute(node, "epsilon", 1e-5f);
+        const int mean = trailing_mean(node, x, size_t(axis), out + "/mean");
+        std::vector<int> pair = broadcast(node, {x, mean}, out + "/centred", "centred_");
+        EltwiseParams difference;
+        difference.coeff = {1.0f, -1.0f};
+        add_layer(node, "Eltwise", pair, difference, out + "/centred", "/centred");
+        const int centred = values_.at(out + "/centred");
+        ActivationParams square{ops::ActivationFunction::Power};
+        square.gamma = 2.0f;
+        add_layer(node, "Power", {centred}, square, out + "/squared", "/squared");
+        const int variance = trailing_mean(node, values_.at(out + "/squared"), size_t(axis), out + "/variance");
+        ActivationParams inverse_root{ops::ActivationFunction::Power};
+        inverse_root.beta = epsilon, inverse_root.gamma = -0.5f;
+        add_layer(node, "Power", {variance}, inverse_root, out + "/inverse_deviation", "/inverse_deviation");
+        pair = broadcast(node, {centred, values_.at(out + "/inverse_deviation")}, out + "/normalised", "normalised_");
+        EltwiseParams product;
+        product.operation = ops::EltwiseOperation::Product;
+        add_layer(node, "Eltwise", pair, product, out + "/normalised", "/normalised");
+        const Tensor &scale = required_constant(node, 1, "the scale");
+        ConstantAxes axes;
+        axes.first = instance ? 1 : int(axis);
+        axes.last = instance ? 1 : int(rank - 1);
+        axes.blob_shape = Shape(shape.begin() + axes.first, shape.begin() + axes.last + 1);
+        const int64_t count = element_count(axes.blob_shape);
+        std::vector<float> scale_values = float_values(node, scale, "the scale"), bias_values;
+        if (int64_t(scale_values.size()) != count) fail(node, "the scale needs " + std::to_string(count) + " values");
+        if (const Tensor *bias = constant(node, 2)) {
+            bias_values = float_values(node, *bias, "the bias");
+            if (int64_t(bias_values.size()) != count) fail(node, "the bias needs " + std::to_string(count) + " values");
+        } else if (node.input_size() > 2 && !node.input(2).empty()) {
+            fail(node, "the bias must be a constant");
+        } else if (instance) {
+            fail(node, "the bias is missing");
+        }
+        add_scale(node, values_.at(out + "/normalised"), axes, std::move(scale_values), std::move(bias_values), out);
     }
 
     // Transpose of computed data; no perm reverses the axes.

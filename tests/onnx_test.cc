@@ -44,7 +44,8 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
                                    "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm",
                                    "legacy", "legacy_six", "folded", "newest", "newest_18", "activations",
-                                   "rearranged", "rearranged_18", "resized", "one_dimensional"}) {
+                                   "rearranged", "rearranged_18", "resized", "one_dimensional",
+                                   "normalisations"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +

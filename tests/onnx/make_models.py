@@ -440,6 +440,16 @@ def one_dimensional(rng, opset=13):
     return m.build([2, 3, 20], y, [2, 2, 12], opset), (2, 3, 20)
 
 
+def normalisations(rng, opset=17):
+    """InstanceNormalization (per-channel scale and bias) and LayerNormalization over the last
+    two axes (opset 17), after a convolution."""
+    m = Model(rng)
+    x = m.node("Conv", ["x", m.weight("w", (4, 3, 3, 3)), m.weight("b", (4,))], "c", pads=[1, 1, 1, 1])
+    x = m.node("InstanceNormalization", [x, m.weight("s1", (4,)), m.weight("b1", (4,))], "instance", epsilon=1e-3)
+    y = m.node("LayerNormalization", [x, m.weight("s2", (5, 6)), m.weight("b2", (5, 6))], "layer", axis=-2)
+    return m.build([2, 3, 5, 6], y, [2, 4, 5, 6], opset), (2, 3, 5, 6)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
@@ -497,6 +507,7 @@ def main(out_dir, seed):
     makers.append(("rearranged", rearranged))
     makers.append(("resized", resized))
     makers.append(("one_dimensional", one_dimensional))
+    makers.append(("normalisations", normalisations))
     makers.append(("rearranged_18", lambda rng: rearranged(rng, 18)))
     for name, make in makers:
         state = rng.bit_generator.state
