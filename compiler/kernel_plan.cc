@@ -554,12 +554,6 @@ class Planner {
             PlannedStep{step_name(layer), k, {in, PlannedView{tensor_of(out), s.extents}}, tensor_of(out)});
     }
 
-    static std::vector<int64_t> row_major_strides(const Shape &shape) {
-        std::vector<int64_t> strides(shape.size(), 1);
-        for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-        return strides;
-    }
-
     void plan(const Layer &layer, const TransposeParams &p) {
         const std::vector<int64_t> in_strides = row_major_strides(shape(layer.inputs[0]));
         std::vector<int64_t> strides;

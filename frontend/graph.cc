@@ -6,6 +6,12 @@
 
 namespace cortado {
 
+std::vector<int64_t> row_major_strides(const Shape &shape) {
+    std::vector<int64_t> strides(shape.size(), 1);
+    for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
+    return strides;
+}
+
 int64_t element_count(const Shape &shape) {
     int64_t count = 1;
     for (int64_t d : shape) {

@@ -17,6 +17,8 @@ namespace cortado {
 using Shape = std::vector<int64_t>;
 
 int64_t element_count(const Shape &shape);
+// Elements per step along each axis of a dense row-major tensor of `shape`.
+std::vector<int64_t> row_major_strides(const Shape &shape);
 std::string shape_to_string(const Shape &shape);  // "1x3x227x227"
 
 struct Value {

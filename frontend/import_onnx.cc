@@ -502,6 +502,20 @@ class OnnxImporter {
         constants_[out] = std::move(t);
     }
 
+    // Adds a Conv's or ConvTranspose's layer, its weights `w` (input 1) and its optional bias
+    // (input 2, which must be a constant).
+    template <typename Params>
+    void add_product(const onnx::NodeProto &node, const char *type, int input, Params p, const Tensor &w,
+                     const std::string &out) {
+        const Tensor *b = constant(node, 2);
+        if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
+        p.bias_term = b != nullptr;
+        add_layer(node, type, {input}, p, out);
+        std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, float_values(node, w, "the weights")}};
+        if (b) blobs.push_back({b->dims, float_values(node, *b, "the bias")});
+        add_weights(graph_.layers.back().name, std::move(blobs));
+    }
+
     // A 1-D Conv, MaxPool or AveragePool runs as its 2-D form on N x C x 1 x L: the input
     // reshaped, the attributes and the weights given a unit height, the output reshaped back.
     void one_dimensional(const onnx::NodeProto &node, const std::string &out, Convert convert) {
@@ -558,13 +572,7 @@ class OnnxImporter {
                       out + "/padded", "/pad");
             input = values_[out + "/padded"];
         }
-        const Tensor *b = constant(node, 2);
-        p.bias_term = b != nullptr;
-        if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
-        add_layer(node, "Convolution", {input}, p, out);
-        std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, float_values(node, w, "the weights")}};
-        if (b) blobs.push_back({b->dims, float_values(node, *b, "the bias")});
-        add_weights(graph_.layers.back().name, std::move(blobs));
+        add_product(node, "Convolution", input, p, w, out);
     }
 
     // ConvTranspose: 2-D, and 1-D as 2-D. The pads come from `pads`, or from `output_shape` or a
@@ -618,13 +626,7 @@ class OnnxImporter {
                 p.pad_bottom = checked(node, pads[2], "pads", 0), p.pad_right = checked(node, pads[3], "pads", 0);
             }
         }
-        const Tensor *b = constant(node, 2);
-        p.bias_term = b != nullptr;
-        if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
-        add_layer(node, "Deconvolution", {x}, p, out);
-        std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, float_values(node, w, "the weights")}};
-        if (b) blobs.push_back({b->dims, float_values(node, *b, "the bias")});
-        add_weights(graph_.layers.back().name, std::move(blobs));
+        add_product(node, "Deconvolution", x, p, w, out);
     }
 
     void convert_relu(const onnx::NodeProto &node, const std::string &out) {
@@ -818,9 +820,10 @@ class OnnxImporter {
         const bool keepdims = int_attribute(node, "keepdims", 1) != 0;
         TransposeParams moved;
         Shape result;
-        int64_t kept = 1, count = 1;
+        int64_t count = 1;
         for (int64_t d = 0; d < rank; d++)
-            if (!reduced[size_t(d)]) moved.perm.push_back(int(d)), kept *= shape[size_t(d)];
+            if (!reduced[size_t(d)]) moved.perm.push_back(int(d));
+        const size_t kept_axes = moved.perm.size();
         for (int64_t d = 0; d < rank; d++)
             if (reduced[size_t(d)]) moved.perm.push_back(int(d)), count *= shape[size_t(d)];
         for (int64_t d = 0; d < rank; d++)
@@ -834,13 +837,8 @@ class OnnxImporter {
         square.gamma = 2.0f;
         if (op == "ReduceL2") then("Power", square, "/squared");
         if (!std::is_sorted(moved.perm.begin(), moved.perm.end())) then("Transpose", moved, "/moved");
-        ReshapeParams planes;
-        planes.shape = {1, kept, 1, count};
-        then("Reshape", planes, "/planes");
-        PoolingParams pooling;
-        pooling.method = op == "ReduceMax" ? PoolingParams::Method::Max : PoolingParams::Method::Average;
-        pooling.global_pooling = true;
-        then("Pooling", pooling, "/pooled");
+        x = pool_trailing(node, x, kept_axes,
+                          op == "ReduceMax" ? PoolingParams::Method::Max : PoolingParams::Method::Average, out, "/");
         ActivationParams scaled{ops::ActivationFunction::Power};
         scaled.alpha = float(count);
         scaled.gamma = op == "ReduceL2" ? 0.5f : 1.0f;
@@ -928,24 +926,31 @@ class OnnxImporter {
     // The mean of x over its trailing axes from `first` on, kept as 1s: x seen as 1 x P x 1 x Q, a
     // global average pooling, and a Reshape back.
     int trailing_mean(const onnx::NodeProto &node, int x, size_t first, const std::string &name) {
-        const Shape shape = shape_of(x);
-        int64_t kept = 1, count = 1;
-        Shape result;
-        for (size_t d = 0; d < shape.size(); d++) {
-            (d < first ? kept : count) *= shape[d];
-            result.push_back(d < first ? shape[d] : 1);
-        }
-        ReshapeParams planes;
-        planes.shape = {1, kept, 1, count};
-        add_layer(node, "Reshape", {x}, planes, name + "/planes", "/" + name + "_planes");
-        PoolingParams pooling;
-        pooling.method = PoolingParams::Method::Average;
-        pooling.global_pooling = true;
-        add_layer(node, "Pooling", {values_.at(name + "/planes")}, pooling, name + "/pooled", "/" + name + "_pooled");
+        Shape result = shape_of(x);
+        std::fill(result.begin() + long(first), result.end(), 1);
+        const int pooled = pool_trailing(node, x, first, PoolingParams::Method::Average, name, "/" + name + "_");
         ReshapeParams back;
         back.shape = result;
-        add_layer(node, "Reshape", {values_.at(name + "/pooled")}, back, name, "/" + name);
+        add_layer(node, "Reshape", {pooled}, back, name, "/" + name);
         return values_.at(name);
+    }
+
+    // The global pooling of x over its trailing axes from `first` on: x seen as 1 x P x 1 x Q (P
+    // kept elements, Q pooled ones), pooled to 1 x P x 1 x 1. The values are named `name`/planes
+    // and `name`/pooled, the layers by `suffix` followed by planes and pooled.
+    int pool_trailing(const onnx::NodeProto &node, int x, size_t first, PoolingParams::Method method,
+                      const std::string &name, const std::string &suffix) {
+        const Shape &shape = shape_of(x);
+        int64_t kept = 1, count = 1;
+        for (size_t d = 0; d < shape.size(); d++) (d < first ? kept : count) *= shape[d];
+        ReshapeParams planes;
+        planes.shape = {1, kept, 1, count};
+        add_layer(node, "Reshape", {x}, planes, name + "/planes", suffix + "planes");
+        PoolingParams pooling;
+        pooling.method = method;
+        pooling.global_pooling = true;
+        add_layer(node, "Pooling", {values_.at(name + "/planes")}, pooling, name + "/pooled", suffix + "pooled");
+        return values_.at(name + "/pooled");
     }
 
     // InstanceNormalization (over the axes from 2) and LayerNormalization (from `axis`), from

@@ -70,12 +70,6 @@ void check_size(const Shape &dims) {
         throw FoldError("the result of shape " + shape_to_string(dims) + " is too large to evaluate at import");
 }
 
-std::vector<int64_t> strides_of(const Shape &dims) {
-    std::vector<int64_t> strides(dims.size(), 1);
-    for (size_t i = dims.size(); i-- > 1;) strides[i - 1] = strides[i] * dims[i];
-    return strides;
-}
-
 // A tensor of `dims` whose element i is source element index(i), of either kind.
 OnnxTensor gather_elements(const OnnxTensor &source, const Shape &dims, const std::function<int64_t(int64_t)> &index) {
     check_size(dims);
@@ -108,7 +102,7 @@ Shape broadcast_shape(const Shape &a, const Shape &b) {
 
 // The element of a tensor of `dims` that element `i` of a broadcast result of `out` reads.
 int64_t broadcast_index(int64_t i, const Shape &out, const Shape &dims) {
-    const std::vector<int64_t> out_strides = strides_of(out), strides = strides_of(dims);
+    const std::vector<int64_t> out_strides = row_major_strides(out), strides = row_major_strides(dims);
     int64_t index = 0;
     const size_t offset = out.size() - dims.size();
     for (size_t axis = 0; axis < out.size(); axis++) {
@@ -231,7 +225,7 @@ OnnxTensor slice(const onnx::NodeProto &node, int64_t opset, const std::vector<c
         step[size_t(axis)] = steps[i];
         dims[size_t(axis)] = window.count;
     }
-    const std::vector<int64_t> in_strides = strides_of(data.dims), out_strides = strides_of(dims);
+    const std::vector<int64_t> in_strides = row_major_strides(data.dims), out_strides = row_major_strides(dims);
     return gather_elements(data, dims, [&](int64_t i) {
         int64_t index = 0;
         for (size_t a = 0; a < rank; a++) index += (first[a] + ((i / out_strides[a]) % dims[a]) * step[a]) * in_strides[a];
@@ -493,7 +487,7 @@ OnnxTensor fold_constant(const onnx::NodeProto &node, int64_t opset, const std::
             if (sorted.size() != rank || sorted[i] != int64_t(i)) throw FoldError("perm is not a permutation of the axes");
         Shape dims;
         for (int64_t p : perm) dims.push_back(data.dims[size_t(p)]);
-        const std::vector<int64_t> in_strides = strides_of(data.dims), out_strides = strides_of(dims);
+        const std::vector<int64_t> in_strides = row_major_strides(data.dims), out_strides = row_major_strides(dims);
         return gather_elements(data, dims, [&](int64_t i) {
             int64_t index = 0;
             for (size_t a = 0; a < rank; a++) index += ((i / out_strides[a]) % dims[a]) * in_strides[size_t(perm[a])];

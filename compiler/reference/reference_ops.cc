@@ -496,13 +496,6 @@ Tensor scale(const Tensor &in, const ScaleParams &p, const Tensor &scale, const 
 
 namespace {
 
-// Row-major strides of a shape.
-std::vector<int64_t> strides_of(const Shape &shape) {
-    std::vector<int64_t> strides(shape.size(), 1);
-    for (size_t d = shape.size(); d-- > 1;) strides[d - 1] = strides[d] * shape[d];
-    return strides;
-}
-
 // out[index] = in[f(index)] for every element of out_shape, index as per-axis coordinates.
 template <typename Source>
 Tensor gather(const Tensor &in, const Shape &out_shape, Source source) {
@@ -523,7 +516,7 @@ Tensor gather(const Tensor &in, const Shape &out_shape, Source source) {
 
 Tensor transpose(const Tensor &in, const std::vector<int> &perm) {
     require(perm.size() == in.shape.size(), "transpose: perm and the input differ in rank");
-    const std::vector<int64_t> strides = strides_of(in.shape);
+    const std::vector<int64_t> strides = row_major_strides(in.shape);
     Shape out_shape;
     for (int a : perm) out_shape.push_back(in.shape.at(size_t(a)));
     return gather(in, out_shape, [&](const std::vector<int64_t> &index) {
@@ -537,7 +530,7 @@ Tensor crop(const Tensor &in, const CropParams &p) {
     require(p.starts.size() == in.shape.size() && p.steps.size() == in.shape.size() &&
                 p.sizes.size() == in.shape.size(),
             "crop: the window needs a start, a step and a size per axis");
-    const std::vector<int64_t> strides = strides_of(in.shape);
+    const std::vector<int64_t> strides = row_major_strides(in.shape);
     return gather(in, Shape(p.sizes.begin(), p.sizes.end()), [&](const std::vector<int64_t> &index) {
         int64_t at = 0;
         for (size_t d = 0; d < index.size(); d++) {
@@ -568,7 +561,7 @@ std::vector<Tensor> slice(const Tensor &in, int axis, const std::vector<Shape> &
 Tensor expand(const Tensor &in, const Shape &shape) {
     require(in.shape.size() <= shape.size(), "expand: the input has more axes than the shape");
     const size_t lead = shape.size() - in.shape.size();
-    const std::vector<int64_t> strides = strides_of(in.shape);
+    const std::vector<int64_t> strides = row_major_strides(in.shape);
     return gather(in, shape, [&](const std::vector<int64_t> &index) {
         int64_t at = 0;
         for (size_t d = 0; d < in.shape.size(); d++) {
