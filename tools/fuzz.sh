@@ -20,6 +20,9 @@ mkdir -p "$corpus"/{prototxt,onnx,caffemodel,npy} build-fuzz/artifacts
 shared="$root/../shared/models"
 if [ -d "$shared" ]; then cp "$shared"/*.prototxt "$corpus/prototxt/"; fi
 cp models/*.prototxt "$corpus/prototxt/"
+# The non-finite cases: one layer or op each, the newer ones among them.
+cp tests/non_finite/*.prototxt "$corpus/prototxt/"
+cp tests/non_finite/*.onnx "$corpus/onnx/"
 for net in lenet cifar10_quick; do
   [ -f "$shared/$net.prototxt" ] || continue
   build/tools/cortado run "$shared/$net.prototxt" --batch 1 --save-weights "$corpus/caffemodel/$net.caffemodel" \
