@@ -50,7 +50,7 @@ class OnnxImporter {
         for (const onnx::NodeProto &node : g.node())
             for (const std::string &input : node.input()) uses_[input]++;
         for (const onnx::ValueInfoProto &output : g.output()) uses_[output.name()]++;
-        for (const onnx::NodeProto &node : g.node()) add_node(node);
+        add_nodes(g);
         if (g.output_size() != 1)
             throw CompileError(path_ + ": the graph has " + std::to_string(g.output_size()) +
                                " outputs; cortado compiles graphs with one");
@@ -60,6 +60,45 @@ class OnnxImporter {
     }
 
   private:
+    // Imports every node, naming every node refused at once: a refused node's partial layers are
+    // taken back, and the nodes that read its outputs (directly or not) are passed over, since
+    // their inputs are unknown.
+    void add_nodes(const onnx::GraphProto &g) {
+        std::string refusals;
+        int refused = 0;
+        std::set<std::string> unknown;  // outputs of refused and passed-over nodes
+        for (const onnx::NodeProto &node : g.node()) {
+            const bool passed_over =
+                std::any_of(node.input().begin(), node.input().end(), [&](const std::string &in) { return unknown.count(in); });
+            if (!passed_over) {
+                const size_t layers = graph_.layers.size(), values = graph_.values.size(), weights = weights_.size();
+                try {
+                    add_node(node);
+                    continue;
+                } catch (const CompileError &e) {
+                    refusals += std::string(refused++ ? "\n" : "") + e.what();
+                    take_back(layers, values, weights);
+                }
+            }
+            for (const std::string &out : node.output()) unknown.insert(out);
+        }
+        if (refused > 1) throw CompileError(std::to_string(refused) + " nodes are refused:\n" + refusals);
+        if (refused == 1) throw CompileError(refusals);
+    }
+
+    // Undoes what a refused node added after the graph had `layers` layers, `values` values and
+    // `weights` weight sets.
+    void take_back(size_t layers, size_t values, size_t weights) {
+        for (size_t i = layers; i < graph_.layers.size(); i++) layer_names_.erase(graph_.layers[i].name);
+        graph_.layers.resize(layers);
+        graph_.values.resize(values);
+        weights_.resize(weights);
+        inferred_layers_ = std::min(inferred_layers_, layers);
+        for (auto *names : {&values_, &constant_layers_})
+            for (auto it = names->begin(); it != names->end();)
+                it = it->second >= int(values) ? names->erase(it) : std::next(it);
+    }
+
     [[noreturn]] void fail(const onnx::NodeProto &node, const std::string &message) const {
         throw CompileError(path_ + ": node '" + node_name(node) + "' (" + node.op_type() + ", opset " +
                            std::to_string(opset_) + "): " + message);
@@ -382,6 +421,7 @@ class OnnxImporter {
             {"Flatten", {&OnnxImporter::convert_flatten}},
             {"Reshape", {&OnnxImporter::convert_reshape}},
             {"Softmax", {&OnnxImporter::convert_softmax}},
+            {"LogSoftmax", {&OnnxImporter::convert_log_softmax}},
             {"Concat", {&OnnxImporter::convert_concat}},
             {"Add", {&OnnxImporter::add_arithmetic}},
             {"Sub", {&OnnxImporter::add_arithmetic}},
@@ -390,6 +430,7 @@ class OnnxImporter {
             {"Sum", {&OnnxImporter::convert_sum}},
             {"Mean", {&OnnxImporter::convert_sum}},
             {"Max", {&OnnxImporter::convert_sum}},
+            {"Min", {&OnnxImporter::convert_sum}},
             {"Transpose", {&OnnxImporter::convert_transpose}},
             {"Resize", {&OnnxImporter::convert_resize, 10}},
             {"Upsample", {&OnnxImporter::convert_resize, 7, 9}},
@@ -738,6 +779,49 @@ class OnnxImporter {
         }
     }
 
+    // LogSoftmax from layers cortado has, finite for any finite logits: the maximum m over the
+    // axes, the shifted values s = x - m, and s - ln(sum e^s) (the sum is at least 1). Before
+    // opset 13 the axes are those from `axis` on (default 1), as Softmax's flattening rule has
+    // it; from 13 the one axis (default -1), moved last by a Transpose and back.
+    void convert_log_softmax(const onnx::NodeProto &node, const std::string &out) {
+        int x = data_input(node, 0);
+        const Shape shape = shape_of(x);
+        const int rank = int(shape.size());
+        int64_t axis = int_attribute(node, "axis", opset_ >= 13 ? -1 : 1);
+        if (axis < 0) axis += rank;
+        if (axis < 0 || axis >= rank) fail(node, "axis beyond the input's rank");
+        size_t first = size_t(axis);
+        TransposeParams moved, back;
+        if (opset_ >= 13 && axis != rank - 1) {
+            for (int d = 0; d < rank; d++)
+                if (d != axis) moved.perm.push_back(d);
+            moved.perm.push_back(int(axis));
+            back.perm.resize(size_t(rank));
+            for (int d = 0; d < rank; d++) back.perm[size_t(moved.perm[size_t(d)])] = d;
+            add_layer(node, "Transpose", {x}, moved, out + "/moved", "/moved");
+            x = values_.at(out + "/moved");
+            first = size_t(rank - 1);
+        }
+        int64_t count = 1;
+        for (size_t d = first; d < size_t(rank); d++) count *= shape_of(x)[d];
+        const int maximum = trailing_mean(node, x, first, out + "/maximum", PoolingParams::Method::Max);
+        std::vector<int> pair = broadcast(node, {x, maximum}, out + "/shifted", "shifted_");
+        EltwiseParams difference;
+        difference.coeff = {1.0f, -1.0f};
+        add_layer(node, "Eltwise", pair, difference, out + "/shifted", "/shifted");
+        const int shifted = values_.at(out + "/shifted");
+        add_layer(node, "Exp", {shifted}, ActivationParams{ops::ActivationFunction::Exp}, out + "/exponentials",
+                  "/exponentials");
+        const int mean = trailing_mean(node, values_.at(out + "/exponentials"), first, out + "/mean");
+        ActivationParams log_sum{ops::ActivationFunction::Log};
+        log_sum.alpha = float(count);  // ln(count x mean) = ln(sum)
+        add_layer(node, "Log", {mean}, log_sum, out + "/log_sum", "/log_sum");
+        pair = broadcast(node, {shifted, values_.at(out + "/log_sum")}, out + "/result", "result_");
+        const std::string result = back.perm.empty() ? out : out + "/result";
+        add_layer(node, "Eltwise", pair, difference, result, back.perm.empty() ? "" : "/result");
+        if (!back.perm.empty()) add_layer(node, "Transpose", {values_.at(result)}, back, out);
+    }
+
     // The axis defaults to 1 before opset 4 and is required from 4.
     void convert_concat(const onnx::NodeProto &node, const std::string &out) {
         ConcatParams p;
@@ -775,7 +859,8 @@ class OnnxImporter {
         return inputs;
     }
 
-    // Sum, Mean and Max of computed tensors, broadcast to one shape; one input is an Identity.
+    // Sum, Mean, Max and Min of computed tensors, broadcast to one shape; one input is an
+    // Identity. Min is the negated Max of the negated inputs (negation is exact).
     void convert_sum(const onnx::NodeProto &node, const std::string &out) {
         if (node.input_size() < 1) fail(node, "no inputs");
         std::vector<int> inputs;
@@ -785,10 +870,20 @@ class OnnxImporter {
             return;
         }
         inputs = broadcast(node, inputs, out);
+        const bool min = node.op_type() == "Min";
+        ActivationParams negation{ops::ActivationFunction::Power};
+        negation.alpha = -1.0f;
+        if (min)
+            for (size_t i = 0; i < inputs.size(); i++) {
+                const std::string suffix = "/negated" + std::to_string(i);
+                add_layer(node, "Power", {inputs[i]}, negation, out + suffix, suffix);
+                inputs[i] = values_.at(out + suffix);
+            }
         EltwiseParams p;
-        if (node.op_type() == "Max") p.operation = ops::EltwiseOperation::Max;
+        if (node.op_type() == "Max" || min) p.operation = ops::EltwiseOperation::Max;
         if (node.op_type() == "Mean") p.coeff.assign(inputs.size(), 1.0f / float(inputs.size()));
-        add_layer(node, "Eltwise", inputs, p, out);
+        add_layer(node, "Eltwise", inputs, p, min ? out + "/maximum" : out, min ? "/maximum" : "");
+        if (min) add_layer(node, "Power", {values_.at(out + "/maximum")}, negation, out);
     }
 
     // ReduceMean, ReduceMax, ReduceSum and ReduceL2 over any axes, from layers cortado has: the
@@ -923,12 +1018,13 @@ class OnnxImporter {
         add_layer(node, "Resize", {x}, p, out);
     }
 
-    // The mean of x over its trailing axes from `first` on, kept as 1s: x seen as 1 x P x 1 x Q, a
-    // global average pooling, and a Reshape back.
-    int trailing_mean(const onnx::NodeProto &node, int x, size_t first, const std::string &name) {
+    // The mean (or maximum) of x over its trailing axes from `first` on, kept as 1s: x seen as
+    // 1 x P x 1 x Q, a global pooling, and a Reshape back.
+    int trailing_mean(const onnx::NodeProto &node, int x, size_t first, const std::string &name,
+                      PoolingParams::Method method = PoolingParams::Method::Average) {
         Shape result = shape_of(x);
         std::fill(result.begin() + long(first), result.end(), 1);
-        const int pooled = pool_trailing(node, x, first, PoolingParams::Method::Average, name, "/" + name + "_");
+        const int pooled = pool_trailing(node, x, first, method, name, "/" + name + "_");
         ReshapeParams back;
         back.shape = result;
         add_layer(node, "Reshape", {pooled}, back, name, "/" + name);

@@ -45,7 +45,7 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
                                    "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm",
                                    "legacy", "legacy_six", "folded", "newest", "newest_18", "activations",
                                    "rearranged", "rearranged_18", "resized", "one_dimensional",
-                                   "normalisations"}) {
+                                   "normalisations", "log_softmaxes", "log_softmaxes_11"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -164,6 +164,9 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_reflect"), "node 'y_node' (Pad, opset 13): reflect pads must be smaller than the plane"},
         {model("bad_broadcast"), "node 'y_node' (Mul, opset 13): inputs of shapes 1x2x3x3 and 4x1x3 do not broadcast"},
         {model("bad_cubic"), "node 'y_node' (Resize, opset 13): mode cubic is not supported (nearest and linear only)"},
+        {model("bad_two_ops"), "2 nodes are refused:\n"},
+        {model("bad_two_ops"), "node 's_node' (Sin, opset 13): this op is not supported yet\n"},
+        {model("bad_two_ops"), "node 'c_node' (Cos, opset 13): this op is not supported yet"},
         {truncated.string(), "not a valid ONNX model"},
     };
     for (const auto &c : cases) {
@@ -171,6 +174,9 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         EXPECT_EQ(r.exit_code, 1) << c.file << "\n" << r.output;
         EXPECT_NE(r.output.find(c.message), std::string::npos) << c.file << "\n" << r.output;
     }
+    // The node after a refused one is passed over, not named.
+    const Result two = cortado("info " + model("bad_two_ops"));
+    EXPECT_EQ(two.output.find("r_node"), std::string::npos) << two.output;
     // --batch follows into a constant shape that spells out the model's batch.
     const Result batched = cortado("run " + model("reshapes") + " --batch 4 --iterations 1 --check");
     EXPECT_EQ(batched.exit_code, 0) << batched.output;

@@ -450,11 +450,24 @@ def normalisations(rng, opset=17):
     return m.build([2, 3, 5, 6], y, [2, 4, 5, 6], opset), (2, 3, 5, 6)
 
 
+def log_softmaxes(rng, opset=13):
+    """LogSoftmax along a middle axis of logits of +-100 (a Log of a Softmax gives -inf there), and
+    along the default axis (from opset 13 the last; before it the flattened axes from 1 on), then
+    a variadic Min with a broadcast constant."""
+    m = Model(rng)
+    big = m.node("Mul", ["x", m.constant("hundred", [100.0])], "big")
+    a = m.node("LogSoftmax", [big], "a", axis=1)
+    b = m.node("LogSoftmax", ["x"], "b")
+    y = m.node("Min", [a, b, m.weight("floor", (5,), scale=3.0)], "y")
+    return m.build([2, 3, 4, 5], y, [2, 3, 4, 5], opset), (2, 3, 4, 5)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
     data, two graph inputs, a dimension left open, an initializer of the wrong size, reflect pads
-    larger than the plane, a constant that does not broadcast against the data, a cubic Resize."""
+    larger than the plane, a constant that does not broadcast against the data, a cubic Resize, two
+    ops it lacks (named at once)."""
     m = Model(rng)
     m.node("Sin", ["x"], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
@@ -495,6 +508,10 @@ def bad_models(out_dir, rng):
     m = Model(rng)
     m.node("Resize", ["x", "", m.constant("scales", [1, 1, 2, 2])], "y", mode="cubic")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 6, 6], 13), os.path.join(out_dir, "bad_cubic.onnx"))
+    m = Model(rng)
+    m.node("Relu", [m.node("Sin", ["x"], "s")], "r")
+    m.node("Add", ["r", m.node("Cos", ["x"], "c")], "y")
+    onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_two_ops.onnx"))
 
 
 def main(out_dir, seed):
@@ -509,6 +526,8 @@ def main(out_dir, seed):
     makers.append(("one_dimensional", one_dimensional))
     makers.append(("normalisations", normalisations))
     makers.append(("rearranged_18", lambda rng: rearranged(rng, 18)))
+    makers.append(("log_softmaxes", log_softmaxes))
+    makers.append(("log_softmaxes_11", lambda rng: log_softmaxes(rng, 11)))
     for name, make in makers:
         state = rng.bit_generator.state
         model, input_shape = make(rng)

@@ -3,7 +3,8 @@
 
     run_onnxruntime.py DIR NAME ...
 
-reads DIR/NAME.onnx and DIR/NAME.input.npy, writes DIR/NAME.expected.npy."""
+reads DIR/NAME.onnx and DIR/NAME.input.npy, writes DIR/NAME.expected.npy. A model of another opset
+(NAME-opsetK, as tools/bench/export_torchvision.py names it) reads NAME's input."""
 import os
 import sys
 
@@ -15,7 +16,7 @@ def main(directory, names):
     for name in names:
         session = onnxruntime.InferenceSession(os.path.join(directory, name + ".onnx"),
                                                providers=["CPUExecutionProvider"])
-        x = np.load(os.path.join(directory, name + ".input.npy"))
+        x = np.load(os.path.join(directory, name.split("-opset")[0] + ".input.npy"))
         (y,) = session.run(None, {session.get_inputs()[0].name: x})
         np.save(os.path.join(directory, name + ".expected.npy"), y.astype(np.float32))
 

@@ -23,9 +23,10 @@
 namespace cortado {
 namespace {
 
-const std::vector<std::string> kExportedNetworks = {"alexnet",           "resnet18",        "resnet50",
-                                                   "squeezenet1_1",     "mobilenet_v2",    "mobilenet_v3_small",
-                                                   "efficientnet_b0",   "regnet_y_400mf",  "shufflenet_v2_x1_0"};
+const std::vector<std::string> kExportedNetworks = {
+    "alexnet",         "resnet18",           "resnet50",          "squeezenet1_1",       "mobilenet_v2",
+    "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "shufflenet_v2_x1_0", "densenet121",
+    "regnet_y_400mf",  "resnext50_32x4d",    "vgg11_bn",          "fcn_resnet50",        "lraspp_mobilenet_v3_large"};
 
 // Runs `command`, returning what it printed on stdout; throws with `what` when it fails.
 std::string output_of(const std::string &command, const std::string &what) {
