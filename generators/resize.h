@@ -12,21 +12,32 @@ using ops::ResizeShape;
 // The input coordinate of output coordinate `out` along an axis of `in_length` resized to
 // `out_length` with `scale`, per ONNX's coordinate_transformation_mode. align_corners divides by
 // the resized length before rounding, in_length x scale, as ONNX does.
+// numerator / denominator as a correctly rounded division gives it where the quotient is a whole
+// or half number (where nearest's rounding turns): NVIDIA's OpenCL divides within 2.5 ulp, and
+// 3 / 1.5 came out above 2. Products are correctly rounded on every backend, so a whole or half
+// number h near the quotient is taken when h x denominator gives back the numerator.
+inline Halide::Expr quotient(const Halide::Expr &numerator, float denominator) {
+    using namespace Halide;
+    const Expr q = numerator / denominator;
+    const Expr h = round(q * 2.0f) * 0.5f;
+    return select(h * denominator == numerator, h, q);
+}
+
 inline Halide::Expr source_coordinate_of(Halide::Expr out, int in_length, int out_length, float scale,
                                          const std::string &mode) {
     using namespace Halide;
     const Expr o = cast<float>(out);
-    if (mode == "asymmetric") return o / scale;
+    if (mode == "asymmetric") return quotient(o, scale);
     if (mode == "align_corners")
-        return out_length == 1 ? Expr(0.0f) : o * float(in_length - 1) / (float(in_length) * scale - 1.0f);
-    if (mode == "tf_half_pixel_for_nearest") return (o + 0.5f) / scale;
-    if (mode == "pytorch_half_pixel") return out_length > 1 ? (o + 0.5f) / scale - 0.5f : Expr(0.0f);
+        return out_length == 1 ? Expr(0.0f) : quotient(o * float(in_length - 1), float(in_length) * scale - 1.0f);
+    if (mode == "tf_half_pixel_for_nearest") return quotient(o + 0.5f, scale);
+    if (mode == "pytorch_half_pixel") return out_length > 1 ? quotient(o + 0.5f, scale) - 0.5f : Expr(0.0f);
     if (mode == "half_pixel_symmetric") {
         const float adjustment = float(out_length) / (scale * float(in_length));
         const float offset = float(in_length) / 2.0f * (1.0f - adjustment);
-        return offset + (o + 0.5f) / scale - 0.5f;
+        return offset + quotient(o + 0.5f, scale) - 0.5f;
     }
-    return (o + 0.5f) / scale - 0.5f;  // half_pixel
+    return quotient(o + 0.5f, scale) - 0.5f;  // half_pixel
 }
 
 // The arithmetic is strict: a division turned into a product by the reciprocal moves coordinates

@@ -73,14 +73,15 @@ std::string compare_non_finite(const std::vector<float> &actual, const std::vect
 
 }  // namespace
 
-BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed) {
+BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed,
+                           const std::vector<LayerWeights> *weights) {
     const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
     std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
     std::mt19937_64 random(seed);
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     for (float &v : input) v = uniform(random);
     const auto expected =
-        reference::run_graph(unfused, reference_weights(seeded_weights(plan, seed)),
+        reference::run_graph(unfused, reference_weights(weights ? *weights : seeded_weights(plan, seed)),
                              {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
 
     Capture capture{&plan, &expected, 0, {}};

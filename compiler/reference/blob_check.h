@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "compiler/kernel_plan.h"
 #include "compiler/loaded_network.h"
@@ -22,8 +23,10 @@ struct BlobCheck {
 };
 
 // `net` must be the compiled form of `plan` (made from `unfused` after fusion), created with
-// seeded weights from `seed`; the input is uniform(-1, 1) from the same seed.
-BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed);
+// seeded weights from `seed`, or with `weights` where given (a model's own); the input is
+// uniform(-1, 1) from the same seed.
+BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed,
+                           const std::vector<LayerWeights> *weights = nullptr);
 
 // Runs `net` on inputs that hold NaN, +inf and -inf among uniform(-1, 1) values (one input per
 // pattern: a NaN, a +inf, a -inf, then all three mixed; positions drawn from `seed`) and compares

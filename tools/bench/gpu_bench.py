@@ -378,16 +378,17 @@ def bench_exported(case, bench_dir, iterations, generator):
     from the .onnx file by `prebuilt_network_check --write-model-weights`), checked against
     onnxruntime on the CPU (where it is installed) and PyTorch eager fp32 on the GPU; then both
     timed, input and output copies included."""
-    import torchvision
+    from export_torchvision import SEGMENTERS, build  # beside this script
     torch.manual_seed(case["seed"])
-    model = getattr(torchvision.models, case["network"])(weights=None).eval().cuda()
+    model = build(case["network"]).cuda()
     onnx_path = os.path.join(bench_dir, case["network"] + ".onnx")
     x = (torch.rand(case["batch"], 3, 224, 224, generator=generator) * 2 - 1).contiguous()
     lib = Library(os.path.join(bench_dir, case["library"]))
     ctx = lib.lib.net_create(os.path.join(bench_dir, case["network"] + ".caffemodel").encode(), 0)
     if not ctx:
         raise RuntimeError(lib.lib.net_last_error().decode())
-    ours = torch.full((case["batch"], 1000), float("nan"))
+    ours = torch.full((case["batch"], 21, 224, 224) if case["network"] in SEGMENTERS else (case["batch"], 1000),
+                      float("nan"))
 
     def forward():
         if lib.lib.net_forward(ctx, x.data_ptr(), ours.data_ptr()) != 0:
