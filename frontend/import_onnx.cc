@@ -744,7 +744,10 @@ class OnnxImporter {
             if (!shape.integer) fail(node, "the shape must be integers");
             p.shape = shape.integers;
         }
-        if (int_attribute(node, "allowzero", 0) != 0) fail(node, "allowzero=1 is not supported");
+        // allowzero=1 (as PyTorch's current exporter writes it) reads a 0 as an empty axis, not as
+        // the input's; without a 0 in the shape it changes nothing.
+        if (int_attribute(node, "allowzero", 0) != 0 && std::count(p.shape.begin(), p.shape.end(), 0) > 0)
+            fail(node, "allowzero=1 with a 0 in the shape (an empty axis) is not supported");
         // A constant shape that spells out the model's own batch follows --batch.
         if (options_.batch > 0 && model_batch_ > 0 && !p.shape.empty() && p.shape[0] == model_batch_)
             p.shape[0] = options_.batch;

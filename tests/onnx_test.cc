@@ -61,6 +61,23 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
     }
 }
 
+// A network of today's ops exported by PyTorch 2.11's torch.export-based exporter (opset 20, IR
+// 10, Reshape with allowzero=1, LayerNormalization, Gelu, LogSoftmax), which Debian's PyTorch
+// cannot write: tests/onnx/export_dynamo.py wrote it on the GPU machine, with its input and
+// onnxruntime 1.30's output, into tests/onnx/dynamo/.
+TEST_F(Onnx, ModelFromPyTorchsCurrentExporterMatchesOnnxRuntime) {
+    const std::string dir = std::string(CORTADO_SOURCE_DIR) + "/tests/onnx/dynamo/";
+    const Result r = cortado("run " + dir + "todays_ops.onnx --target " + test_target() + " --input " + dir +
+                             "todays_ops.input.npy --output " + file("todays_ops.out.npy") + " --check --iterations 1");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+    std::vector<int64_t> ours_shape, theirs_shape;
+    const std::vector<float> ours = npy_floats(file("todays_ops.out.npy"), &ours_shape);
+    const std::vector<float> theirs = npy_floats(dir + "todays_ops.expected.npy", &theirs_shape);
+    ASSERT_EQ(ours_shape, theirs_shape);
+    EXPECT_LE(relative_l2(ours, theirs), 1e-5) << "relative L2 error against onnxruntime";
+}
+
 // The HVX family has schedules for every op too, though nothing here can run them: the models of
 // the newer ops (activations, data movement, resizing, transposed convolutions, 1-D layers)
 // compile for Hexagon.
