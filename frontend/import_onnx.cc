@@ -1335,7 +1335,37 @@ class OnnxImporter {
         const float alpha = gemm ? float_attribute(node, "alpha", 1.0f) : 1.0f;
         const float beta = gemm ? float_attribute(node, "beta", 1.0f) : 1.0f;
         const Tensor &b = required_constant(node, 1, "B");
-        if (b.dims.size() != 2) fail(node, "B must be 2-D");
+        if (!gemm && b.dims.size() > 2 &&
+            (element_count(b.dims) != b.dims.end()[-2] * b.dims.end()[-1] ||
+             shape_of(data_input(node, 0)).size() < b.dims.size())) {
+            batched_matmul(node, b, out);
+            return;
+        }
+        if (gemm && b.dims.size() != 2) fail(node, "B must be 2-D");
+        if (!gemm && b.dims.size() == 1) {  // a vector: the product by the K x 1 matrix, less its unit axis
+            Tensor column = b;
+            column.dims = {b.dims[0], 1};
+            constants_[node.input(1) + "/column"] = std::move(column);
+            onnx::NodeProto planar = node;
+            planar.set_input(1, node.input(1) + "/column");
+            add_gemm(planar, out + "/column");
+            ReshapeParams drop;
+            drop.shape = shape_of(values_.at(out + "/column"));
+            drop.shape.pop_back();
+            if (drop.shape.empty()) fail(node, "a vector times a vector (a scalar) is not supported");
+            add_layer(node, "Reshape", {values_.at(out + "/column")}, drop, out, "/vector");
+            return;
+        }
+        if (!gemm && b.dims.size() != 2) {  // leading 1s: a 2-D B
+            Tensor flat = b;
+            flat.dims = {b.dims.end()[-2], b.dims.end()[-1]};
+            constants_[node.input(1) + "/2d"] = std::move(flat);
+            onnx::NodeProto planar = node;
+            planar.set_input(1, node.input(1) + "/2d");
+            add_gemm(planar, out);
+            return;
+        }
+        if (b.dims.size() != 2) fail(node, "B must be at least 2-D");
         InnerProductParams p;
         p.num_output = checked(node, trans_b ? b.dims[0] : b.dims[1], "N", 1);
         p.axis = gemm ? 1 : -1;  // MatMul multiplies the last axis, whatever the rank
@@ -1371,6 +1401,88 @@ class OnnxImporter {
             for (float &v : bias) v *= beta;
             add_scale(node, product, axes, std::vector<float>(count, 1.0f), std::move(bias), out, "/add_c");
         }
+    }
+
+    // MatMul of A (computed, [..., M, K]) by a constant B with batch axes ([..., K, N]), numpy's
+    // way: the batch axes broadcast (A through an Expand, B's matrices repeated at import), then
+    // the g matrices of B are the groups of a 1x1 convolution. A is seen as p x g x M x K (p: the
+    // batch axes B lacks), its last two axes swapped, and p x gK x M x 1 convolved into
+    // p x gN x M x 1; the inverse moves give p x g x M x N and the result's shape.
+    void batched_matmul(const onnx::NodeProto &node, const Tensor &b, const std::string &out) {
+        int x = data_input(node, 0);
+        Shape a_shape = shape_of(x);
+        const size_t b_rank = b.dims.size();
+        if (a_shape.size() < 2) fail(node, "A must have at least 2 axes when B has batch axes");
+        const int64_t m = a_shape.end()[-2], k = a_shape.end()[-1], n = b.dims[b_rank - 1];
+        if (b.dims[b_rank - 2] != k)
+            fail(node, "A's last axis (" + std::to_string(k) + ") is not B's rows (" + std::to_string(b.dims[b_rank - 2]) + ")");
+        // The broadcast batch axes, aligned from the end.
+        Shape batch(a_shape.begin(), a_shape.end() - 2);
+        const Shape b_batch(b.dims.begin(), b.dims.end() - 2);
+        if (b_batch.size() > batch.size()) batch.insert(batch.begin(), b_batch.size() - batch.size(), 1);
+        for (size_t i = 0; i < b_batch.size(); i++) {
+            int64_t &common = batch[batch.size() - b_batch.size() + i];
+            if (b_batch[i] != common && b_batch[i] != 1 && common != 1)
+                fail(node, "the batch axes of A (" + shape_to_string(a_shape) + ") and B (" + shape_to_string(b.dims) +
+                               ") do not broadcast");
+            common = std::max(common, b_batch[i]);
+        }
+        Shape expanded = batch;
+        expanded.push_back(m), expanded.push_back(k);
+        if (expanded != a_shape) {
+            add_layer(node, "Expand", {x}, ExpandParams{expanded}, out + "/expanded", "/expanded");
+            x = values_.at(out + "/expanded");
+            a_shape = expanded;
+        }
+        int64_t p = 1, g = 1;
+        const size_t shared_from = batch.size() - b_batch.size();  // the axes B has
+        for (size_t d = 0; d < batch.size(); d++) (d < shared_from ? p : g) *= batch[d];
+        // B's matrix for each of the g broadcast batch positions (an axis of 1 repeats).
+        const std::vector<float> source = float_values(node, b, "B");
+        std::vector<float> values(size_t(g * k * n));
+        for (int64_t i = 0; i < g; i++) {
+            int64_t rest = i, from = 0, stride = 1;
+            for (size_t d = b_batch.size(); d-- > 0;) {
+                const int64_t size = batch[shared_from + d], at = rest % size;
+                rest /= size;
+                from += (b_batch[d] == 1 ? 0 : at) * stride;
+                stride *= b_batch[d];
+            }
+            std::copy_n(source.begin() + long(from * k * n), k * n, values.begin() + long(i * k * n));
+        }
+        const auto then = [&](const std::string &type, LayerParams params, const std::string &suffix) {
+            add_layer(node, type, {x}, std::move(params), out + suffix, suffix);
+            x = values_.at(out + suffix);
+        };
+        ReshapeParams grouped;
+        grouped.shape = {p, g, m, k};
+        then("Reshape", grouped, "/grouped");
+        TransposeParams swap;
+        swap.perm = {0, 1, 3, 2};
+        then("Transpose", swap, "/columns");
+        ReshapeParams planes;
+        planes.shape = {p, g * k, m, 1};
+        then("Reshape", planes, "/planes");
+        ConvolutionParams conv;
+        conv.num_output = checked(node, g * n, "the product's channels", 1);
+        conv.kernel_h = conv.kernel_w = 1;
+        conv.group = checked(node, g, "the matrices of B", 1);
+        conv.bias_term = false;
+        // Output channel (group i, column j) weighs input channel (i, row r) by B[i][r][j].
+        std::vector<float> weights(size_t(g * n * k));
+        for (int64_t i = 0; i < g; i++)
+            for (int64_t r = 0; r < k; r++)
+                for (int64_t j = 0; j < n; j++) weights[size_t((i * n + j) * k + r)] = values[size_t((i * k + r) * n + j)];
+        then("Convolution", conv, "/product");
+        add_weights(graph_.layers.back().name, {{Shape{g * n, k, 1, 1}, std::move(weights)}});
+        ReshapeParams split;
+        split.shape = {p, g, n, m};
+        then("Reshape", split, "/split");
+        then("Transpose", swap, "/rows");
+        ReshapeParams back;
+        back.shape = a_shape;
+        back.shape.back() = n;
+        add_layer(node, "Reshape", {x}, back, out);
     }
 
     // Add, Sub, Mul and Div. Of two computed tensors of one shape: an Eltwise. Of a computed tensor

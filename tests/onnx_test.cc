@@ -45,7 +45,8 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
                                    "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm",
                                    "legacy", "legacy_six", "folded", "newest", "newest_18", "activations",
                                    "rearranged", "rearranged_18", "resized", "one_dimensional",
-                                   "normalisations", "log_softmaxes", "log_softmaxes_11"}) {
+                                   "normalisations", "log_softmaxes", "log_softmaxes_11",
+                                   "batched_matmul"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -181,6 +182,8 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_reflect"), "node 'y_node' (Pad, opset 13): reflect pads must be smaller than the plane"},
         {model("bad_broadcast"), "node 'y_node' (Mul, opset 13): inputs of shapes 1x2x3x3 and 4x1x3 do not broadcast"},
         {model("bad_cubic"), "node 'y_node' (Resize, opset 13): mode cubic is not supported (nearest and linear only)"},
+        {model("bad_matmul"), "node 'y_node' (MatMul, opset 13): the batch axes of A (1x4x3x5) and B (3x5x6) do not "
+                              "broadcast"},
         {model("bad_two_ops"), "2 nodes are refused:\n"},
         {model("bad_two_ops"), "node 's_node' (Sin, opset 13): this op is not supported yet\n"},
         {model("bad_two_ops"), "node 'c_node' (Cos, opset 13): this op is not supported yet"},

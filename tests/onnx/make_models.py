@@ -462,12 +462,25 @@ def log_softmaxes(rng, opset=13):
     return m.build([2, 3, 4, 5], y, [2, 3, 4, 5], opset), (2, 3, 4, 5)
 
 
+def batched_matmul(rng, opset=13):
+    """MatMul by constants with batch axes, numpy's way: one matrix per channel (B 3 x 5 x 6), B
+    with a leading 1 (a 2-D B), a matrix per batch and channel (B 2 x 3 x 2 x 3), one per batch
+    repeated along the channels (B 2 x 1 x 3 x 2), and a vector."""
+    m = Model(rng)
+    y = m.node("MatMul", ["x", m.weight("per_channel", (3, 5, 6))], "per_channel_product")
+    y = m.node("MatMul", [y, m.weight("shared", (1, 6, 2))], "shared_product")
+    y = m.node("MatMul", [y, m.weight("per_plane", (2, 3, 2, 3))], "per_plane_product")
+    y = m.node("MatMul", [y, m.weight("repeated", (2, 1, 3, 2))], "repeated_product")
+    y = m.node("MatMul", [y, m.weight("vector", (2,))], "y")
+    return m.build([2, 3, 4, 5], y, [2, 3, 4], opset), (2, 3, 4, 5)
+
+
 def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
     data, two graph inputs, a dimension left open, an initializer of the wrong size, reflect pads
-    larger than the plane, a constant that does not broadcast against the data, a cubic Resize, two
-    ops it lacks (named at once)."""
+    larger than the plane, a constant that does not broadcast against the data, a cubic Resize, a
+    MatMul whose batch axes do not broadcast, two ops it lacks (named at once)."""
     m = Model(rng)
     m.node("Sin", ["x"], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
@@ -509,6 +522,9 @@ def bad_models(out_dir, rng):
     m.node("Resize", ["x", "", m.constant("scales", [1, 1, 2, 2])], "y", mode="cubic")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 6, 6], 13), os.path.join(out_dir, "bad_cubic.onnx"))
     m = Model(rng)
+    m.node("MatMul", ["x", m.weight("w", (3, 5, 6))], "y")
+    onnx.save_model(m.build([1, 4, 3, 5], "y", [1, 4, 3, 6], 13), os.path.join(out_dir, "bad_matmul.onnx"))
+    m = Model(rng)
     m.node("Relu", [m.node("Sin", ["x"], "s")], "r")
     m.node("Add", ["r", m.node("Cos", ["x"], "c")], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_two_ops.onnx"))
@@ -528,6 +544,7 @@ def main(out_dir, seed):
     makers.append(("rearranged_18", lambda rng: rearranged(rng, 18)))
     makers.append(("log_softmaxes", log_softmaxes))
     makers.append(("log_softmaxes_11", lambda rng: log_softmaxes(rng, 11)))
+    makers.append(("batched_matmul", batched_matmul))
     for name, make in makers:
         state = rng.bit_generator.state
         model, input_shape = make(rng)

@@ -6,15 +6,16 @@
 # prepared for both APIs' benchmarks; gathered into .device/ (ignored by git) with the
 # libHalide-free checker. Then run, through the device tool, with carry [".device"]:
 #     bash .device/run.sh [checks]
-# On the GPU machine it regenerates the models from the same seed with that machine's PyTorch
-# (they never travel), checks every blob of each network and test model against the
-# double-precision reference on both APIs (prebuilt_network_check, seeded weights; it also writes
-# each model's own weights for the library), exports tests/onnx/export_dynamo.py's models with
-# PyTorch's current exporter into $OUT/dynamo-NAME.tar, then (without `checks`) checks the outputs with
-# the models' own weights against onnxruntime and PyTorch eager and times them against PyTorch
-# eager (tools/bench/gpu_bench.py, suite `exported`), and runs the depthwise suite against cuDNN.
-# JSON and markdown go to $OUT. A library that compiles to the same bytes from another opset's
-# file is shipped once and checked with each file.
+# On the GPU machine it regenerates the models from the same seed with that machine's PyTorch.
+# Their weights never travel: the graphs compiled here do, and take those weights by name
+# (tools/bench/onnx_graph_only.py; another PyTorch may write another graph). It checks every
+# blob of each network and test model against the double-precision reference on both APIs with
+# the models' own weights (prebuilt_network_check --own-weights, which also writes them for the
+# library), and exports tests/onnx/export_dynamo.py's models with PyTorch's current exporter into
+# $OUT/dynamo-NAME.tar. Then, without `checks`, it checks the outputs against onnxruntime and
+# PyTorch eager, times them against PyTorch eager (tools/bench/gpu_bench.py, suite `exported`),
+# and runs the depthwise suite against cuDNN. JSON and markdown go to $OUT. A library that
+# compiles to the same bytes from another opset's file is shipped once and checked with each file.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -37,7 +38,11 @@ opencl_loader=$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')
 cp "$opencl_loader" .device/lib/libOpenCL.so.1
 echo /usr/local/nvidia/lib64/libnvidia-opencl.so.1 > .device/nvidia.icd
 cp tools/bench/gpu_bench.py tools/bench/export_torchvision.py tests/onnx/convert_opset.py tests/onnx/export_dynamo.py \
-  build/python/caffe_pb2.py .device/
+  tools/bench/onnx_graph_only.py build/python/caffe_pb2.py .device/
+# The graphs the libraries are compiled from travel without their weights; there each takes the
+# weights of the machine's own export (tools/bench/onnx_graph_only.py).
+mkdir -p .device/graphs
+for f in "$models"/*.onnx; do python3 tools/bench/onnx_graph_only.py strip "$f" .device/graphs/"${f##*/}"; done
 test_models="activations rearranged rearranged_18 resized one_dimensional normalisations log_softmaxes
              log_softmaxes_11 folded newest legacy arithmetic"
 for m in $test_models; do cp "$models/tests/$m.onnx" .device/models/; done
@@ -51,6 +56,7 @@ declare -A names=([cuda]=cuda-h100 [opencl]=opencl-nvidia)
   echo 'm=stage/exported-cuda; python3 export_torchvision.py $m 1 '"$classic"' > /dev/null || status=1'
   echo 'python3 export_torchvision.py $m 1 --opsets 13,17 '"$(echo $newer)"' > /dev/null 2>&1 || status=1'
   echo 'python3 convert_opset.py $m 17 21 '"$(echo $newer)"' || status=1'
+  echo 'for g in graphs/*.onnx; do python3 onnx_graph_only.py fill $g $m/${g##*/} $m/${g##*/} || status=1; done'
   echo 'for f in $m/*.onnx $m/*.npy; do ln -sf ../exported-cuda/${f##*/} stage/exported-opencl/; done'
 } > .device/run.sh
 for api in cuda opencl; do
