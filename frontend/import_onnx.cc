@@ -1002,7 +1002,9 @@ class OnnxImporter {
             if (sizes.empty()) {
                 if (!(scales[i] > 0.0f) || !std::isfinite(scales[i])) fail(node, "a scale is not positive and finite");
                 scale[axis] = scales[i];
-                size[axis] = int64_t(std::floor(double(shape[size_t(axis)]) * scales[i]));
+                const double length = std::floor(double(shape[size_t(axis)]) * scales[i]);
+                if (length > double(kMaxParameter)) fail(node, "a scale makes an axis longer than " + std::to_string(kMaxParameter));
+                size[axis] = int64_t(length);
             } else {
                 size[axis] = sizes[i];
                 scale[axis] = double(sizes[i]) / double(shape[size_t(axis)]);

@@ -437,11 +437,19 @@ OnnxTensor fold_constant(const onnx::NodeProto &node, int64_t opset, const std::
         OnnxTensor out;
         out.integer = start.integer;
         if (start.integer) {
-            const int64_t s = start.integers[0], l = limit.integers.at(0), d = delta.integers.at(0);
+            // In 128 bits: limit - start and the elements can pass int64's range.
+            const __int128 s = start.integers[0], l = limit.integers.at(0), d = delta.integers.at(0);
             if (d == 0) throw FoldError("a delta of 0");
-            const int64_t n = std::max<int64_t>(0, (l - s + d + (d > 0 ? -1 : 1)) / d);
+            const __int128 count = std::max<__int128>(0, (l - s + d + (d > 0 ? -1 : 1)) / d);
+            if (count > kMaxFoldedElements) throw FoldError("a range of more than " + std::to_string(kMaxFoldedElements) + " elements");
+            const int64_t n = int64_t(count);
             check_size({n});
-            for (int64_t i = 0; i < n; i++) out.integers.push_back(s + i * d);
+            for (int64_t i = 0; i < n; i++) {
+                const __int128 v = s + i * d;
+                if (v > std::numeric_limits<int64_t>::max() || v < std::numeric_limits<int64_t>::min())
+                    throw FoldError("a range element beyond 64 bits");
+                out.integers.push_back(int64_t(v));
+            }
             out.dims = {n};
         } else {
             const double s = start.floats[0], l = limit.floats.at(0), d = delta.floats.at(0);

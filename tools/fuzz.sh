@@ -11,8 +11,12 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 export PATH="$root/.venv/bin:$PATH"
 halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")
+# Halide's directories named outright: searched from the venv's prefix, CMake first finds the
+# wheel's share/cmake/Halide, which points at the site-packages of the Python the venv came from.
 cmake -S . -B build-fuzz -G Ninja -DCORTADO_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_COMPILER=clang-15 -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_PREFIX_PATH="$halide_dir" >/dev/null
+  -DCMAKE_C_COMPILER=clang-15 -DCMAKE_CXX_COMPILER=clang++-15 -DCMAKE_PREFIX_PATH="$halide_dir" \
+  -DHalide_DIR="$halide_dir/lib64/cmake/Halide" -DHalideHelpers_DIR="$halide_dir/lib64/cmake/HalideHelpers" \
+  -DCORTADO_HALIDE_INCLUDE_DIR="$halide_dir/include" >/dev/null
 cmake --build build-fuzz
 
 corpus=build-fuzz/corpus
