@@ -330,6 +330,42 @@ TEST_F(Cli, FailedReferenceCheckExits4) {
         << plain.output;
 }
 
+// --check compares every blob, not the output alone: a Power of 0 after the wrong convolution
+// gives ones, so the output matches the reference and the convolution's blob does not.
+TEST_F(Cli, ReferenceCheckNamesTheFirstWrongBlob) {
+    const std::string net = write(
+        "masked.prototxt",
+        "name: \"masked\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 2 dim: 9 dim: 9 }\n"
+        "layer { name: \"conv1\" type: \"Convolution\" bottom: \"data\" top: \"conv1\"\n"
+        "  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: \"xavier\" } } }\n"
+        "layer { name: \"ones\" type: \"Power\" bottom: \"conv1\" top: \"ones\" power_param { power: 0 } }\n");
+    const Result wrong = cortado_with_wrong_variant("run " + net + " --check --iterations 1",
+                                                    "CORTADO_KNOBS=conv2d.variant=" + std::string(kWrongVariant));
+    EXPECT_EQ(wrong.exit_code, 4) << wrong.output;
+    EXPECT_NE(wrong.output.find("reference check: relative L2 error 0 "), std::string::npos) << wrong.output;
+    EXPECT_NE(wrong.output.find("the first beyond the limit is 'conv1'"), std::string::npos) << wrong.output;
+    const Result right = cortado("run " + net + " --check --iterations 1");
+    EXPECT_EQ(right.exit_code, 0) << right.output;
+    EXPECT_NE(right.output.find("reference check, every blob: 3 blobs"), std::string::npos) << right.output;
+}
+
+// --no-fusion keeps the ReLU its own step (info --plan shows it), and the run still checks.
+TEST_F(Cli, NoFusionKeepsEveryLayerAStep) {
+    const std::string net = write("small.prototxt", kSmallNet);
+    const Result fused = cortado("info " + net + " --plan");
+    ASSERT_EQ(fused.exit_code, 0) << fused.output;
+    EXPECT_NE(fused.output.find("conv1+relu1 "), std::string::npos) << fused.output;
+    const Result plain = cortado("info " + net + " --plan --no-fusion");
+    ASSERT_EQ(plain.exit_code, 0) << plain.output;
+    EXPECT_EQ(plain.output.find("conv1+relu1"), std::string::npos) << plain.output;
+    EXPECT_NE(plain.output.find("\nrelu1 "), std::string::npos) << plain.output;
+    const Result run = cortado("run " + net + " --no-fusion --check --iterations 1");
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("reference check, every blob: 6 blobs"), std::string::npos) << run.output;
+    const Result misplaced = cortado("info " + net + " --no-fusion");
+    EXPECT_EQ(misplaced.exit_code, 2) << misplaced.output;
+}
+
 // A prototxt without `name:` is named after its file; layers without fillers make one note.
 TEST_F(Cli, NamelessNetworksTakeTheFileNameAndStandInNotesCollapse) {
     std::string text = "input: \"data\"\ninput_shape { dim: 1 dim: 2 dim: 6 dim: 6 }\n";

@@ -51,14 +51,14 @@ void print_list(const char *one, const char *many, const std::vector<std::string
 }  // namespace
 
 int command_info(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned"});
+    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned", "no-fusion"});
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
     if (cli.flags.count("plan")) {
         if (cli.flags.count("json")) throw CompileError("info: --plan prints text; leave out --json");
         // The graph as compile plans it: fused, then the target's choices for every step.
-        const Graph fused = load_network(cli.positional, options, true);
+        const Graph fused = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
         const TargetDescription target = resolve_target(cli.get("target", "host"));
         const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
         const NetworkPlan plan = plan_network(fused, fused.name, target.plan_target(), cli_plan_options(tuning.records));
@@ -66,8 +66,8 @@ int command_info(const std::vector<std::string> &args) {
         std::cout << plan_report(plan, target.name);
         return 0;
     }
-    if (cli.has("target") || cli.has("db") || cli.flags.count("untuned"))
-        throw UsageError("info: --target, --db and --untuned go with --plan");
+    if (cli.has("target") || cli.has("db") || cli.flags.count("untuned") || cli.flags.count("no-fusion"))
+        throw UsageError("info: --target, --db, --untuned and --no-fusion go with --plan");
     const Graph graph = load_network(cli.positional, options, false);
 
     LayerCost total;

@@ -15,6 +15,7 @@
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
+#include "compiler/reference/blob_check.h"
 #include "compiler/toolchain.h"
 #include "compiler/tuning_db.h"
 #include "frontend/caffemodel_writer.h"
@@ -97,7 +98,7 @@ int command_run(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(args,
                                        {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape",
                                         "batch", "target", "iterations", "warmup", "json", "db"},
-                                       {"check", "check-finite", "untuned"});
+                                       {"check", "check-finite", "untuned", "no-fusion"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
@@ -106,7 +107,7 @@ int command_run(const std::vector<std::string> &args) {
     const int64_t asked_warmup = cli.get_count("warmup", 1, 0);
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
 
-    Graph graph = load_network(cli.positional, options, true);
+    Graph graph = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
     if (!cli.has("weights") && !graph.weights)
         if (const std::string note = stand_in_weights_note(fill_untrained_weights(graph)); !note.empty())
             std::cerr << "cortado: note: " << note << "\n";
@@ -298,7 +299,16 @@ int command_run(const std::vector<std::string> &args) {
             const double limit = built.plan.tolerance();
             std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,
                         error <= limit ? "PASS" : "FAIL");
-            if (!(error <= limit) && exit_code == 0) exit_code = 4;
+            // Every blob the network writes, not the output alone: a saturated softmax can hide
+            // a wrong layer before it.
+            const BlobCheck blobs = compare_blobs(unfused, built.plan, net, input, values);
+            if (blobs.first_failing_blob.empty())
+                std::printf("reference check, every blob: %d blobs, worst %.3g (%s): PASS\n", blobs.blobs_checked,
+                            blobs.worst_error, blobs.worst_blob.c_str());
+            else
+                std::printf("reference check, every blob: %d blobs, the first beyond the limit is '%s' (%.3g): FAIL\n",
+                            blobs.blobs_checked, blobs.first_failing_blob.c_str(), blobs.first_failing_error);
+            if ((!(error <= limit) || !blobs.first_failing_blob.empty()) && exit_code == 0) exit_code = 4;
         }
     }
     return exit_code;

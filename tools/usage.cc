@@ -14,6 +14,7 @@ const char *kTarget =
 const char *kShape =
     "  --batch N            the input's first dimension (overrides the prototxt's)\n"
     "  --input-shape S      the whole input shape: N,C,H,W or NxCxHxW\n";
+const char *kNoFusion = "  --no-fusion          every layer its own step: no activation fused into its producer\n";
 const char *kTuning =
     "  --db FILE            tuning records to use first (also $CORTADO_CACHE/tuning.jsonl and\n"
     "                       the shipped targets/tuning/*.jsonl)\n"
@@ -27,7 +28,7 @@ const std::map<std::string, std::string> &usages() {
                              "  --json               the whole graph as JSON (floats exact)\n"
                              "  --plan               per step: op, kernel, variant and knobs, and their sources\n"
                              "Network:\n") +
-                     kShape + "Plan (with --plan):\n" + kTarget + kTuning},
+                     kShape + "Plan (with --plan):\n" + kNoFusion + kTarget + kTuning},
         {"compile", std::string("cortado compile NET.prototxt -o DIR [options]\n"
                                 "  Writes DIR/NAME.h and DIR/libNAME.a with NAME_create/NAME_forward.\n"
                                 "Output:\n"
@@ -37,7 +38,7 @@ const std::map<std::string, std::string> &usages() {
                                 "  --embed-weights      link the weights into the library, for NAME_create_embedded()\n"
                                 "  --weights W          the .caffemodel to embed (an ONNX model carries its own)\n"
                                 "Network:\n") +
-                        kShape + "Target:\n" + kTarget + kTuning},
+                        kShape + kNoFusion + "Target:\n" + kTarget + kTuning},
         {"run", std::string("cortado run NET.prototxt [options]\n"
                             "  Compiles for this machine, runs and times the network.\n"
                             "Weights and data:\n"
@@ -55,7 +56,7 @@ const std::map<std::string, std::string> &usages() {
                             "  --check              compare the output with the double-precision reference (exit 4)\n"
                             "  --check-finite       name the first blob holding a NaN or an infinity (exit 5)\n"
                             "Network:\n") +
-                    kShape + "Target:\n" + kTarget + kTuning},
+                    kShape + kNoFusion + "Target:\n" + kTarget + kTuning},
         {"tune",
          std::string("cortado tune NET.prototxt [options]\n"
                      "cortado tune --suite conv|sgemm|nets [--quick] [--set CSV] [--models DIR] [options]\n"

@@ -9,6 +9,7 @@
 
 #include "compiler/kernel_plan.h"
 #include "compiler/loaded_network.h"
+#include "compiler/reference/reference_ops.h"
 #include "frontend/graph.h"
 
 namespace cortado {
@@ -20,7 +21,15 @@ struct BlobCheck {
     std::string worst_blob;
     double tolerance = 1e-5;  // what the plan's variants are held to (NetworkPlan::tolerance)
     int blocked_tensors = 0;  // tensors the plan stored channel-blocked, compared as NCHW
+    // In execution order, the first blob beyond `tolerance` relative L2 and 1e-6 RMS; "" if none.
+    std::string first_failing_blob;
+    double first_failing_error = 0.0;
 };
+
+// Runs `net` (the compiled form of `plan`) on `input` and compares every blob it writes with
+// `expected`, the reference's values of `unfused` by value id, and the output it returns.
+BlobCheck compare_blobs(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net,
+                        const std::vector<float> &input, const std::vector<reference::Tensor> &expected);
 
 // `net` must be the compiled form of `plan` (made from `unfused` after fusion), created with
 // seeded weights from `seed`, or with `weights` where given (a model's own); the input is
