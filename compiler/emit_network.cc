@@ -140,6 +140,12 @@ std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weigh
         c << "    {Packing(" << int(p.packing) << "), " << p.first_blob << ", " << p.count << ", " << p.rows << ", "
           << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << "},\n";
     if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f, 0},\n";
+    c << "};\n\nconst FoldSpec kFolds[] = {\n";
+    for (const FoldSpec &f : plan.folds)
+        c << "    {" << f.weights_blob << ", " << f.bias_blob << ", " << f.outputs << ", " << f.inner << ", "
+          << f.transposed << ", " << f.batch_norm << ", " << f.first_blob << ", " << f.shift << ", "
+          << float_literal(f.eps) << "},\n";
+    if (plan.folds.empty()) c << "    {0, 0, 0, 0, 0, 0, 0, 0, 0.0f},\n";
     c << "};\n\nconst ViewSpec kViews[] = {\n";
     for (const PlannedStep &s : plan.steps)
         for (const PlannedView &v : s.views) {
@@ -160,7 +166,8 @@ std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weigh
       << ",\n    kBlobs, " << plan.blobs.size() << ",\n    kParams, " << plan.params.size() << ",\n    kViews, "
       << first_view << ",\n    kSteps, " << plan.steps.size() << ",\n    " << (device.empty() ? "nullptr" : device)
       << ",\n    " << (api == "cuda" ? plan.registers_per_thread : 0) << ",\n    "
-      << quoted(api == "opencl" ? plan.opencl_build_options : "") << ",\n};\n\n"
+      << quoted(api == "opencl" ? plan.opencl_build_options : "") << ",\n    kFolds, " << plan.folds.size()
+      << ",\n};\n\n"
       << "Network *network(" << n << "_context *ctx) { return reinterpret_cast<Network *>(ctx); }\n"
       << "const Network *network(const " << n << "_context *ctx) { return reinterpret_cast<const Network *>(ctx); }\n\n"
       << "}  // namespace\n\n";

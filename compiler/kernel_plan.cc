@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -223,6 +224,45 @@ class Planner {
         return param;
     }
 
+    // The affines folded into a product's weights: their blobs, read as their own layers hold
+    // them, and the folds that apply them to `weights` (outputs x inner, or inner x outputs when
+    // `transposed`) and to the bias, the product's own or zeros the folds write. Returns the bias view.
+    PlannedView folded_bias(const Layer &layer, const std::vector<FoldedAffine> &affines, int weights, bool has_bias,
+                            const Filler &bias_filler, int64_t outputs, int64_t inner, bool transposed) {
+        int bias = -1;
+        if (has_bias) {
+            bias = add_blob(layer, 1, bias_filler);
+        } else {
+            FillerSpec zeros = runtime_filler(Filler{});
+            zeros.type = FillerType::FoldedBias;
+            plan_.blobs.push_back(PlannedBlob{layer.name, 1, Shape{outputs}, zeros});
+            bias = int(plan_.blobs.size()) - 1;
+        }
+        for (const FoldedAffine &a : affines) {
+            const auto blob = [&](int index, FillerSpec filler) {
+                if (index >= int(a.weight_shapes.size()))
+                    throw CompileError("layer '" + a.layer + "' has no blob " + std::to_string(index) + " to fold");
+                plan_.blobs.push_back(PlannedBlob{a.layer, index, a.weight_shapes[size_t(index)], filler});
+                return int(plan_.blobs.size()) - 1;
+            };
+            FoldSpec fold{weights, bias, outputs, inner, transposed, a.batch_norm, -1, a.shift, a.eps};
+            if (a.batch_norm) {
+                FillerSpec mean = runtime_filler(Filler{}), variance = mean, factor = mean;
+                mean.type = FillerType::BatchNormMean;
+                variance.type = FillerType::BatchNormVariance;
+                factor.value = 1.0f;
+                fold.first_blob = blob(0, mean);
+                blob(1, variance);
+                blob(2, factor);
+            } else {
+                fold.first_blob = blob(0, runtime_filler(a.filler));
+                if (a.shift) blob(1, runtime_filler(a.bias_filler));
+            }
+            plan_.folds.push_back(fold);
+        }
+        return param_view(PlannedParam{Packing::Copy, bias, outputs}, {int(outputs)});
+    }
+
     // The blob as it is, or zeros when the layer has no such blob (bias_term: false).
     PlannedView bias_view(const Layer &layer, bool present, int index, const Filler &filler, int count) {
         if (!present) return param_view(PlannedParam{Packing::Zeros, -1, count}, {count});
@@ -286,9 +326,15 @@ class Planner {
         shape.stride_w = p.stride_w;
         shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
         shape.group = p.group;
-        const int k = kernel(layer, shape, ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
+        const bool folded = !p.folded_affines.empty();
+        const int k = kernel(layer, shape, ops::Epilogue{p.bias_term || folded, p.fused_relu, p.relu_negative_slope});
         const Shape &w = layer.weight_shapes[0];
         int weights = add_blob(layer, 0, p.weight_filler);
+        // A fold's blobs and bias come first; the views' order is the kernel's either way.
+        const std::optional<PlannedView> folded_view =
+            folded ? std::optional(folded_bias(layer, p.folded_affines, weights, p.bias_term, p.bias_filler,
+                                               p.num_output, element_count(w) / w[0], false))
+                   : std::nullopt;
         const ops::Choice &choice = plan_.kernels[k].choice;
         PlannedView input = full_view(layer.inputs[0]), output = full_view(layer.outputs[0]), packed;
         if (choice.weights == ops::WeightPacking::CaffeOrder) {
@@ -324,7 +370,8 @@ class Planner {
             packed = param_view(panel_param(weights, p.num_output, depth, width, false),
                                 {width, depth, ops::panel_count(p.num_output, width), 1});
         }
-        add_step(layer, k, {input, packed, bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output), output});
+        const PlannedView bias = folded_view ? *folded_view : bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output);
+        add_step(layer, k, {input, packed, bias, output});
         conv_shapes_[int(plan_.steps.size()) - 1] = shape;
     }
 
@@ -415,9 +462,14 @@ class Planner {
         const Shape &x = shape(layer.inputs[0]);
         const int axis = canonical_axis(p.axis, x.size(), layer.name);
         const int64_t rows = product(x, 0, axis), inputs = product(x, axis, x.size());
+        const bool folded = !p.folded_affines.empty();
         const int k = kernel(layer, ops::InnerProductShape{int(rows), int(inputs), p.num_output},
-                             ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
+                             ops::Epilogue{p.bias_term || folded, p.fused_relu, p.relu_negative_slope});
         int weights = add_blob(layer, 0, p.weight_filler);
+        const std::optional<PlannedView> folded_view =
+            folded ? std::optional(folded_bias(layer, p.folded_affines, weights, p.bias_term, p.bias_filler,
+                                               p.num_output, inputs, p.transpose))
+                   : std::nullopt;
         const ops::Choice &choice = plan_.kernels[k].choice;
         std::vector<PlannedView> views;
         views.push_back(PlannedView{tensor_of(layer.inputs[0]), {int(inputs), int(rows)}});
@@ -430,7 +482,7 @@ class Planner {
             views.push_back(param_view(panel_param(weights, p.num_output, int(inputs), width, p.transpose),
                                        {width * int(inputs), ops::panel_count(p.num_output, width)}));
         }
-        views.push_back(bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
+        views.push_back(folded_view ? *folded_view : bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output));
         views.push_back(PlannedView{tensor_of(layer.outputs[0]), {p.num_output, int(rows)}});
         add_step(layer, k, std::move(views));
     }

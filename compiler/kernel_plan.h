@@ -86,6 +86,7 @@ struct NetworkPlan {
     std::vector<PlannedBlob> blobs;
     std::vector<PlannedParam> params;
     std::vector<PlannedStep> steps;
+    std::vector<FoldSpec> folds;  // affines folded into products' weights (frontend/affine_folding.h)
     int input_tensor = 0, output_tensor = 0;
     int64_t arena_floats = 0;
     // The largest GPU register budget its kernels were scheduled for (the conv2d registers

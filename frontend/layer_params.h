@@ -23,6 +23,19 @@ struct Filler {
 
 struct InputParams {};
 
+// A per-output-channel affine that followed a Convolution or InnerProduct and is folded into
+// its weights and bias when the network is created (frontend/affine_folding.h): a BatchNorm's
+// (x - mean/f) / sqrt(var/f + eps) or a Scale's gamma x (+ beta). Its blobs stay the folded
+// layer's, as the weights file holds them.
+struct FoldedAffine {
+    std::string layer;
+    bool batch_norm = false;
+    float eps = 0.0f;        // BatchNorm
+    bool shift = false;      // Scale: has beta
+    std::vector<std::vector<int64_t>> weight_shapes;
+    Filler filler, bias_filler;  // Scale's, for seeded weights
+};
+
 struct ConvolutionParams {
     int num_output = 0;
     bool bias_term = true;
@@ -35,6 +48,7 @@ struct ConvolutionParams {
     // Set by fusion: apply ReLU (with this slope) to the output.
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;
+    std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
 };
 
 // The transposed convolution: ONNX's ConvTranspose and Caffe's Deconvolution (whose
@@ -124,6 +138,7 @@ struct InnerProductParams {
     Filler weight_filler, bias_filler;
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;
+    std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
 };
 
 struct SoftmaxParams {

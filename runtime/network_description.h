@@ -60,6 +60,21 @@ struct ParamSpec {
     int panel_width;     // Panels, PanelsOfTranspose
 };
 
+// A per-output-channel affine folded into a product's weights and bias before packing
+// (frontend/affine_folding.h): w[o] *= a[o], bias[o] = bias[o] a[o] + c[o], where a BatchNorm
+// (blobs mean, var, factor from `first_blob`) gives a = 1/sqrt(var/f + eps), c = -mean/f a, and a
+// Scale (gamma at `first_blob`, beta after it when `shift`) gives a = gamma, c = beta or 0. The
+// weights are `outputs` rows of `inner` values, or `inner` rows of `outputs` when `transposed`.
+struct FoldSpec {
+    int weights_blob, bias_blob;
+    int64_t outputs, inner;
+    int transposed;
+    int batch_norm;
+    int first_blob;
+    int shift;
+    float eps;
+};
+
 // An activation tensor placed in the arena; aliases (Split, Flatten, Reshape, Dropout) share
 // an offset.
 struct TensorSpec {
@@ -112,6 +127,8 @@ struct NetworkDescription {
     // -cl-nv-maxrregcount); the runtime hands them to Halide when the network is created
     // (runtime/opencl_build_options.h). Empty: none.
     const char *opencl_build_options;
+    const FoldSpec *folds;  // applied in order to the loaded blobs, before packing
+    int fold_count;
 };
 
 }  // namespace cortado

@@ -154,6 +154,11 @@ bool load_blobs(const NetworkDescription &d, const WeightSource &source, std::ve
     const std::string file = source.bytes ? std::string(d.name) + ": the embedded weights" : std::string(weights_path);
     for (int b = 0; b < d.blob_count; b++) {
         const BlobSpec &spec = d.blobs[b];
+        if (spec.filler.type == FillerType::FoldedBias) {
+            (*blobs)[b] = fill_blob(spec.filler, std::vector<int64_t>(spec.shape, spec.shape + spec.rank), 0,
+                                    spec.layer, spec.index);
+            continue;
+        }
         auto it = by_name.find(spec.layer);
         if (it == by_name.end()) {
             g_last_error = file + ": layer '" + spec.layer + "' has no weights in this file";
@@ -180,6 +185,29 @@ bool load_blobs(const NetworkDescription &d, const WeightSource &source, std::ve
         (*blobs)[b] = blob.data;
     }
     return true;
+}
+
+void apply_fold(const FoldSpec &f, std::vector<std::vector<float>> &blobs) {
+    std::vector<double> a(size_t(f.outputs)), c(size_t(f.outputs), 0.0);
+    for (int64_t o = 0; o < f.outputs; o++) {
+        if (f.batch_norm) {
+            const float factor = blobs[f.first_blob + 2][0];
+            const double s = factor == 0.0f ? 0.0 : 1.0 / factor;  // Caffe: 0 uses the statistics as stored
+            a[o] = 1.0 / std::sqrt(double(blobs[f.first_blob + 1][o]) * s + double(f.eps));
+            c[o] = -double(blobs[f.first_blob][o]) * s * a[o];
+        } else {
+            a[o] = blobs[f.first_blob][o];
+            if (f.shift) c[o] = blobs[f.first_blob + 1][o];
+        }
+    }
+    std::vector<float> &w = blobs[f.weights_blob];
+    for (int64_t o = 0; o < f.outputs; o++)
+        for (int64_t i = 0; i < f.inner; i++) {
+            float &v = f.transposed ? w[i * f.outputs + o] : w[o * f.inner + i];
+            v = float(v * a[o]);
+        }
+    std::vector<float> &bias = blobs[f.bias_blob];
+    for (int64_t o = 0; o < f.outputs; o++) bias[o] = float(bias[o] * a[o] + c[o]);
 }
 
 std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>> &blobs) {
@@ -342,6 +370,7 @@ Network *create(const NetworkDescription *description, const WeightSource &sourc
 
     std::vector<std::vector<float>> blobs;
     if (!load_blobs(d, source, &blobs)) return nullptr;
+    for (int f = 0; f < d.fold_count; f++) apply_fold(d.folds[f], blobs);
     for (int p = 0; p < d.param_count; p++) network->params.push_back(pack(d.params[p], blobs));
 
     const size_t arena_bytes = ((size_t(d.arena_floats) * sizeof(float) + 63) / 64) * 64;

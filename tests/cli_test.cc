@@ -746,7 +746,7 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     EXPECT_NE(r.output.find("cpu_register_tile    channel_block="), std::string::npos) << r.output;
     r = cortado("info " + net + " --target cuda-h100");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--target, --db and --untuned go with --plan"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--target, --db, --untuned and --no-fusion go with --plan"), std::string::npos) << r.output;
 }
 
 // e_machine of every ELF image inside `path`: the file's own header first, then any embedded one

@@ -12,6 +12,7 @@
 #include "compiler/target_description.h"
 #include "compiler/toolchain.h"
 #include "frontend/compile_error.h"
+#include "frontend/affine_folding.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
 #include "frontend/onnx_constants.h"
@@ -267,6 +268,38 @@ TEST(Caffe, ReluThatIsNotInPlaceIsNotFused) {
         "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"r\" }\n");
     fuse_activations(g);
     EXPECT_EQ(g.layers.size(), 2u);
+}
+
+// ResNet's conv -> BatchNorm -> Scale -> ReLU becomes one convolution with two folded affines
+// and a fused ReLU; a Scale along another axis, or a convolution read twice, stays.
+TEST(Caffe, BatchNormAndScaleFoldIntoTheConvolution) {
+    const std::string conv =
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n";
+    Graph g = parse(std::string(kInput) + conv +
+                    "layer { name: \"bn\" type: \"BatchNorm\" bottom: \"c\" top: \"c\" batch_norm_param { eps: 0.001 } }\n"
+                    "layer { name: \"s\" type: \"Scale\" bottom: \"c\" top: \"c\" scale_param { bias_term: true } }\n"
+                    "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"c\" }\n");
+    fold_affines(g);
+    fuse_activations(g);
+    ASSERT_EQ(g.layers.size(), 1u);
+    const auto &p = std::get<ConvolutionParams>(g.layers[0].params);
+    ASSERT_EQ(p.folded_affines.size(), 2u);
+    EXPECT_TRUE(p.folded_affines[0].batch_norm);
+    EXPECT_FLOAT_EQ(p.folded_affines[0].eps, 0.001f);
+    EXPECT_EQ(p.folded_affines[1].layer, "s");
+    EXPECT_TRUE(p.folded_affines[1].shift);
+    EXPECT_TRUE(p.fused_relu);
+    EXPECT_EQ(g.layers[0].fused_layers, (std::vector<std::string>{"bn", "s", "r"}));
+
+    Graph other_axis = parse(std::string(kInput) + conv +
+                             "layer { name: \"s\" type: \"Scale\" bottom: \"c\" top: \"s\" scale_param { axis: 2 } }\n");
+    fold_affines(other_axis);
+    EXPECT_EQ(other_axis.layers.size(), 2u);
+    Graph read_twice = parse(std::string(kInput) + conv +
+                             "layer { name: \"bn\" type: \"BatchNorm\" bottom: \"c\" top: \"bn\" }\n"
+                             "layer { name: \"e\" type: \"Eltwise\" bottom: \"c\" bottom: \"bn\" top: \"e\" }\n");
+    fold_affines(read_twice);
+    EXPECT_EQ(read_twice.layers.size(), 3u);
 }
 
 TEST(Caffe, PoolingOutputSizeRoundsUpWithPadCorrection) {
@@ -706,12 +739,12 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
     EXPECT_EQ(knob(plan.kernels[0], "registers"), std::make_pair(96, std::string("default rule")));
     // The CUDA glue hands the budget to the runtime (the last field of the description); other
     // APIs have no cap to raise.
-    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n    \"\",\n};"), std::string::npos)
+    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n    \"\",\n    kFolds, 0,\n};"), std::string::npos)
         << emit_glue(plan);
     PlanTarget opencl = t.plan_target();
     opencl.halide_target = resolve_target("x86-64-linux-opencl").halide_target;
     EXPECT_NE(
-        emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n    \"\",\n};"),
+        emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n    \"\",\n    kFolds, 0,\n};"),
         std::string::npos);
     // The runtime must grant what the kernels were finally scheduled for: a knob that overrides
     // the description's budget sets the cap too, and without any budget there is none.
@@ -750,13 +783,13 @@ TEST(Targets, OpenClBuildOptionsReachTheOpenClRuntimeOnly) {
     const Graph graph = one_conv_graph();
     const std::string glue = emit_glue(plan_network(graph, "net", t.plan_target()));
     EXPECT_NE(
-        glue.find("halide_opencl_device_interface,\n    0,\n    \"-cl-nv-maxrregcount=128 -D NAME=\\\"x\\\"\",\n};"),
+        glue.find("halide_opencl_device_interface,\n    0,\n    \"-cl-nv-maxrregcount=128 -D NAME=\\\"x\\\"\",\n    kFolds, 0,\n};"),
         std::string::npos)
         << glue;
     PlanTarget cpu = t.plan_target();
     cpu.halide_target = resolve_target("host-generic").halide_target;
     cpu.family = "";
-    EXPECT_NE(emit_glue(plan_network(graph, "net", cpu)).find("nullptr,\n    0,\n    \"\",\n};"), std::string::npos);
+    EXPECT_NE(emit_glue(plan_network(graph, "net", cpu)).find("nullptr,\n    0,\n    \"\",\n    kFolds, 0,\n};"), std::string::npos);
 }
 
 TEST(Targets, CodeThisCpuCannotExecuteIsNamedWithTheMissingInstructionSet) {

@@ -14,7 +14,7 @@ const char *kTarget =
 const char *kShape =
     "  --batch N            the input's first dimension (overrides the prototxt's)\n"
     "  --input-shape S      the whole input shape: N,C,H,W or NxCxHxW\n";
-const char *kNoFusion = "  --no-fusion          every layer its own step: no activation fused into its producer\n";
+const char *kNoFusion = "  --no-fusion          every layer its own step: nothing fused or folded into its producer\n";
 const char *kTuning =
     "  --db FILE            tuning records to use first (also $CORTADO_CACHE/tuning.jsonl and\n"
     "                       the shipped targets/tuning/*.jsonl)\n"

@@ -1,0 +1,68 @@
+#include "frontend/affine_folding.h"
+
+#include <type_traits>
+
+namespace cortado {
+namespace {
+
+// The affine `layer` as a fold, when it is one per channel of axis 1 of its only input.
+bool as_fold(const Graph &graph, const Layer &layer, FoldedAffine *fold) {
+    if (layer.inputs.size() != 1 || layer.outputs.size() != 1) return false;
+    fold->layer = layer.name;
+    fold->weight_shapes = layer.weight_shapes;
+    if (const auto *bn = std::get_if<BatchNormParams>(&layer.params)) {
+        fold->batch_norm = true;
+        fold->eps = bn->eps;
+        return true;
+    }
+    const auto *scale = std::get_if<ScaleParams>(&layer.params);
+    if (!scale) return false;
+    const int rank = int(graph.values[layer.inputs[0]].shape.size());
+    const int axis = scale->axis < 0 ? scale->axis + rank : scale->axis;
+    if (axis != 1 || scale->num_axes != 1) return false;
+    fold->shift = scale->bias_term;
+    fold->filler = scale->filler;
+    fold->bias_filler = scale->bias_filler;
+    return true;
+}
+
+}  // namespace
+
+void fold_affines(Graph &graph) {
+    std::vector<int> readers(graph.values.size(), 0);
+    for (const Layer &layer : graph.layers)
+        for (int v : layer.inputs) readers[v]++;
+    for (int v : graph.outputs) readers[v]++;  // the network's output is read by the caller
+
+    std::vector<Layer> kept;
+    for (Layer &layer : graph.layers) {
+        Layer *producer = kept.empty() ? nullptr : &kept.back();
+        FoldedAffine fold;
+        bool done = false;
+        if (producer && producer->outputs.size() == 1 && layer.inputs.size() == 1 &&
+            producer->outputs[0] == layer.inputs[0] && readers[layer.inputs[0]] == 1 && as_fold(graph, layer, &fold)) {
+            std::visit(
+                [&](auto &p) {
+                    using P = std::decay_t<decltype(p)>;
+                    constexpr bool conv = std::is_same_v<P, ConvolutionParams>;
+                    if constexpr (conv || std::is_same_v<P, InnerProductParams>) {
+                        // An InnerProduct's channels are axis 1 only when its output has 2 axes.
+                        bool channels_on_axis_1 = true;
+                        if constexpr (!conv)
+                            channels_on_axis_1 = !p.transpose_input && graph.values[producer->outputs[0]].shape.size() == 2;
+                        if (!p.fused_relu && channels_on_axis_1) {
+                            p.folded_affines.push_back(fold);
+                            producer->outputs = layer.outputs;
+                            producer->fused_layers.push_back(layer.name);
+                            done = true;
+                        }
+                    }
+                },
+                producer->params);
+        }
+        if (!done) kept.push_back(std::move(layer));
+    }
+    graph.layers = std::move(kept);
+}
+
+}  // namespace cortado

@@ -1,0 +1,15 @@
+// Folds a BatchNorm or Scale that follows a Convolution or InnerProduct into the product's
+// weights and bias (applied to the blobs when the network is created, before any packing), so
+// no kernel runs for it: ResNet's conv -> BatchNorm -> Scale becomes one convolution. The
+// affine must be the product's only reader and per output channel (axis 1). Its output blob
+// becomes the product's; the product's own output blob is no longer written, unless
+// --no-fusion keeps every layer.
+#pragma once
+
+#include "frontend/graph.h"
+
+namespace cortado {
+
+void fold_affines(Graph &graph);
+
+}  // namespace cortado
