@@ -719,6 +719,7 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     Result r = cortado("info " + net + " --plan --target cuda-h100");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("schedule family gpu"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("per forward: 2 kernel launches; activations "), std::string::npos) << r.output;
     std::istringstream lines(r.output);
     std::string line, conv_line;
     while (std::getline(lines, line))

@@ -103,9 +103,9 @@ def main():
     for plan in sys.argv[3:]:
         lines = pathlib.Path(plan).read_text().splitlines()
         target_line = lines[0]
-        for line in lines[2:]:
+        for line in lines[1:]:  # after the target line: the per-forward summary, the header, the steps
             columns = line.split()
-            if len(columns) < 3 or columns[1] == "alias":
+            if len(columns) < 3 or columns[1] == "alias" or columns[0] == "step" or line.startswith("per forward:"):
                 continue
             layer, kernel = columns[0], "cortado_k_" + columns[2]
             if kernel not in after:

@@ -1,5 +1,6 @@
 #include "tools/plan_report.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -14,6 +15,49 @@ std::string with_source(const std::string &text, const std::string &source) {
     return source == "default rule" ? text : text + " [" + source + "]";
 }
 
+// Launches per forward, the activation arena against the most floats live at once (each tensor
+// live from the first step that reads or writes it to the last, the input from the start and the
+// output to the end; tensors live together at one offset are views of one storage, counted once),
+// and the packed weights.
+std::string memory_line(const NetworkPlan &plan) {
+    const int steps = int(plan.steps.size());
+    std::vector<std::pair<int, int>> span(plan.tensors.size(), {steps + 1, -1});
+    const auto touch = [&](int tensor, int step) {
+        auto &[first, last] = span[size_t(tensor)];
+        first = std::min(first, step), last = std::max(last, step);
+    };
+    touch(plan.input_tensor, 0);
+    touch(plan.output_tensor, steps);
+    int launches = 0;
+    for (int s = 0; s < steps; s++) {
+        if (plan.steps[size_t(s)].kernel >= 0) launches++;
+        for (const PlannedView &v : plan.steps[size_t(s)].views)
+            if (v.tensor >= 0) touch(v.tensor, s);
+    }
+    int64_t bound = 0;
+    for (int s = 0; s <= steps; s++) {
+        std::map<int64_t, int64_t> storage;  // offset -> its largest live tensor
+        for (size_t t = 0; t < plan.tensors.size(); t++) {
+            if (span[t].first > s || s > span[t].second) continue;
+            int64_t n = 1;
+            for (int64_t d : plan.tensors[t].shape) n *= d;
+            int64_t &floats = storage[plan.tensors[t].offset];
+            floats = std::max(floats, n);
+        }
+        int64_t at_once = 0;
+        for (const auto &[offset, floats] : storage) at_once += floats;
+        bound = std::max(bound, at_once);
+    }
+    int64_t weights = 0;
+    for (const PlannedParam &p : plan.params) weights += p.count;
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "per forward: %d kernel launches; activations %.2f MB (the most live at once: %.2f MB); "
+                  "packed weights %.2f MB\n",
+                  launches, double(plan.arena_floats) * 4e-6, double(bound) * 4e-6, double(weights) * 4e-6);
+    return line;
+}
+
 }  // namespace
 
 std::string plan_report(const NetworkPlan &plan, const std::string &target_name) {
@@ -22,7 +66,8 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
         if (s.kernel >= 0) steps_of[s.kernel].push_back(s.layer);
     std::ostringstream out;
     out << plan.name << ": " << plan.steps.size() << " steps, " << plan.kernels.size() << " kernels for target "
-        << target_name << " (" << plan.target << "), schedule family " << plan.family << "\n";
+        << target_name << " (" << plan.target << "), schedule family " << plan.family << "\n"
+        << memory_line(plan);
     char line[512];
     std::snprintf(line, sizeof line, "%-28s %-15s %-16s %-16s %-20s %s\n", "step", "op", "kernel", "op signature",
                   "variant", "knobs");
