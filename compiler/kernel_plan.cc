@@ -247,13 +247,7 @@ class Planner {
             };
             FoldSpec fold{weights, bias, outputs, inner, transposed, a.batch_norm, -1, a.shift, a.eps};
             if (a.batch_norm) {
-                FillerSpec mean = runtime_filler(Filler{}), variance = mean, factor = mean;
-                mean.type = FillerType::BatchNormMean;
-                variance.type = FillerType::BatchNormVariance;
-                factor.value = 1.0f;
-                fold.first_blob = blob(0, mean);
-                blob(1, variance);
-                blob(2, factor);
+                fold.first_blob = batch_norm_blobs(a.layer, a.weight_shapes);
             } else {
                 fold.first_blob = blob(0, runtime_filler(a.filler));
                 if (a.shift) blob(1, runtime_filler(a.bias_filler));
@@ -557,15 +551,27 @@ class Planner {
                   three_axis_view(layer.outputs[0], axis_begin, axis_end)});
     }
 
+    // A BatchNorm's three blobs (mean, variance, moving-average factor), seeded as Caffe's
+    // statistics would be; returns the first.
+    int batch_norm_blobs(const std::string &layer, const std::vector<Shape> &shapes) {
+        if (shapes.size() < 3) throw CompileError("layer '" + layer + "' has " + std::to_string(shapes.size()) +
+                                                  " blobs; a BatchNorm has 3");
+        FillerSpec mean = runtime_filler(Filler{}), variance = mean, factor = mean;
+        mean.type = FillerType::BatchNormMean;
+        variance.type = FillerType::BatchNormVariance;
+        factor.value = 1.0f;
+        const int first = int(plan_.blobs.size());
+        int index = 0;
+        for (const FillerSpec &filler : {mean, variance, factor}) {
+            plan_.blobs.push_back(PlannedBlob{layer, index, shapes[size_t(index)], filler});
+            index++;
+        }
+        return first;
+    }
+
     void plan(const Layer &layer, const BatchNormParams &p) {
         const int64_t channels = shape(layer.inputs[0])[1];
-        Filler mean, variance, factor;
-        int first = add_blob(layer, 0, mean);
-        plan_.blobs.back().filler.type = FillerType::BatchNormMean;
-        add_blob(layer, 1, variance);
-        plan_.blobs.back().filler.type = FillerType::BatchNormVariance;
-        factor.value = 1.0f;
-        add_blob(layer, 2, factor);
+        const int first = batch_norm_blobs(layer.name, layer.weight_shapes);
         channel_affine(layer, 1, 2, PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
                        PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps});
     }

@@ -2,6 +2,8 @@
 
 #include <type_traits>
 
+#include "frontend/fusion.h"
+
 namespace cortado {
 namespace {
 
@@ -29,40 +31,26 @@ bool as_fold(const Graph &graph, const Layer &layer, FoldedAffine *fold) {
 }  // namespace
 
 void fold_affines(Graph &graph) {
-    std::vector<int> readers(graph.values.size(), 0);
-    for (const Layer &layer : graph.layers)
-        for (int v : layer.inputs) readers[v]++;
-    for (int v : graph.outputs) readers[v]++;  // the network's output is read by the caller
-
-    std::vector<Layer> kept;
-    for (Layer &layer : graph.layers) {
-        Layer *producer = kept.empty() ? nullptr : &kept.back();
+    merge_into_producers(graph, [&](Layer &producer, const Layer &layer) {
         FoldedAffine fold;
-        bool done = false;
-        if (producer && producer->outputs.size() == 1 && layer.inputs.size() == 1 &&
-            producer->outputs[0] == layer.inputs[0] && readers[layer.inputs[0]] == 1 && as_fold(graph, layer, &fold)) {
-            std::visit(
-                [&](auto &p) {
-                    using P = std::decay_t<decltype(p)>;
-                    constexpr bool conv = std::is_same_v<P, ConvolutionParams>;
-                    if constexpr (conv || std::is_same_v<P, InnerProductParams>) {
-                        // An InnerProduct's channels are axis 1 only when its output has 2 axes.
-                        bool channels_on_axis_1 = true;
-                        if constexpr (!conv)
-                            channels_on_axis_1 = !p.transpose_input && graph.values[producer->outputs[0]].shape.size() == 2;
-                        if (!p.fused_relu && channels_on_axis_1) {
-                            p.folded_affines.push_back(fold);
-                            producer->outputs = layer.outputs;
-                            producer->fused_layers.push_back(layer.name);
-                            done = true;
-                        }
-                    }
-                },
-                producer->params);
-        }
-        if (!done) kept.push_back(std::move(layer));
-    }
-    graph.layers = std::move(kept);
+        if (!as_fold(graph, layer, &fold)) return false;
+        return std::visit(
+            [&](auto &p) {
+                using P = std::decay_t<decltype(p)>;
+                constexpr bool conv = std::is_same_v<P, ConvolutionParams>;
+                if constexpr (conv || std::is_same_v<P, InnerProductParams>) {
+                    // An InnerProduct's channels are axis 1 only when its output has 2 axes.
+                    bool channels_on_axis_1 = true;
+                    if constexpr (!conv)
+                        channels_on_axis_1 = !p.transpose_input && graph.values[producer.outputs[0]].shape.size() == 2;
+                    if (p.fused_relu || !channels_on_axis_1) return false;
+                    p.folded_affines.push_back(fold);
+                    return true;
+                }
+                return false;
+            },
+            producer.params);
+    });
 }
 
 }  // namespace cortado

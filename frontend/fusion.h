@@ -1,12 +1,24 @@
-// Fuses a ReLU into the Convolution or InnerProduct before it, when the ReLU works in place
-// (Caffe's usual `top == bottom`) and is the only reader of that output, so no blob a user can
-// observe disappears.
+// Layers merged into the layer before them. fuse_activations fuses a ReLU into the Convolution or
+// InnerProduct before it, when the ReLU works in place (Caffe's usual `top == bottom`), so no
+// blob a user can observe disappears.
 #pragma once
+
+#include <functional>
 
 #include "frontend/graph.h"
 
 namespace cortado {
 
+// One pass over the layers: `absorb(producer, layer)` is asked for each layer whose one input is
+// the one output of the layer kept before it and has no other reader (the network's output
+// counts as one). When it takes the layer (changing the producer's params), the producer writes
+// the layer's outputs and lists it among its fused layers, and the layer goes.
+void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer, const Layer &layer)> &absorb);
+
 void fuse_activations(Graph &graph);
+
+// What compile does to the imported graph: fold_affines (frontend/affine_folding.h), then
+// fuse_activations.
+void fuse_layers(Graph &graph);
 
 }  // namespace cortado

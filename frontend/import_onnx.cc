@@ -391,6 +391,14 @@ class OnnxImporter {
         return constant_layers_[name] = graph_.layers.back().outputs[0];
     }
 
+    // A layer of `type` reading value x, for a node lowered to several layers: its output is
+    // named out + suffix, and its value returned.
+    int chain(const onnx::NodeProto &node, int x, const std::string &type, LayerParams params, const std::string &out,
+              const std::string &suffix) {
+        add_layer(node, type, {x}, std::move(params), out + suffix, suffix);
+        return values_.at(out + suffix);
+    }
+
     int data_input(const onnx::NodeProto &node, int input) const {
         if (node.input_size() <= input) fail(node, "input " + std::to_string(input) + " is missing");
         if (constants_.count(node.input(input)))
@@ -801,8 +809,7 @@ class OnnxImporter {
             moved.perm.push_back(int(axis));
             back.perm.resize(size_t(rank));
             for (int d = 0; d < rank; d++) back.perm[size_t(moved.perm[size_t(d)])] = d;
-            add_layer(node, "Transpose", {x}, moved, out + "/moved", "/moved");
-            x = values_.at(out + "/moved");
+            x = chain(node, x, "Transpose", moved, out, "/moved");
             first = size_t(rank - 1);
         }
         int64_t count = 1;
@@ -927,20 +934,16 @@ class OnnxImporter {
         for (int64_t d = 0; d < rank; d++)
             if (!reduced[size_t(d)] || keepdims) result.push_back(reduced[size_t(d)] ? 1 : shape[size_t(d)]);
         if (result.empty()) fail(node, "reducing every axis to a scalar (keepdims=0) is not supported");
-        const auto then = [&](const std::string &type, LayerParams params, const std::string &suffix) {
-            add_layer(node, type, {x}, std::move(params), out + suffix, suffix);
-            x = values_.at(out + suffix);
-        };
         ActivationParams square{ops::ActivationFunction::Power};
         square.gamma = 2.0f;
-        if (op == "ReduceL2") then("Power", square, "/squared");
-        if (!std::is_sorted(moved.perm.begin(), moved.perm.end())) then("Transpose", moved, "/moved");
+        if (op == "ReduceL2") x = chain(node, x, "Power", square, out, "/squared");
+        if (!std::is_sorted(moved.perm.begin(), moved.perm.end())) x = chain(node, x, "Transpose", moved, out, "/moved");
         x = pool_trailing(node, x, kept_axes,
                           op == "ReduceMax" ? PoolingParams::Method::Max : PoolingParams::Method::Average, out, "/");
         ActivationParams scaled{ops::ActivationFunction::Power};
         scaled.alpha = float(count);
         scaled.gamma = op == "ReduceL2" ? 0.5f : 1.0f;
-        if (op == "ReduceSum" || op == "ReduceL2") then("Power", scaled, "/scaled");
+        if (op == "ReduceSum" || op == "ReduceL2") x = chain(node, x, "Power", scaled, out, "/scaled");
         ReshapeParams back;
         back.shape = result;
         add_layer(node, "Reshape", {x}, back, out);
@@ -1432,8 +1435,7 @@ class OnnxImporter {
         Shape expanded = batch;
         expanded.push_back(m), expanded.push_back(k);
         if (expanded != a_shape) {
-            add_layer(node, "Expand", {x}, ExpandParams{expanded}, out + "/expanded", "/expanded");
-            x = values_.at(out + "/expanded");
+            x = chain(node, x, "Expand", ExpandParams{expanded}, out, "/expanded");
             a_shape = expanded;
         }
         int64_t p = 1, g = 1;
@@ -1452,19 +1454,15 @@ class OnnxImporter {
             }
             std::copy_n(source.begin() + long(from * k * n), k * n, values.begin() + long(i * k * n));
         }
-        const auto then = [&](const std::string &type, LayerParams params, const std::string &suffix) {
-            add_layer(node, type, {x}, std::move(params), out + suffix, suffix);
-            x = values_.at(out + suffix);
-        };
         ReshapeParams grouped;
         grouped.shape = {p, g, m, k};
-        then("Reshape", grouped, "/grouped");
+        x = chain(node, x, "Reshape", grouped, out, "/grouped");
         TransposeParams swap;
         swap.perm = {0, 1, 3, 2};
-        then("Transpose", swap, "/columns");
+        x = chain(node, x, "Transpose", swap, out, "/columns");
         ReshapeParams planes;
         planes.shape = {p, g * k, m, 1};
-        then("Reshape", planes, "/planes");
+        x = chain(node, x, "Reshape", planes, out, "/planes");
         ConvolutionParams conv;
         conv.num_output = checked(node, g * n, "the product's channels", 1);
         conv.kernel_h = conv.kernel_w = 1;
@@ -1475,12 +1473,12 @@ class OnnxImporter {
         for (int64_t i = 0; i < g; i++)
             for (int64_t r = 0; r < k; r++)
                 for (int64_t j = 0; j < n; j++) weights[size_t((i * n + j) * k + r)] = values[size_t((i * k + r) * n + j)];
-        then("Convolution", conv, "/product");
+        x = chain(node, x, "Convolution", conv, out, "/product");
         add_weights(graph_.layers.back().name, {{Shape{g * n, k, 1, 1}, std::move(weights)}});
         ReshapeParams split;
         split.shape = {p, g, n, m};
-        then("Reshape", split, "/split");
-        then("Transpose", swap, "/rows");
+        x = chain(node, x, "Reshape", split, out, "/split");
+        x = chain(node, x, "Transpose", swap, out, "/rows");
         ReshapeParams back;
         back.shape = a_shape;
         back.shape.back() = n;

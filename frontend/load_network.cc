@@ -1,7 +1,6 @@
 #include "frontend/load_network.h"
 
 #include "frontend/compile_error.h"
-#include "frontend/affine_folding.h"
 #include "frontend/fusion.h"
 #include "frontend/import_onnx.h"
 #include "frontend/shape_inference.h"
@@ -31,10 +30,7 @@ Graph load_network(const std::string &path, const ImportOptions &options, bool f
                                            shape_to_string(w.shapes[b]) + " in the model, but the layer takes " +
                                            shape_to_string(layer.weight_shapes[b]));
             }
-    if (fuse) {
-        fold_affines(graph);
-        fuse_activations(graph);
-    }
+    if (fuse) fuse_layers(graph);
     return graph;
 }
 

@@ -187,14 +187,22 @@ bool load_blobs(const NetworkDescription &d, const WeightSource &source, std::ve
     return true;
 }
 
+// Caffe's BatchNorm of channel `c` as the affine scale x + shift, from its blobs (mean, var,
+// factor) at `first`: scale = 1 / sqrt(var / f + eps), shift = -mean / f scale.
+void batch_norm_affine(const std::vector<std::vector<float>> &blobs, int first, int64_t c, float eps, double *scale,
+                       double *shift) {
+    const float factor = blobs[first + 2][0];
+    // Caffe: a zero moving-average factor means the statistics are used as stored at 0.
+    const double s = factor == 0.0f ? 0.0 : 1.0 / factor;
+    *scale = 1.0 / std::sqrt(blobs[first + 1][c] * s + double(eps));
+    *shift = -blobs[first][c] * s * *scale;
+}
+
 void apply_fold(const FoldSpec &f, std::vector<std::vector<float>> &blobs) {
     std::vector<double> a(size_t(f.outputs)), c(size_t(f.outputs), 0.0);
     for (int64_t o = 0; o < f.outputs; o++) {
         if (f.batch_norm) {
-            const float factor = blobs[f.first_blob + 2][0];
-            const double s = factor == 0.0f ? 0.0 : 1.0 / factor;  // Caffe: 0 uses the statistics as stored
-            a[o] = 1.0 / std::sqrt(double(blobs[f.first_blob + 1][o]) * s + double(f.eps));
-            c[o] = -double(blobs[f.first_blob][o]) * s * a[o];
+            batch_norm_affine(blobs, f.first_blob, o, f.eps, &a[o], &c[o]);
         } else {
             a[o] = blobs[f.first_blob][o];
             if (f.shift) c[o] = blobs[f.first_blob + 1][o];
@@ -260,18 +268,13 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
         break;
     }
     case Packing::BatchNormScale:
-    case Packing::BatchNormShift: {
-        const std::vector<float> &mean = blobs[p.first_blob];
-        const std::vector<float> &var = blobs[p.first_blob + 1];
-        const float factor = blobs[p.first_blob + 2][0];
-        // Caffe: a zero moving-average factor means the statistics are used as stored at 0.
-        const double s = factor == 0.0f ? 0.0 : 1.0 / factor;
+    case Packing::BatchNormShift:
         for (int64_t c = 0; c < p.count; c++) {
-            const double scale = 1.0 / std::sqrt(var[c] * s + double(p.eps));
-            out[c] = float(p.packing == Packing::BatchNormScale ? scale : -mean[c] * s * scale);
+            double scale, shift;
+            batch_norm_affine(blobs, p.first_blob, c, p.eps, &scale, &shift);
+            out[c] = float(p.packing == Packing::BatchNormScale ? scale : shift);
         }
         break;
-    }
     }
     return out;
 }

@@ -19,6 +19,11 @@ namespace cortado::testing {
 namespace {
 namespace fs = std::filesystem;
 
+// The networks of today's ops, run at three opsets; the classic ones run at opset 13.
+const std::set<std::string> kNewerNetworks = {
+    "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "shufflenet_v2_x1_0",    "densenet121",
+    "regnet_y_400mf",     "resnext50_32x4d",    "vgg11_bn",        "fcn_resnet50", "lraspp_mobilenet_v3_large"};
+
 class Exported : public ::testing::TestWithParam<std::string> {
   protected:
     // Exports only the networks of the tests that will run (the OpenCL suite runs three).
@@ -35,7 +40,7 @@ class Exported : public ::testing::TestWithParam<std::string> {
             const std::string model = param.substr(1, param.size() - 2);
             const std::string network = model.substr(0, model.find("-opset"));
             models.insert(model);
-            (kNewer.count(network) ? newer : classic).insert(network);
+            (kNewerNetworks.count(network) ? newer : classic).insert(network);
         }
         made_ = true;
         const auto run = [&](const std::string &command, const std::set<std::string> &names) {
@@ -67,10 +72,6 @@ class Exported : public ::testing::TestWithParam<std::string> {
     }
     static std::string file(const std::string &name) { return (dir_ / name).string(); }
 
-    // The networks of today's ops, run at three opsets; the classic ones run at opset 13.
-    static inline const std::set<std::string> kNewer = {
-        "mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "shufflenet_v2_x1_0",    "densenet121",
-        "regnet_y_400mf",     "resnext50_32x4d",    "vgg11_bn",        "fcn_resnet50", "lraspp_mobilenet_v3_large"};
     static inline fs::path dir_;
     static inline bool made_ = false;
 };
@@ -95,7 +96,7 @@ TEST_P(Exported, MatchesOnnxRuntime) {
     EXPECT_LE(relative_l2(ours, theirs), 1e-5) << "relative L2 error against onnxruntime";
     // The newer networks' files go once run (VGG's weights take half a gigabyte per opset); the
     // bench test reads squeezenet1_1's.
-    if (kNewer.count(network)) fs::remove(file(name + ".onnx"));
+    if (kNewerNetworks.count(network)) fs::remove(file(name + ".onnx"));
 }
 
 // `cortado bench exported` on the models already made: onnxruntime (the python3 on PATH) is the
@@ -122,10 +123,8 @@ TEST_F(Exported, BenchTimesThemAgainstOnnxRuntime) {
 // The classic networks at opset 13, then each of the newer ones at opsets 13, 17 and 21.
 std::vector<std::string> exported_models() {
     std::vector<std::string> models = {"alexnet", "resnet18", "resnet50", "squeezenet1_1", "mobilenet_v2"};
-    for (const char *network : {"mobilenet_v3_small", "mobilenet_v3_large", "efficientnet_b0", "shufflenet_v2_x1_0",
-                                "densenet121", "regnet_y_400mf", "resnext50_32x4d", "vgg11_bn", "fcn_resnet50",
-                                "lraspp_mobilenet_v3_large"})
-        for (const char *opset : {"", "-opset17", "-opset21"}) models.push_back(std::string(network) + opset);
+    for (const std::string &network : kNewerNetworks)
+        for (const char *opset : {"", "-opset17", "-opset21"}) models.push_back(network + opset);
     return models;
 }
 

@@ -35,7 +35,7 @@ struct CompiledForTest {
 // Compiles `unfused` for the suites' target exactly as `cortado compile` does, into `dir`.
 CompiledForTest compile_for_test(const Graph &unfused, const std::string &dir) {
     Graph fused = unfused;
-    fuse_activations(fused);
+    fuse_layers(fused);
     CompiledForTest compiled{resolve_target(test_target()), {}, {}};
     compiled.built = build_network(fused, "net", compiled.target, dir, BuildOptions(test_plan_options()));
     compiled.library = link_shared_library(compiled.built, dir);

@@ -67,7 +67,11 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             ImportOptions options;
             options.batch = batch;
             if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
-            Graph graph = load_network(cli.positional, options, true);
+            // Activations fused, affines not folded: a layer's reference (compiler/tuner) runs the
+            // layer alone and knows no folded affine. Records go by op signature, which a fold
+            // leaves as it is, so they apply to the folded layers that compile plans.
+            Graph graph = load_network(cli.positional, options, false);
+            fuse_activations(graph);
             if (const std::string note = stand_in_weights_note(fill_untrained_weights(graph)); !note.empty())
                 std::cerr << "cortado: note: " << note << "\n";
             const std::string name =

@@ -66,13 +66,13 @@ int main(int argc, char **argv) {
             else throw CompileError("unknown option " + key);
         }
         Graph unfused = load_network(argv[1], options, false);
-        if (!model_weights.empty()) {  // fusion folds only weightless layers: these are compile's weights
+        if (!model_weights.empty()) {  // the unfused layers' weights, which the library reads by layer name
             if (!unfused.weights) throw CompileError(std::string(argv[1]) + ": carries no weights (not an ONNX model)");
             write_caffemodel(model_weights, unfused.name, *unfused.weights);
         }
         fill_untrained_weights(unfused);  // as the test harness did before compiling
         Graph fused = unfused;
-        fuse_activations(fused);
+        fuse_layers(fused);
         const NetworkPlan plan = plan_network(fused, "net", argv[3], plan_options);
         LoadedNetwork net(argv[2], "net");
         // A library compiled from another export of the model (one with a Pad layer more, say)

@@ -75,7 +75,7 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
     options.batch = c.batch;
     const Graph unfused = load_network(c.model, options, false);
     Graph graph = unfused;
-    fuse_activations(graph);
+    fuse_layers(graph);
     const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options_in_process(records));
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     // The model's own weights, written as `cortado compile` writes them for NAME_create.

@@ -104,7 +104,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             fs::create_directories(out);
             std::ofstream(out / "graph.json") << graph_json_text(graph);
             Graph fused = graph;
-            fuse_activations(fused);
+            fuse_layers(fused);
             const auto libraries = build_libraries(fused, target, out, case_name, records);
             double gflop = 0;
             for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;

@@ -128,7 +128,7 @@ std::string bench_network_name(const NetworkBenchCase &c) {
 BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
                        const std::string &scratch, const ChoiceOverrides &records) {
     Graph graph = load_bench_network(c);
-    fuse_activations(graph);
+    fuse_layers(graph);
     const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options_in_process(records));
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
