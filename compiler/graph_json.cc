@@ -120,13 +120,17 @@ struct ParamsJson {
     void operator()(const SplitParams &) {}
     void operator()(const FlattenParams &p) { out = {{"axis", p.axis}, {"end_axis", p.end_axis}}; }
     void operator()(const ReshapeParams &p) { out = {{"shape", p.shape}, {"axis", p.axis}, {"num_axes", p.num_axes}}; }
-    void operator()(const BatchNormParams &p) { out = {{"use_global_stats", p.use_global_stats}, {"eps", p.eps}}; }
+    void operator()(const BatchNormParams &p) {
+        out = {{"use_global_stats", p.use_global_stats}, {"eps", p.eps}};
+        relu(p.fused_relu, p.relu_negative_slope);
+    }
     void operator()(const ScaleParams &p) {
         out = {{"axis", p.axis},
                {"num_axes", p.num_axes},
                {"bias_term", p.bias_term},
                {"filler", filler_json(p.filler)},
                {"bias_filler", filler_json(p.bias_filler)}};
+        relu(p.fused_relu, p.relu_negative_slope);
     }
     void relu(bool fused, float slope) {
         if (!fused) return;
@@ -326,12 +330,19 @@ class ParamsReader {
         if (type == "Split") return SplitParams{};
         if (type == "Flatten") return FlattenParams{get<int>("axis"), get<int>("end_axis")};
         if (type == "Reshape") return ReshapeParams{get<Shape>("shape"), get<int>("axis"), get<int>("num_axes")};
-        if (type == "BatchNorm") return BatchNormParams{get<bool>("use_global_stats"), get<float>("eps")};
+        if (type == "BatchNorm") {
+            BatchNormParams p;
+            p.use_global_stats = get<bool>("use_global_stats");
+            p.eps = get<float>("eps");
+            relu(p.fused_relu, p.relu_negative_slope);
+            return p;
+        }
         if (type == "Scale") {
             ScaleParams p;
             p.axis = get<int>("axis"), p.num_axes = get<int>("num_axes");
             p.bias_term = get<bool>("bias_term");
             p.filler = filler("filler"), p.bias_filler = filler("bias_filler");
+            relu(p.fused_relu, p.relu_negative_slope);
             return p;
         }
         throw CompileError("graph JSON: layer '" + layer_ + "' has type '" + type + "', which cortado does not know");

@@ -152,6 +152,7 @@ class Planner {
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
         block_channels();
+        concatenate_in_place();
         place_tensors();
         // The budget the kernels were scheduled for: the runtime must grant at least that much
         // (runtime/cuda_register_cap.h).
@@ -226,18 +227,10 @@ class Planner {
 
     // The affines folded into a product's weights: their blobs, read as their own layers hold
     // them, and the folds that apply them to `weights` (outputs x inner, or inner x outputs when
-    // `transposed`) and to the bias, the product's own or zeros the folds write. Returns the bias view.
-    PlannedView folded_bias(const Layer &layer, const std::vector<FoldedAffine> &affines, int weights, bool has_bias,
+    // `transposed`) and to the bias, the product's own or zeros the folds write. Returns the bias blob.
+    int fold_affines_into(const Layer &layer, const std::vector<FoldedAffine> &affines, int weights, bool has_bias,
                             const Filler &bias_filler, int64_t outputs, int64_t inner, bool transposed) {
-        int bias = -1;
-        if (has_bias) {
-            bias = add_blob(layer, 1, bias_filler);
-        } else {
-            FillerSpec zeros = runtime_filler(Filler{});
-            zeros.type = FillerType::FoldedBias;
-            plan_.blobs.push_back(PlannedBlob{layer.name, 1, Shape{outputs}, zeros});
-            bias = int(plan_.blobs.size()) - 1;
-        }
+        const int bias = has_bias ? add_blob(layer, 1, bias_filler) : folded_blob(layer, 1, outputs, 0.0f);
         for (const FoldedAffine &a : affines) {
             const auto blob = [&](int index, FillerSpec filler) {
                 if (index >= int(a.weight_shapes.size()))
@@ -254,7 +247,23 @@ class Planner {
             }
             plan_.folds.push_back(fold);
         }
+        return bias;
+    }
+
+    PlannedView folded_bias(const Layer &layer, const std::vector<FoldedAffine> &affines, int weights, bool has_bias,
+                            const Filler &bias_filler, int64_t outputs, int64_t inner, bool transposed) {
+        const int bias = fold_affines_into(layer, affines, weights, has_bias, bias_filler, outputs, inner, transposed);
         return param_view(PlannedParam{Packing::Copy, bias, outputs}, {int(outputs)});
+    }
+
+    // A blob that folds write, `value` everywhere before them (FillerType::Folded); `index` only
+    // labels it.
+    int folded_blob(const Layer &layer, int index, int64_t count, float value) {
+        FillerSpec filler = runtime_filler(Filler{});
+        filler.type = FillerType::Folded;
+        filler.value = value;
+        plan_.blobs.push_back(PlannedBlob{layer.name, index, Shape{count}, filler});
+        return int(plan_.blobs.size()) - 1;
     }
 
     // The blob as it is, or zeros when the layer has no such blob (bias_term: false).
@@ -519,6 +528,19 @@ class Planner {
         shape.inner = views.back().extents[0];
         shape.outer = views.back().extents[2];
         const int k = kernel(layer, shape, {}, shape.inputs());
+        // In place needs each input's slice to be one dense range: nothing outside the axis
+        // repeats it (batch 1, for channels).
+        if (p.in_place && shape.outer == 1) {
+            ConcatSlices slices{int(plan_.steps.size()), tensor_of(layer.outputs[0]), {}, {}};
+            int64_t offset = 0;
+            for (const PlannedView &v : views) {
+                if (v.tensor == slices.output) break;
+                slices.inputs.push_back(v.tensor);
+                slices.offsets.push_back(offset);
+                offset += int64_t(v.extents[0]) * v.extents[1];
+            }
+            concats_.push_back(std::move(slices));
+        }
         add_step(layer, k, std::move(views));
     }
 
@@ -542,10 +564,11 @@ class Planner {
     void plan(const Layer &layer, const ReshapeParams &) { alias(layer); }
 
     void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale, PlannedParam shift,
-                        bool negative_only = false) {
+                        bool negative_only = false, const ops::Epilogue &epilogue = {}) {
         PlannedView in = three_axis_view(layer.inputs[0], axis_begin, axis_end);
         const int channels = in.extents[1];
-        const int k = kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2], negative_only});
+        const int k =
+            kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2], negative_only}, epilogue);
         add_step(layer, k,
                  {in, param_view(scale, {channels}), param_view(shift, {channels}),
                   three_axis_view(layer.outputs[0], axis_begin, axis_end)});
@@ -571,9 +594,26 @@ class Planner {
 
     void plan(const Layer &layer, const BatchNormParams &p) {
         const int64_t channels = shape(layer.inputs[0])[1];
-        const int first = batch_norm_blobs(layer.name, layer.weight_shapes);
-        channel_affine(layer, 1, 2, PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
-                       PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps});
+        const ops::Epilogue relu{false, p.fused_relu, p.relu_negative_slope};
+        if (p.folded_affines.empty()) {
+            const int first = batch_norm_blobs(layer.name, layer.weight_shapes);
+            channel_affine(layer, 1, 2, PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
+                           PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps}, false, relu);
+            return;
+        }
+        // With the Scales after it folded in: the identity map (scale 1, shift 0) with this
+        // BatchNorm and the Scales applied to it in order, as to a product's weights and bias.
+        FoldedAffine self;
+        self.layer = layer.name;
+        self.batch_norm = true;
+        self.eps = p.eps;
+        self.weight_shapes = layer.weight_shapes;
+        std::vector<FoldedAffine> affines{self};
+        affines.insert(affines.end(), p.folded_affines.begin(), p.folded_affines.end());
+        const int scale = folded_blob(layer, 3, channels, 1.0f);
+        const int shift = fold_affines_into(layer, affines, scale, false, Filler{}, channels, 1, false);
+        channel_affine(layer, 1, 2, PlannedParam{Packing::Copy, scale, channels},
+                       PlannedParam{Packing::Copy, shift, channels}, false, relu);
     }
 
     void plan(const Layer &layer, const ScaleParams &p) {
@@ -584,7 +624,8 @@ class Planner {
         const int scale = add_blob(layer, 0, p.filler);
         PlannedParam shift{Packing::Zeros, -1, channels};
         if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 1, p.bias_filler), channels};
-        channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift);
+        channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift, false,
+                       ops::Epilogue{false, p.fused_relu, p.relu_negative_slope});
     }
 
     // A rearrange step writing `out` from `in`: `strides` gives the input elements per step
@@ -770,13 +811,73 @@ class Planner {
         for (size_t k = 0; k < plan_.kernels.size(); k++) kernel_index_[plan_.kernels[k].signature()] = int(k);
     }
 
+    // The storage `storage` lives in at the top, and its offset there (placed_in_).
+    std::pair<int, int64_t> top_storage(int storage) const {
+        int64_t offset = 0;
+        while (placed_in_[storage].first >= 0) {
+            offset += placed_in_[storage].second;
+            storage = placed_in_[storage].first;
+        }
+        return {storage, offset};
+    }
+
+    // Concatenations whose inputs can be written where the concatenation keeps them: each input's
+    // storage (or the concatenation it already lies in, as DenseNet's growing concatenations
+    // share one buffer) is placed in the output's at its slice, and the Concat step runs no
+    // kernel. Only storage one kernel writes moves (not the network's input, which the caller
+    // fills); channel-blocked tensors stay where they are; OpenCL places only at offsets its
+    // sub-buffers can start on.
+    void concatenate_in_place() {
+        const std::string api = gpu_api(info_.halide_target);
+        // CUDA's vector loads want 16-byte alignment; OpenCL sub-buffers the 1 KiB place_tensors uses.
+        const int64_t align = api == "opencl" ? kGpuAlignFloats : api == "cuda" ? 4 : 1;
+        const size_t storages = storage_of_.size();
+        std::vector<int> writers(storages, 0);
+        std::vector<int64_t> floats(storages, 0);
+        for (const PlannedStep &step : plan_.steps)
+            if (step.kernel >= 0) writers[storage_of_[step.output_tensor]]++;
+        for (size_t t = 0; t < plan_.tensors.size(); t++)
+            floats[storage_of_[t]] = std::max(floats[storage_of_[t]], element_count(plan_.tensors[t].shape));
+        placed_in_.assign(storages, {-1, 0});
+        std::vector<bool> concatenation(storages, false);  // written only through its placed inputs
+        for (const ConcatSlices &c : concats_) {
+            const int root = storage_of_[c.output];
+            if (writers[root] != 1 || plan_.tensors[c.output].channel_block) continue;
+            // Each input's top storage, moved as one piece: where it goes and how much of it the
+            // inputs cover.
+            std::map<int, std::pair<int64_t, int64_t>> pieces;
+            bool fits = true;
+            for (size_t i = 0; i < c.inputs.size() && fits; i++) {
+                const auto [top, offset] = top_storage(storage_of_[c.inputs[i]]);
+                const int64_t at = c.offsets[i] - offset;
+                const auto [it, fresh] = pieces.emplace(top, std::pair<int64_t, int64_t>{at, 0});
+                it->second.second += element_count(plan_.tensors[c.inputs[i]].shape);
+                fits = top != root && (fresh || it->second.first == at) && !plan_.tensors[c.inputs[i]].channel_block;
+            }
+            for (const auto &[top, piece] : pieces)
+                fits = fits && top != storage_of_[plan_.input_tensor] && writers[top] == (concatenation[top] ? 0 : 1) &&
+                       piece.second == floats[top] && piece.first % align == 0;
+            if (!fits) continue;
+            for (const auto &[top, piece] : pieces) placed_in_[top] = {root, piece.first};
+            writers[root] = 0;
+            concatenation[root] = true;
+            PlannedStep &step = plan_.steps[c.step];
+            step.kernel = -1;
+            step.views.clear();
+            step.in_place = true;
+        }
+        drop_unused_kernels();
+    }
+
     void place_tensors() {
         const int steps = static_cast<int>(plan_.steps.size());
         const int storages = static_cast<int>(storage_of_.size());
+        if (placed_in_.empty()) placed_in_.assign(size_t(storages), {-1, 0});
         std::vector<StorageRequest> requests(storages, StorageRequest{0, steps, -1});
         auto touch = [&](int tensor, int step) {
-            StorageRequest &r = requests[storage_of_[tensor]];
-            r.floats = std::max(r.floats, element_count(plan_.tensors[tensor].shape));
+            const auto [top, offset] = top_storage(storage_of_[tensor]);
+            StorageRequest &r = requests[top];
+            r.floats = std::max(r.floats, offset + element_count(plan_.tensors[tensor].shape));
             r.first_step = std::min(r.first_step, step);
             r.last_step = std::max(r.last_step, step);
         };
@@ -793,9 +894,23 @@ class Planner {
         // GPU tensors are views into one device allocation: OpenCL sub-buffers must start on
         // the device's base-address alignment (512 bytes on NVIDIA), so align to 1 KiB there.
         const std::vector<int64_t> offsets =
-            place_storage(requests, &plan_.arena_floats, gpu_api(info_.halide_target).empty() ? 16 : 256);
-        for (size_t t = 0; t < plan_.tensors.size(); t++) plan_.tensors[t].offset = offsets[storage_of_[t]];
+            place_storage(requests, &plan_.arena_floats, gpu_api(info_.halide_target).empty() ? 16 : kGpuAlignFloats);
+        for (size_t t = 0; t < plan_.tensors.size(); t++) {
+            const auto [top, offset] = top_storage(storage_of_[t]);
+            plan_.tensors[t].offset = offsets[top] + offset;
+            plan_.tensors[t].storage = top;
+        }
     }
+
+    static constexpr int64_t kGpuAlignFloats = 256;
+
+    // A Concat that may run in place (ConcatParams::in_place): its step, output tensor, and
+    // inputs with the offsets of their slices in the output.
+    struct ConcatSlices {
+        int step, output;
+        std::vector<int> inputs;
+        std::vector<int64_t> offsets;
+    };
 
     const Graph &graph_;
     schedules::TargetInfo info_;
@@ -805,6 +920,9 @@ class Planner {
     NetworkPlan plan_;
     std::map<int, int> tensor_index_;  // value id -> tensor index
     std::vector<int> storage_of_;      // tensor index -> storage root tensor index
+    // storage root -> the storage root it was placed in (-1: none) and its offset there
+    std::vector<std::pair<int, int64_t>> placed_in_;
+    std::vector<ConcatSlices> concats_;
     std::map<std::string, int> kernel_index_;
     std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
 };

@@ -48,6 +48,9 @@ struct PlannedTensor {
     Shape shape;
     int64_t offset = 0;     // floats into the arena
     int channel_block = 0;  // > 0: stored channel-blocked (ops::Layout) between the steps that share it
+    // The tensor whose storage holds it: itself, the tensor it is a view of (Reshape, Split, ...),
+    // or the concatenation it was placed in (ConcatParams::in_place).
+    int storage = 0;
 };
 
 struct PlannedBlob {
@@ -75,6 +78,7 @@ struct PlannedStep {
     int kernel = -1;    // index into NetworkPlan::kernels; -1 = alias only
     std::vector<PlannedView> views;
     int output_tensor;
+    bool in_place = false;  // a concatenation whose inputs were written in their slices: no kernel
 };
 
 struct NetworkPlan {

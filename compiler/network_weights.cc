@@ -15,7 +15,7 @@ std::vector<LayerWeights> seeded_weights(const NetworkPlan &plan, uint64_t seed)
         if (blob.filler.type == FillerType::Unsupported)
             throw CompileError("layer '" + blob.layer + "' blob " + std::to_string(blob.index) +
                                " uses a filler cortado does not implement; give --weights");
-        if (blob.filler.type == FillerType::FoldedBias) continue;  // no blob of the model: the runtime makes it
+        if (blob.filler.type == FillerType::Folded) continue;  // no blob of the model: the runtime makes it
         auto it = index.find(blob.layer);
         if (it == index.end()) {
             it = index.emplace(blob.layer, layers.size()).first;

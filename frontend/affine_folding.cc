@@ -47,6 +47,12 @@ void fold_affines(Graph &graph) {
                     p.folded_affines.push_back(fold);
                     return true;
                 }
+                // A BatchNorm is a per-channel affine itself: the Scales after it join its map.
+                if constexpr (std::is_same_v<P, BatchNormParams>) {
+                    if (p.fused_relu || fold.batch_norm) return false;
+                    p.folded_affines.push_back(fold);
+                    return true;
+                }
                 return false;
             },
             producer.params);

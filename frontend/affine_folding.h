@@ -3,7 +3,9 @@
 // no kernel runs for it: ResNet's conv -> BatchNorm -> Scale becomes one convolution. The
 // affine must be the product's only reader and per output channel (axis 1). Its output blob
 // becomes the product's; the product's own output blob is no longer written, unless
-// --no-fusion keeps every layer.
+// --no-fusion keeps every layer. A Scale after a BatchNorm that follows no product joins the
+// BatchNorm's own map instead (DenseNet's BN -> Scale before each convolution): one per-channel
+// affine kernel for both.
 #pragma once
 
 #include "frontend/graph.h"

@@ -33,7 +33,8 @@ void fuse_activations(Graph &graph) {
         return std::visit(
             [&](auto &p) {
                 using P = std::decay_t<decltype(p)>;
-                if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams>) {
+                if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
+                              std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams>) {
                     if (p.fused_relu) return false;
                     p.fused_relu = true;
                     p.relu_negative_slope = relu->negative_slope;
@@ -45,9 +46,15 @@ void fuse_activations(Graph &graph) {
     });
 }
 
+void concatenate_in_place(Graph &graph) {
+    for (Layer &layer : graph.layers)
+        if (auto *concat = std::get_if<ConcatParams>(&layer.params)) concat->in_place = true;
+}
+
 void fuse_layers(Graph &graph) {
     fold_affines(graph);
     fuse_activations(graph);
+    concatenate_in_place(graph);
 }
 
 }  // namespace cortado

@@ -1,5 +1,5 @@
-// Layers merged into the layer before them. fuse_activations fuses a ReLU into the Convolution or
-// InnerProduct before it, when the ReLU works in place (Caffe's usual `top == bottom`), so no
+// Layers merged into the layer before them. fuse_activations fuses a ReLU into the Convolution,
+// InnerProduct, BatchNorm or Scale before it, when the ReLU works in place (Caffe's usual `top == bottom`), so no
 // blob a user can observe disappears.
 #pragma once
 
@@ -17,8 +17,11 @@ void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer
 
 void fuse_activations(Graph &graph);
 
+// Marks every Concat in place (ConcatParams::in_place).
+void concatenate_in_place(Graph &graph);
+
 // What compile does to the imported graph: fold_affines (frontend/affine_folding.h), then
-// fuse_activations.
+// fuse_activations and concatenate_in_place.
 void fuse_layers(Graph &graph);
 
 }  // namespace cortado

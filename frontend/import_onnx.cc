@@ -684,11 +684,11 @@ class OnnxImporter {
         const int input = data_input(node, 0);
         Layer &relu = add_layer(node, "ReLU", {input}, p, out);
         // A ReLU that alone reads its input acts in place, as Caffe's would, so fusion can fold it
-        // into the Convolution or InnerProduct before it.
+        // into the Convolution, InnerProduct or per-channel affine (BatchNormalization) before it.
+        const std::set<std::string> fusable{"Convolution", "InnerProduct", "BatchNorm", "Scale"};
         const bool after_product = graph_.layers.size() >= 2 &&
                                    graph_.layers[graph_.layers.size() - 2].outputs[0] == input &&
-                                   (graph_.layers[graph_.layers.size() - 2].type == "Convolution" ||
-                                    graph_.layers[graph_.layers.size() - 2].type == "InnerProduct");
+                                   fusable.count(graph_.layers[graph_.layers.size() - 2].type);
         if (after_product && uses_[node.input(0)] == 1 && !graph_outputs_.count(node.input(0)) &&
             !graph_outputs_.count(out))
             graph_.values[relu.outputs[0]].blob_name = graph_.values[input].blob_name;

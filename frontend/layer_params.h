@@ -147,6 +147,9 @@ struct SoftmaxParams {
 
 struct ConcatParams {
     int axis = 1;
+    // Set by fusion (frontend/fusion.h): the producers may write straight into their slices, where
+    // the planner can place them there (compiler/kernel_plan.cc), so no kernel copies them.
+    bool in_place = false;
 };
 
 struct EltwiseParams {
@@ -174,6 +177,11 @@ struct ReshapeParams {
 struct BatchNormParams {
     bool use_global_stats = true;
     float eps = 1e-5f;
+    // Set by fusion: the per-channel Scales after it, applied in order (fold_affines), and a ReLU
+    // on the result (fuse_activations).
+    std::vector<FoldedAffine> folded_affines;
+    bool fused_relu = false;
+    float relu_negative_slope = 0.0f;
 };
 
 struct ScaleParams {
@@ -181,6 +189,8 @@ struct ScaleParams {
     int num_axes = 1;
     bool bias_term = false;
     Filler filler, bias_filler;
+    bool fused_relu = false;  // set by fusion
+    float relu_negative_slope = 0.0f;
 };
 
 // Data movement, each a strided copy (ops/rearrange.h) in the plan.

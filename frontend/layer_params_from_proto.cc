@@ -338,7 +338,9 @@ class Converter {
                 fail(
                     "use_global_stats: false computes batch statistics (training); cortado "
                     "compiles inference with the stored statistics");
-            return BatchNormParams{true, p.eps()};
+            BatchNormParams params;
+            params.eps = p.eps();
+            return params;
         }
         if (type == "Scale") return scale();
         fail("is not a type cortado compiles");

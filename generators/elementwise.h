@@ -156,9 +156,12 @@ struct Eltwise {
 struct ChannelAffine {
     Halide::Var x{"x"}, c{"c"}, o{"o"};
     Halide::Func output{"channel_affine"};
-    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift, bool negative_only) {
+    // `epilogue`: a ReLU fused from the next layer (BatchNorm -> ReLU before a convolution).
+    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift, bool negative_only,
+                  const ops::Epilogue &epilogue = {}) {
         Halide::Expr v = input(x, c, o), affine = v * scale(c) + shift(c);
-        output(x, c, o) = negative_only ? Halide::select(v < 0.0f, affine, v) : affine;
+        Halide::Expr value = negative_only ? Halide::select(v < 0.0f, affine, v) : affine;
+        output(x, c, o) = epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value;
     }
 };
 

@@ -74,7 +74,7 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
     void generate() {
         const auto op = read_descriptor<ops::ChannelAffineOp>(descriptor);
         const ops::ChannelAffineShape &s = op.shape;
-        ChannelAffine affine(input, scale, shift, s.negative_only);
+        ChannelAffine affine(input, scale, shift, s.negative_only, op.choice.epilogue);
         output = affine.output;
         require_dense_shape(input, {s.inner, s.channels, s.outer});
         require_dense_shape(scale, {s.channels});

@@ -60,7 +60,7 @@ std::vector<float> fill_blob(const FillerSpec &spec, const std::vector<int64_t> 
         switch (spec.type) {
         case FillerType::Unsupported:
         case FillerType::Constant: v = spec.value; break;
-        case FillerType::FoldedBias: v = 0.0f; break;
+        case FillerType::Folded: v = spec.value; break;
         case FillerType::Gaussian: v = float(random.gaussian(spec.mean, spec.std)); break;
         case FillerType::Uniform: v = float(random.uniform(spec.min, spec.max)); break;
         case FillerType::Xavier: {

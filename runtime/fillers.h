@@ -19,7 +19,7 @@ enum class FillerType : int {
     Msra = 4,
     BatchNormMean = 5,      // gaussian(0, 0.1)
     BatchNormVariance = 6,  // uniform(0.5, 1.5)
-    FoldedBias = 7,         // zeros, never read from a weights file: the bias a fold writes
+    Folded = 7,             // `value` everywhere, never read from a weights file: a blob folds write
 };
 
 enum class VarianceNorm : int { FanIn = 0, FanOut = 1, Average = 2 };

@@ -154,7 +154,7 @@ bool load_blobs(const NetworkDescription &d, const WeightSource &source, std::ve
     const std::string file = source.bytes ? std::string(d.name) + ": the embedded weights" : std::string(weights_path);
     for (int b = 0; b < d.blob_count; b++) {
         const BlobSpec &spec = d.blobs[b];
-        if (spec.filler.type == FillerType::FoldedBias) {
+        if (spec.filler.type == FillerType::Folded) {
             (*blobs)[b] = fill_blob(spec.filler, std::vector<int64_t>(spec.shape, spec.shape + spec.rank), 0,
                                     spec.layer, spec.index);
             continue;

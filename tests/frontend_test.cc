@@ -302,6 +302,97 @@ TEST(Caffe, BatchNormAndScaleFoldIntoTheConvolution) {
     EXPECT_EQ(read_twice.layers.size(), 3u);
 }
 
+// DenseNet's BatchNorm -> Scale -> ReLU before a convolution (no product to fold into) becomes
+// one BatchNorm with the Scale folded into its map and the ReLU fused; planned, one
+// channel-affine kernel with a ReLU epilogue.
+TEST(Caffe, ScaleAndReluJoinABatchNormThatFollowsNoProduct) {
+    Graph g = parse(std::string(kInput) +
+                    "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: 2 stride: 2 } }\n"
+                    "layer { name: \"bn\" type: \"BatchNorm\" bottom: \"p\" top: \"p\" }\n"
+                    "layer { name: \"s\" type: \"Scale\" bottom: \"p\" top: \"p\" scale_param { bias_term: true } }\n"
+                    "layer { name: \"r\" type: \"ReLU\" bottom: \"p\" top: \"p\" }\n");
+    fuse_layers(g);
+    ASSERT_EQ(g.layers.size(), 2u);
+    const auto &bn = std::get<BatchNormParams>(g.layers[1].params);
+    ASSERT_EQ(bn.folded_affines.size(), 1u);
+    EXPECT_EQ(bn.folded_affines[0].layer, "s");
+    EXPECT_TRUE(bn.fused_relu);
+    EXPECT_EQ(g.layers[1].fused_layers, (std::vector<std::string>{"s", "r"}));
+    const NetworkPlan plan = plan_network(g, "net", std::string("x86-64-linux-avx2"));
+    ASSERT_EQ(plan.steps.size(), 2u);
+    const KernelInstance &affine = plan.kernels[size_t(plan.steps[1].kernel)];
+    EXPECT_EQ(affine.op, "channel_affine");
+    EXPECT_TRUE(affine.choice.epilogue.relu);
+    EXPECT_EQ(plan.folds.size(), 2u) << "the BatchNorm and the Scale, applied to the identity map";
+}
+
+// A Concat whose inputs each have one writer runs no kernel at batch 1: the producers write
+// into their slices. DenseNet's growing concatenations share one buffer; the network's input,
+// an input read by two concatenations that do not nest, a batch of 2 (slices no longer dense) and
+// OpenCL offsets a sub-buffer cannot start on keep the copy.
+TEST(Planner, ConcatenationsRunInPlaceWhereTheSlicesAllow) {
+    const auto conv = [](const std::string &name, const std::string &bottom, int outputs) {
+        return "layer { name: \"" + name + "\" type: \"Convolution\" bottom: \"" + bottom + "\" top: \"" + name +
+               "\" convolution_param { num_output: " + std::to_string(outputs) + " kernel_size: 1 } }\n";
+    };
+    const auto concat = [](const std::string &name, const std::vector<std::string> &bottoms) {
+        std::string text = "layer { name: \"" + name + "\" type: \"Concat\"";
+        for (const std::string &b : bottoms) text += " bottom: \"" + b + "\"";
+        return text + " top: \"" + name + "\" }\n";
+    };
+    const std::string dense = conv("a", "data", 4) + conv("b", "data", 2) + concat("ab", {"a", "b"}) +
+                              conv("c", "ab", 2) + concat("abc", {"a", "b", "c"}) + conv("d", "abc", 3);
+    const auto planned = [&](const std::string &body, int batch, const std::string &target) {
+        ImportOptions options;
+        options.batch = batch;
+        Graph g = parse(std::string(kInput) + body, options);
+        fuse_layers(g);
+        return plan_network(g, "net", target);
+    };
+    const auto step = [](const NetworkPlan &plan, const std::string &layer) {
+        for (const PlannedStep &s : plan.steps)
+            if (s.layer == layer) return s;
+        ADD_FAILURE() << "no step " << layer;
+        return PlannedStep{};
+    };
+    const auto offset = [](const NetworkPlan &plan, const std::string &blob) {
+        for (const PlannedTensor &t : plan.tensors)
+            if (t.blob_name == blob) return t.offset;
+        ADD_FAILURE() << "no tensor " << blob;
+        return int64_t(-1);
+    };
+    const NetworkPlan plan = planned(dense, 1, "x86-64-linux-avx2");
+    for (const char *name : {"ab", "abc"}) {
+        EXPECT_EQ(step(plan, name).kernel, -1) << name;
+        EXPECT_TRUE(step(plan, name).in_place) << name;
+    }
+    const int64_t base = offset(plan, "abc"), plane = 8 * 8;
+    EXPECT_EQ(offset(plan, "ab"), base);
+    EXPECT_EQ(offset(plan, "a"), base);
+    EXPECT_EQ(offset(plan, "b"), base + 4 * plane);
+    EXPECT_EQ(offset(plan, "c"), base + 6 * plane);
+    for (const KernelInstance &k : plan.kernels) EXPECT_NE(k.op, "concat");
+
+    const NetworkPlan batch2 = planned(dense, 2, "x86-64-linux-avx2");
+    EXPECT_GE(step(batch2, "ab").kernel, 0);
+    EXPECT_GE(step(batch2, "abc").kernel, 0);
+    // Offsets of 4 and 6 planes (256 and 384 floats): the first OpenCL can start a sub-buffer
+    // on, the second not, so the inner concatenation goes in place and the outer copies.
+    const NetworkPlan opencl = planned(dense, 1, "x86-64-linux-opencl");
+    EXPECT_EQ(step(opencl, "ab").kernel, -1);
+    EXPECT_GE(step(opencl, "abc").kernel, 0);
+
+    const NetworkPlan crossed = planned(conv("a", "data", 4) + conv("b", "data", 2) + concat("ab", {"a", "b"}) +
+                                            concat("ba", {"b", "a"}) + concat("both", {"ab", "ba"}),
+                                        1, "x86-64-linux-avx2");
+    EXPECT_EQ(step(crossed, "ab").kernel, -1);
+    EXPECT_GE(step(crossed, "ba").kernel, 0) << "a and b already lie in ab, in another order";
+    // The network's input is the caller's to fill, not a producer's: its concatenation copies.
+    const NetworkPlan with_input =
+        planned(conv("a", "data", 4) + concat("da", {"data", "a"}) + conv("e", "da", 2), 1, "x86-64-linux-avx2");
+    EXPECT_GE(step(with_input, "da").kernel, 0);
+}
+
 TEST(Caffe, PoolingOutputSizeRoundsUpWithPadCorrection) {
     auto pooled = [](int size, int k, int s, int p) {
         Graph g =

@@ -96,16 +96,18 @@ int command_info(const std::vector<std::string> &args) {
     // Why compile counts fewer steps than this table has layers.
     const Graph fused = load_network(cli.positional, options, true);
     const NetworkPlan plan = plan_network(fused, fused.name, resolve_target("host").plan_target(), cli_plan_options());
-    std::vector<std::string> folded, views;
+    std::vector<std::string> folded, views, in_place;
     for (const Layer &layer : fused.layers)
         for (const std::string &name : layer.fused_layers) folded.push_back(name + " into " + layer.name);
     for (const PlannedStep &step : plan.steps)
-        if (step.kernel < 0) views.push_back(step.layer);
+        if (step.kernel < 0) (step.in_place ? in_place : views).push_back(step.layer);
     std::printf("compile runs %zu step%s for %s %zu layer%s%s\n", plan.steps.size(), plan.steps.size() == 1 ? "" : "s",
                 graph.layers.size() == 1 ? "this" : "these", graph.layers.size(), graph.layers.size() == 1 ? "" : "s",
-                folded.empty() && views.empty() ? ", one kernel each" : ":");
+                folded.empty() && views.empty() && in_place.empty() ? ", one kernel each" : ":");
     print_list("layer is folded into the layer before", "layers are folded into the layer before", folded);
     print_list("step is a view of its input, with no kernel", "steps are views of their inputs, with no kernel", views);
+    print_list("concatenation has its inputs written in place, with no kernel",
+               "concatenations have their inputs written in place, with no kernel", in_place);
     for (int v : graph.outputs)
         std::printf("output '%s': %s\n", graph.values[v].blob_name.c_str(),
                     shape_to_string(graph.values[v].shape).c_str());

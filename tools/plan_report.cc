@@ -17,8 +17,8 @@ std::string with_source(const std::string &text, const std::string &source) {
 
 // Launches per forward, the activation arena against the most floats live at once (each tensor
 // live from the first step that reads or writes it to the last, the input from the start and the
-// output to the end; tensors live together at one offset are views of one storage, counted once),
-// and the packed weights.
+// output to the end; tensors that share storage, as views or as slices of a concatenation
+// written in place, count once, as far as the live ones reach into it), and the packed weights.
 std::string memory_line(const NetworkPlan &plan) {
     const int steps = int(plan.steps.size());
     std::vector<std::pair<int, int>> span(plan.tensors.size(), {steps + 1, -1});
@@ -36,13 +36,15 @@ std::string memory_line(const NetworkPlan &plan) {
     }
     int64_t bound = 0;
     for (int s = 0; s <= steps; s++) {
-        std::map<int64_t, int64_t> storage;  // offset -> its largest live tensor
+        std::map<int, int64_t> storage;  // storage -> how far its live tensors reach into it
         for (size_t t = 0; t < plan.tensors.size(); t++) {
             if (span[t].first > s || s > span[t].second) continue;
-            int64_t n = 1;
-            for (int64_t d : plan.tensors[t].shape) n *= d;
-            int64_t &floats = storage[plan.tensors[t].offset];
-            floats = std::max(floats, n);
+            const PlannedTensor &tensor = plan.tensors[t];
+            int64_t n = tensor.offset - plan.tensors[size_t(tensor.storage)].offset;
+            int64_t count = 1;
+            for (int64_t d : tensor.shape) count *= d;
+            int64_t &floats = storage[tensor.storage];
+            floats = std::max(floats, n + count);
         }
         int64_t at_once = 0;
         for (const auto &[offset, floats] : storage) at_once += floats;
@@ -74,8 +76,9 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
     out << line;
     for (const PlannedStep &s : plan.steps) {
         if (s.kernel < 0) {
-            std::snprintf(line, sizeof line, "%-28s %-15s (a view of its input: no kernel)\n", s.layer.c_str(),
-                          "alias");
+            std::snprintf(line, sizeof line, "%-28s %-15s %s\n", s.layer.c_str(), s.in_place ? "concat" : "alias",
+                          s.in_place ? "(its inputs are written in their slices: no kernel)"
+                                     : "(a view of its input: no kernel)");
             out << line;
             continue;
         }

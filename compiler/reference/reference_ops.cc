@@ -442,6 +442,8 @@ Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean
     require_consistent(in, "input");
     // Batch statistics are a training-time mode; compiled networks run with the stored ones.
     require(p.use_global_stats, "batch_norm: only use_global_stats is supported");
+    // The reference runs layers as imported or with activations fused; folds are the plan's.
+    require(p.folded_affines.empty(), "batch_norm: folded Scales are not the reference's to apply");
     require(!in.shape.empty(), "batch_norm: scalar input");
     // Like Caffe: axis 1 holds the channels, a 1-D input has a single channel.
     const int64_t num = in.shape[0];
@@ -461,6 +463,7 @@ Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean
             for (int64_t j = 0; j < spatial; ++j) {
                 const int64_t i = (n * channels + c) * spatial + j;
                 out.data[i] = (in.data[i] - m) / denom;
+                if (p.fused_relu) out.data[i] = apply_relu(out.data[i], p.relu_negative_slope);
             }
         }
     }
@@ -488,6 +491,7 @@ Tensor scale(const Tensor &in, const ScaleParams &p, const Tensor &scale, const 
             for (int64_t j = 0; j < inner; ++j) {
                 const int64_t i = (o * dim + d) * inner + j;
                 out.data[i] = in.data[i] * scale.data[d] + (p.bias_term ? bias->data[d] : 0.0);
+                if (p.fused_relu) out.data[i] = apply_relu(out.data[i], p.relu_negative_slope);
             }
         }
     }
