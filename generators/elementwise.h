@@ -156,12 +156,9 @@ struct Eltwise {
 struct ChannelAffine {
     Halide::Var x{"x"}, c{"c"}, o{"o"};
     Halide::Func output{"channel_affine"};
-    // `epilogue`: a ReLU fused from the next layer (BatchNorm -> ReLU before a convolution).
-    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift, bool negative_only,
-                  const ops::Epilogue &epilogue = {}) {
+    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift, bool negative_only) {
         Halide::Expr v = input(x, c, o), affine = v * scale(c) + shift(c);
-        Halide::Expr value = negative_only ? Halide::select(v < 0.0f, affine, v) : affine;
-        output(x, c, o) = epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value;
+        output(x, c, o) = negative_only ? Halide::select(v < 0.0f, affine, v) : affine;
     }
 };
 

@@ -74,7 +74,15 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
     void generate() {
         const auto op = read_descriptor<ops::ChannelAffineOp>(descriptor);
         const ops::ChannelAffineShape &s = op.shape;
-        ChannelAffine affine(input, scale, shift, s.negative_only, op.choice.epilogue);
+        ChannelAffine affine(input, scale, shift, s.negative_only);
+        // A ReLU fused from the next layer (BatchNorm -> ReLU before a convolution): the map
+        // inlined into it, which the schedule then treats as the affine's output.
+        if (op.choice.epilogue.relu) {
+            Func map = affine.output, fused{"channel_affine_relu"};
+            fused(affine.x, affine.c, affine.o) =
+                leaky_relu(map(affine.x, affine.c, affine.o), op.choice.epilogue.relu_slope);
+            affine.output = fused;
+        }
         output = affine.output;
         require_dense_shape(input, {s.inner, s.channels, s.outer});
         require_dense_shape(scale, {s.channels});
