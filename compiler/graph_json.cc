@@ -115,6 +115,7 @@ struct ParamsJson {
                                  : p.operation == ops::EltwiseOperation::Quotient ? "QUOTIENT"
                                                                                   : "MAX";
         out = {{"operation", caffe_name}, {"coeff", p.coeff}};
+        relu(p.fused_relu, p.relu_negative_slope);
     }
     void operator()(const DropoutParams &p) { out = {{"dropout_ratio", p.dropout_ratio}}; }
     void operator()(const SplitParams &) {}
@@ -324,6 +325,7 @@ class ParamsReader {
                           : op == "MAX"      ? ops::EltwiseOperation::Max
                                              : ops::EltwiseOperation::Sum;
             p.coeff = get<std::vector<float>>("coeff");
+            relu(p.fused_relu, p.relu_negative_slope);
             return p;
         }
         if (type == "Dropout") return DropoutParams{get<float>("dropout_ratio")};

@@ -551,7 +551,7 @@ class Planner {
         shape.operation = p.operation;
         shape.coefficients = p.coeff;
         if (shape.coefficients.empty()) shape.coefficients.assign(layer.inputs.size(), 1.0f);
-        const int k = kernel(layer, shape, {}, shape.inputs());
+        const int k = kernel(layer, shape, ops::Epilogue{false, p.fused_relu, p.relu_negative_slope}, shape.inputs());
         std::vector<PlannedView> views;
         for (int v : layer.inputs) views.push_back(flat_view(v));
         views.push_back(flat_view(layer.outputs[0]));

@@ -34,7 +34,8 @@ void fuse_activations(Graph &graph) {
             [&](auto &p) {
                 using P = std::decay_t<decltype(p)>;
                 if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
-                              std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams>) {
+                              std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> ||
+                              std::is_same_v<P, EltwiseParams>) {
                     if (p.fused_relu) return false;
                     p.fused_relu = true;
                     p.relu_negative_slope = relu->negative_slope;

@@ -1,5 +1,5 @@
 // Layers merged into the layer before them. fuse_activations fuses a ReLU into the Convolution,
-// InnerProduct, BatchNorm or Scale before it, when the ReLU works in place (Caffe's usual `top == bottom`), so no
+// InnerProduct, BatchNorm, Scale or Eltwise before it, when the ReLU works in place (Caffe's usual `top == bottom`), so no
 // blob a user can observe disappears.
 #pragma once
 

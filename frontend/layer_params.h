@@ -155,6 +155,8 @@ struct ConcatParams {
 struct EltwiseParams {
     ops::EltwiseOperation operation = ops::EltwiseOperation::Sum;  // the generator's enum: one for both
     std::vector<float> coeff;                                      // one per input for Sum; empty means all 1
+    bool fused_relu = false;  // set by fusion: ResNet's sum -> ReLU in one kernel
+    float relu_negative_slope = 0.0f;
 };
 
 struct DropoutParams {

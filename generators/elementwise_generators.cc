@@ -56,9 +56,14 @@ class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
             funcs.push_back(inputs[k]);
         }
         Eltwise eltwise(funcs, op.shape.operation, op.shape.coefficients);
-        output = eltwise.output;
-        require_dense_shape(output, {op.shape.count});
         FlatOutput flat{eltwise.output, eltwise.i};
+        // A ReLU fused from the next layer (ResNet's sum -> ReLU), the sum inlined into it.
+        if (op.choice.epilogue.relu) {
+            flat.output = Func("eltwise_relu");
+            flat.output(flat.i) = leaky_relu(eltwise.output(flat.i), op.choice.epilogue.relu_slope);
+        }
+        output = flat.output;
+        require_dense_shape(output, {op.shape.count});
         apply_schedule(flat, op, get_target());
     }
 };

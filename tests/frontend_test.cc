@@ -326,6 +326,22 @@ TEST(Caffe, ScaleAndReluJoinABatchNormThatFollowsNoProduct) {
     EXPECT_EQ(plan.folds.size(), 2u) << "the BatchNorm and the Scale, applied to the identity map";
 }
 
+// ResNet's sum -> ReLU: one eltwise kernel with a ReLU epilogue; the JSON keeps the fusion.
+TEST(Caffe, ReluAfterASumFusesIntoIt) {
+    Graph g = parse(std::string(kInput) +
+                    "layer { name: \"e\" type: \"Eltwise\" bottom: \"data\" bottom: \"data\" top: \"e\" }\n"
+                    "layer { name: \"r\" type: \"ReLU\" bottom: \"e\" top: \"e\" relu_param { negative_slope: 0.5 } }\n");
+    fuse_layers(g);
+    ASSERT_EQ(g.layers.size(), 1u);
+    EXPECT_TRUE(std::get<EltwiseParams>(g.layers[0].params).fused_relu);
+    const Graph read = graph_from_json(nlohmann::json::parse(graph_json_text(g)));
+    EXPECT_FLOAT_EQ(std::get<EltwiseParams>(read.layers[0].params).relu_negative_slope, 0.5f);
+    const NetworkPlan plan = plan_network(g, "net", std::string("x86-64-linux-avx2"));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    EXPECT_TRUE(plan.kernels[0].choice.epilogue.relu);
+    EXPECT_FLOAT_EQ(plan.kernels[0].choice.epilogue.relu_slope, 0.5f);
+}
+
 // A Concat whose inputs each have one writer runs no kernel at batch 1: the producers write
 // into their slices. DenseNet's growing concatenations share one buffer; the network's input,
 // an input read by two concatenations that do not nest, a batch of 2 (slices no longer dense) and

@@ -432,7 +432,7 @@ Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p) {
             for (size_t k = 1; k < ins.size(); ++k) r /= ins[k]->data[i];
             break;
         }
-        out.data[i] = r;
+        out.data[i] = p.fused_relu ? apply_relu(r, p.relu_negative_slope) : r;
     }
     return out;
 }
