@@ -152,7 +152,10 @@ void use_openblas_kernels_for_this_cpu() {
 int command_bench(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(
         args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net"},
-        {"quick", "untuned"});
+        {"quick", "untuned", "no-fusion"});
+    const bool fuse = !cli.flags.count("no-fusion");
+    if (!fuse && cli.positional != "nets" && cli.positional != "exported")
+        throw UsageError("bench: --no-fusion goes with nets and exported");
     const std::string suite = cli.positional;
     const int iterations = int(cli.get_count("iterations", 10));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
@@ -249,7 +252,7 @@ int command_bench(const std::vector<std::string> &args) {
     } else if (suite == "nets" || suite == "exported") {
         if (suite == "nets") {
             for (const NetworkBenchCase &c : shipped_network_cases(models, cli.flags.count("quick"), batches, names))
-                check(steady([&] { return bench_network(c, target, iterations, scratch, tuning.records); }));
+                check(steady([&] { return bench_network(c, target, iterations, scratch, tuning.records, fuse); }));
         } else {
             std::string exported = models;
             if (exported.empty()) {
@@ -257,7 +260,7 @@ int command_bench(const std::vector<std::string> &args) {
                 export_torchvision_networks(exported);
             }
             for (const ExportedBenchCase &c : exported_network_cases(exported, batches, names))
-                check(steady([&] { return bench_exported_network(c, target, iterations, scratch, tuning.records); }));
+                check(steady([&] { return bench_exported_network(c, target, iterations, scratch, tuning.records, fuse); }));
         }
     } else {
         throw CompileError("unknown bench suite '" + suite + "': give conv, sgemm, nets or exported");

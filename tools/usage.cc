@@ -90,6 +90,7 @@ const std::map<std::string, std::string> &usages() {
                               "  --set CSV            conv: the cases (default: Boda's 204 + Overfeat)\n"
                               "  --models DIR         nets: the prototxt folder; exported: the .onnx folder\n"
                               "                       (default: tools/bench/export_torchvision.py writes one)\n"
+                              "  --no-fusion          nets, exported: every layer its own step\n"
                               "Timing and reports:\n"
                               "  --iterations K       timed runs per case (default 10)\n"
                               "  --json F, --markdown F  write the report\n"

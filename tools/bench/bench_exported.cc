@@ -70,12 +70,12 @@ void export_torchvision_networks(const std::string &dir) {
 }
 
 BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescription &target, int iterations,
-                                const std::string &scratch, const ChoiceOverrides &records) {
+                                const std::string &scratch, const ChoiceOverrides &records, bool fuse) {
     ImportOptions options;
     options.batch = c.batch;
     const Graph unfused = load_network(c.model, options, false);
     Graph graph = unfused;
-    fuse_layers(graph);
+    if (fuse) fuse_layers(graph);
     const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options_in_process(records));
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     // The model's own weights, written as `cortado compile` writes them for NAME_create.

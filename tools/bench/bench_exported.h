@@ -28,7 +28,8 @@ std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_
 // CompileError saying what to install when that cannot run.
 void export_torchvision_networks(const std::string &dir);
 
+// `fuse` as for bench_network.
 BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescription &target, int iterations,
-                                const std::string &scratch, const ChoiceOverrides &records = {});
+                                const std::string &scratch, const ChoiceOverrides &records = {}, bool fuse = true);
 
 }  // namespace cortado

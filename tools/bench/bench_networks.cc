@@ -126,9 +126,9 @@ std::string bench_network_name(const NetworkBenchCase &c) {
 }
 
 BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
-                       const std::string &scratch, const ChoiceOverrides &records) {
+                       const std::string &scratch, const ChoiceOverrides &records, bool fuse) {
     Graph graph = load_bench_network(c);
-    fuse_layers(graph);
+    if (fuse) fuse_layers(graph);
     const BuiltNetwork built = build_network(graph, "net", target, scratch, cli_build_options_in_process(records));
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);

@@ -31,8 +31,9 @@ Graph load_bench_network(const NetworkBenchCase &c);
 std::string bench_network_name(const NetworkBenchCase &c);
 
 // Times the network as compiled with `records` (tuning records), and, where they change some
-// kernel, as compiled without them too, the two alternating (BenchRow::untuned).
+// kernel, as compiled without them too, the two alternating (BenchRow::untuned). `fuse`: as
+// compile plans it (frontend/fusion.h's fuse_layers), or every layer its own step (--no-fusion).
 BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &target, int iterations,
-                       const std::string &scratch, const ChoiceOverrides &records = {});
+                       const std::string &scratch, const ChoiceOverrides &records = {}, bool fuse = true);
 
 }  // namespace cortado
