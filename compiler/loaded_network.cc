@@ -29,6 +29,12 @@ void LoadedNetwork::create(const char *weights_path, uint64_t seed) {
     if (!context_) throw CompileError(error());
 }
 
+void LoadedNetwork::forward_batch(int images, const float *input, float *output) {
+    auto forward = reinterpret_cast<int (*)(void *, int, const float *, float *)>(symbol("_forward_batch"));
+    auto error = reinterpret_cast<const char *(*)()>(symbol("_last_error"));
+    if (forward(context_, images, input, output) != 0) throw CompileError(error());
+}
+
 void LoadedNetwork::forward(const float *input, float *output) {
     auto forward = reinterpret_cast<int (*)(void *, const float *, float *)>(symbol("_forward"));
     auto error = reinterpret_cast<const char *(*)()>(symbol("_last_error"));

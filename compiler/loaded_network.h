@@ -19,6 +19,7 @@ class LoadedNetwork {
     // Throws CompileError with NAME_last_error() on failure.
     void create(const char *weights_path, uint64_t seed);
     void forward(const float *input, float *output);
+    void forward_batch(int images, const float *input, float *output);  // NAME_forward_batch
 
     std::vector<int64_t> input_shape() const;
     std::vector<int64_t> output_shape() const;

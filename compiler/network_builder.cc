@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
+#include <set>
 
 #include "compiler/emit_network.h"
 #include "compiler/install_layout.h"
@@ -47,19 +49,34 @@ BuiltNetwork build_network(const Graph &graph, const std::string &name, const Ta
     BuiltNetwork built{plan_network(graph, name, target.plan_target(), options.plan), "", "", toolchain};
     const NetworkPlan &plan = built.plan;
     fs::create_directories(out_dir);
+    std::optional<NetworkPlan> single_image;
+    std::vector<KernelInstance> kernels = plan.kernels;
+    if (options.single_image && plan.tensors[plan.input_tensor].shape[0] > 1) {
+        single_image = plan_network(*options.single_image, name, target.plan_target(), options.plan);
+        Shape one = plan.tensors[plan.input_tensor].shape;
+        one[0] = 1;
+        if (single_image->tensors[single_image->input_tensor].shape != one)
+            throw CompileError("the batch-1 network's input is " +
+                               shape_to_string(single_image->tensors[single_image->input_tensor].shape) + ", not " +
+                               shape_to_string(one));
+        std::set<std::string> have;
+        for (const KernelInstance &k : kernels) have.insert(k.signature());
+        for (const KernelInstance &k : single_image->kernels)
+            if (have.insert(k.signature()).second) kernels.push_back(k);
+    }
 
     const bool show_progress = options.verbose && ::isatty(2);
     std::vector<std::string> objects =
-        build_kernels_and_runtime(plan.kernels, target.halide_target, options.jobs, [&](size_t done) {
-            if (show_progress) std::cerr << "\rcortado: kernel " << done << "/" << plan.kernels.size() << std::flush;
+        build_kernels_and_runtime(kernels, target.halide_target, options.jobs, [&](size_t done) {
+            if (show_progress) std::cerr << "\rcortado: kernel " << done << "/" << kernels.size() << std::flush;
         });
-    if (show_progress && !plan.kernels.empty()) std::cerr << "\n";
+    if (show_progress && !kernels.empty()) std::cerr << "\n";
 
     const fs::path dir(out_dir);
     built.header = (dir / (name + ".h")).string();
     write_file(built.header, emit_header(plan, !options.embedded_weights.empty()));
     const fs::path glue = dir / (name + "_glue.cc");
-    write_file(glue, emit_glue(plan, options.embedded_weights));
+    write_file(glue, emit_glue(plan, options.embedded_weights, single_image ? &*single_image : nullptr));
     const fs::path glue_object = dir / (name + "_glue.o");
     run_command(toolchain.cxx + " -std=c++17 -O2 -fPIC -I" + shell_quote(data_dir()) + " -I" + shell_quote(out_dir) +
                     " -c " + shell_quote(glue.string()) + " -o " + shell_quote(glue_object.string()),

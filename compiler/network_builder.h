@@ -31,6 +31,9 @@ struct BuildOptions {
     bool verbose = false;  // progress on stderr, when it is a terminal
     // A caffemodel's absolute path: the library carries its bytes, for NAME_create_embedded().
     std::string embedded_weights;
+    // The same network imported at batch 1: when the graph's batch is above 1, the library also
+    // carries it, for NAME_forward_batch below the compiled batch (its kernels compile too).
+    const Graph *single_image = nullptr;
 };
 
 // Compiles with the target's Halide string, family and knob table, and the options.

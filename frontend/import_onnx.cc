@@ -684,8 +684,8 @@ class OnnxImporter {
         const int input = data_input(node, 0);
         Layer &relu = add_layer(node, "ReLU", {input}, p, out);
         // A ReLU that alone reads its input acts in place, as Caffe's would, so fusion can fold it
-        // into the Convolution, InnerProduct, per-channel affine (BatchNormalization) or sum before it.
-        const std::set<std::string> fusable{"Convolution", "InnerProduct", "BatchNorm", "Scale", "Eltwise"};
+        // into the Convolution, InnerProduct, BatchNormalization (its Scale) or sum before it.
+        const std::set<std::string> fusable{"Convolution", "InnerProduct", "Scale", "Eltwise"};
         const bool after_product = graph_.layers.size() >= 2 &&
                                    graph_.layers[graph_.layers.size() - 2].outputs[0] == input &&
                                    fusable.count(graph_.layers[graph_.layers.size() - 2].type);

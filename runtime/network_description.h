@@ -129,6 +129,9 @@ struct NetworkDescription {
     const char *opencl_build_options;
     const FoldSpec *folds;  // applied in order to the loaded blobs, before packing
     int fold_count;
+    // Compiled for a batch above 1: the same network at batch 1, which NAME_forward_batch runs
+    // image by image for a smaller batch (its kernels are fixed to their shapes). Null otherwise.
+    const NetworkDescription *single_image;
 };
 
 }  // namespace cortado

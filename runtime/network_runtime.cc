@@ -96,6 +96,13 @@ struct Network {
     BlobCallback callback = nullptr;
     void *callback_user = nullptr;
     std::vector<float> unblocked;  // a channel-blocked tensor in NCHW, for the blob callback
+    // Where the weights came from, for single_image (network_forward_batch), made on first use.
+    std::string weights_path;
+    bool from_path = false;
+    const uint8_t *weights_bytes = nullptr;
+    size_t weights_size = 0;
+    uint64_t filler_seed = 0;
+    std::unique_ptr<Network> single_image;
 };
 
 Network::~Network() {
@@ -370,6 +377,11 @@ Network *create(const NetworkDescription *description, const WeightSource &sourc
     const NetworkDescription &d = *description;
     auto network = std::make_unique<Network>();
     network->description = description;
+    network->from_path = source.path != nullptr;
+    if (source.path) network->weights_path = source.path;
+    network->weights_bytes = source.bytes;
+    network->weights_size = source.size;
+    network->filler_seed = source.seed;
 
     std::vector<std::vector<float>> blobs;
     if (!load_blobs(d, source, &blobs)) return nullptr;
@@ -501,6 +513,42 @@ int network_forward(Network *network, const float *input, float *output) {
         return 0;
     }
     std::memcpy(output, arena + d.tensors[d.output_tensor].offset, count(d.output_tensor) * sizeof(float));
+    return 0;
+}
+
+int network_forward_batch(Network *network, int images, const float *input, float *output) {
+    if (!network || !input || !output) {
+        g_last_error = "forward_batch: null context, input or output";
+        return -1;
+    }
+    const NetworkDescription &d = *network->description;
+    const TensorSpec &in = d.tensors[d.input_tensor];
+    const int64_t batch = in.shape[0];
+    if (images < 1 || images > batch) {
+        g_last_error = std::string(d.name) + ": forward_batch of " + std::to_string(images) +
+                       " images; this network runs 1 to " + std::to_string(batch) + " (its compiled batch)";
+        return -1;
+    }
+    if (images == batch) return network_forward(network, input, output);
+    if (!d.single_image) {
+        g_last_error = std::string(d.name) + ": forward_batch of " + std::to_string(images) + " images of " +
+                       std::to_string(batch) + ": this library was built without its batch-1 network";
+        return -1;
+    }
+    if (!network->single_image) {
+        WeightSource source;
+        source.path = network->from_path ? network->weights_path.c_str() : nullptr;
+        source.bytes = network->weights_bytes;
+        source.size = network->weights_size;
+        source.seed = network->filler_seed;
+        network->single_image.reset(create(d.single_image, source));
+        if (!network->single_image) return -1;
+    }
+    const int64_t in_count = tensor_count(in) / batch;
+    const int64_t out_count = tensor_count(d.tensors[d.output_tensor]) / batch;
+    for (int i = 0; i < images; i++)
+        if (int result = network_forward(network->single_image.get(), input + i * in_count, output + i * out_count))
+            return result;
     return 0;
 }
 

@@ -20,6 +20,11 @@ Network *network_create_embedded(const NetworkDescription *description, const ui
 void network_destroy(Network *network);
 // 0 on success; non-zero with last_error() set otherwise.
 int network_forward(Network *network, const float *input, float *output);
+// The first `images` images of the compiled batch (1 <= images <= it): the whole batch runs as
+// network_forward does; fewer run one by one through the description's single_image network,
+// created with the same weights on first use, so the time scales with `images`. The blob
+// callback and profiling follow network_forward alone.
+int network_forward_batch(Network *network, int images, const float *input, float *output);
 void network_set_profiling(Network *network, int enabled);
 void network_set_blob_callback(Network *network, BlobCallback callback, void *user);
 // Milliseconds spent in step `step` during the last profiled forward.

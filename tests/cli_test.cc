@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "compiler/loaded_network.h"
 #include "frontend/compile_error.h"
 #include "frontend/npy.h"
 #include "tests/cli_process.h"
@@ -54,6 +55,43 @@ const char *kSmallNet =
     "layer { name: \"fc\" type: \"InnerProduct\" bottom: \"pool1\" top: \"fc\"\n"
     "  inner_product_param { num_output: 7 weight_filler { type: \"gaussian\" std: 0.5 } } }\n"
     "layer { name: \"prob\" type: \"Softmax\" bottom: \"fc\" top: \"prob\" }\n";
+
+// A library compiled for batch 3 runs 1 to 3 images: fewer than 3 through the network compiled
+// at batch 1, image by image, to the whole batch's results; 0 and 4 are refused by name. On the
+// host and on PoCL (a device arena per network).
+TEST_F(Cli, ForwardBatchRunsFewerImagesThanCompiled) {
+    for (const std::string target : {"host", "opencl-pocl"}) {
+        SCOPED_TRACE(target);
+        const std::string net = write("small.prototxt", kSmallNet), dir = path(target);
+        const Result r = cortado("compile " + net + " --batch 3 --shared --target " + target + " -o " + dir);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        std::ifstream header(dir + "/small.h");
+        const std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+        EXPECT_NE(text.find("#define small_BATCH 3\n"), std::string::npos) << text;
+        LoadedNetwork loaded(dir + "/libsmall.so", "small");
+        loaded.create(nullptr, 5);
+        const size_t image_in = 2 * 9 * 9, image_out = 7;
+        std::vector<float> input(3 * image_in), whole(3 * image_out), part(3 * image_out, -1.0f);
+        for (size_t i = 0; i < input.size(); i++) input[i] = float(std::sin(0.37 * double(i)));
+        loaded.forward(input.data(), whole.data());
+        for (int images : {1, 2, 3}) {
+            std::fill(part.begin(), part.end(), -1.0f);
+            loaded.forward_batch(images, input.data(), part.data());
+            for (size_t i = 0; i < size_t(images) * image_out; i++)
+                EXPECT_NEAR(part[i], whole[i], 1e-5f) << images << " images, output " << i;
+            for (size_t i = size_t(images) * image_out; i < part.size(); i++)
+                EXPECT_EQ(part[i], -1.0f) << "images past the count are not written";
+        }
+        for (int images : {0, 4}) {
+            try {
+                loaded.forward_batch(images, input.data(), part.data());
+                ADD_FAILURE() << images << " images ran";
+            } catch (const CompileError &e) {
+                EXPECT_NE(std::string(e.what()).find("runs 1 to 3"), std::string::npos) << e.what();
+            }
+        }
+    }
+}
 
 TEST_F(Cli, MalformedPrototxtExitsWithFileAndLine) {
     const std::string net = write("bad.prototxt", "name: \"x\"\nlayer {\n  name: \"a\"\n  type: \n");

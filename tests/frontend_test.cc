@@ -846,12 +846,12 @@ TEST(Targets, RegisterBudgetReachesTheConvScheduleAndTheCudaRuntime) {
     EXPECT_EQ(knob(plan.kernels[0], "registers"), std::make_pair(96, std::string("default rule")));
     // The CUDA glue hands the budget to the runtime (the last field of the description); other
     // APIs have no cap to raise.
-    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n    \"\",\n    kFolds, 0,\n};"), std::string::npos)
+    EXPECT_NE(emit_glue(plan).find("halide_cuda_device_interface,\n    96,\n    \"\",\n    kFolds, 0,\n    nullptr,\n};"), std::string::npos)
         << emit_glue(plan);
     PlanTarget opencl = t.plan_target();
     opencl.halide_target = resolve_target("x86-64-linux-opencl").halide_target;
     EXPECT_NE(
-        emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n    \"\",\n    kFolds, 0,\n};"),
+        emit_glue(plan_network(graph, "net", opencl)).find("halide_opencl_device_interface,\n    0,\n    \"\",\n    kFolds, 0,\n    nullptr,\n};"),
         std::string::npos);
     // The runtime must grant what the kernels were finally scheduled for: a knob that overrides
     // the description's budget sets the cap too, and without any budget there is none.
@@ -890,13 +890,13 @@ TEST(Targets, OpenClBuildOptionsReachTheOpenClRuntimeOnly) {
     const Graph graph = one_conv_graph();
     const std::string glue = emit_glue(plan_network(graph, "net", t.plan_target()));
     EXPECT_NE(
-        glue.find("halide_opencl_device_interface,\n    0,\n    \"-cl-nv-maxrregcount=128 -D NAME=\\\"x\\\"\",\n    kFolds, 0,\n};"),
+        glue.find("halide_opencl_device_interface,\n    0,\n    \"-cl-nv-maxrregcount=128 -D NAME=\\\"x\\\"\",\n    kFolds, 0,\n    nullptr,\n};"),
         std::string::npos)
         << glue;
     PlanTarget cpu = t.plan_target();
     cpu.halide_target = resolve_target("host-generic").halide_target;
     cpu.family = "";
-    EXPECT_NE(emit_glue(plan_network(graph, "net", cpu)).find("nullptr,\n    0,\n    \"\",\n    kFolds, 0,\n};"), std::string::npos);
+    EXPECT_NE(emit_glue(plan_network(graph, "net", cpu)).find("nullptr,\n    0,\n    \"\",\n    kFolds, 0,\n    nullptr,\n};"), std::string::npos);
 }
 
 TEST(Targets, CodeThisCpuCannotExecuteIsNamedWithTheMissingInstructionSet) {

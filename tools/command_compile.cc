@@ -1,6 +1,7 @@
 #include <cctype>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
@@ -55,6 +56,15 @@ int command_compile(const std::vector<std::string> &args) {
     }
     BuildOptions build = cli_build_options(tuning.records, true);
     build.embedded_weights = embedded;
+    // NAME_forward_batch below the compiled batch runs the network compiled at batch 1.
+    ImportOptions one_image = options;
+    one_image.batch = 1;
+    if (!one_image.input_shape.empty()) one_image.input_shape[0] = 1;
+    std::optional<Graph> single_image;
+    if (graph.values[graph.inputs[0]].shape[0] > 1) {
+        single_image = load_network(cli.positional, one_image, !cli.flags.count("no-fusion"));
+        build.single_image = &*single_image;
+    }
     const BuiltNetwork built = build_network(graph, name, target, cli.get("output-dir"), build);
     report_tuning_notes(tuning, built.plan);
     if (cli.flags.count("shared")) std::cout << "  " << link_shared_library(built, cli.get("output-dir")) << "\n";

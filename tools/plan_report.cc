@@ -15,39 +15,43 @@ std::string with_source(const std::string &text, const std::string &source) {
     return source == "default rule" ? text : text + " [" + source + "]";
 }
 
-// Launches per forward, the activation arena against the most floats live at once (each tensor
-// live from the first step that reads or writes it to the last, the input from the start and the
-// output to the end; tensors that share storage, as views or as slices of a concatenation
-// written in place, count once, as far as the live ones reach into it), and the packed weights.
+// Launches per forward, the activation arena against the most floats live at once (each storage
+// live from the first step that reads or writes one of its tensors to the last, the input from
+// the start and the output to the end; tensors that share storage, as views or as slices of a
+// concatenation written in place, count once, as far as they reach into it), and the packed
+// weights.
 std::string memory_line(const NetworkPlan &plan) {
     const int steps = int(plan.steps.size());
-    std::vector<std::pair<int, int>> span(plan.tensors.size(), {steps + 1, -1});
+    // Per storage: live from the first step that touches any of its tensors to the last, and
+    // as large as its tensors reach into it.
+    std::map<int, std::pair<int, int>> span;
+    std::map<int, int64_t> reach;
     const auto touch = [&](int tensor, int step) {
-        auto &[first, last] = span[size_t(tensor)];
-        first = std::min(first, step), last = std::max(last, step);
+        const int storage = plan.tensors[size_t(tensor)].storage;
+        const auto it = span.emplace(storage, std::pair<int, int>{step, step}).first;
+        it->second.first = std::min(it->second.first, step), it->second.second = std::max(it->second.second, step);
     };
     touch(plan.input_tensor, 0);
     touch(plan.output_tensor, steps);
     int launches = 0;
     for (int s = 0; s < steps; s++) {
-        if (plan.steps[size_t(s)].kernel >= 0) launches++;
-        for (const PlannedView &v : plan.steps[size_t(s)].views)
+        const PlannedStep &step = plan.steps[size_t(s)];
+        if (step.kernel >= 0) launches++;
+        touch(step.output_tensor, s);
+        for (const PlannedView &v : step.views)
             if (v.tensor >= 0) touch(v.tensor, s);
+    }
+    for (const PlannedTensor &tensor : plan.tensors) {
+        int64_t count = 1;
+        for (int64_t d : tensor.shape) count *= d;
+        int64_t &floats = reach[tensor.storage];
+        floats = std::max(floats, tensor.offset - plan.tensors[size_t(tensor.storage)].offset + count);
     }
     int64_t bound = 0;
     for (int s = 0; s <= steps; s++) {
-        std::map<int, int64_t> storage;  // storage -> how far its live tensors reach into it
-        for (size_t t = 0; t < plan.tensors.size(); t++) {
-            if (span[t].first > s || s > span[t].second) continue;
-            const PlannedTensor &tensor = plan.tensors[t];
-            int64_t n = tensor.offset - plan.tensors[size_t(tensor.storage)].offset;
-            int64_t count = 1;
-            for (int64_t d : tensor.shape) count *= d;
-            int64_t &floats = storage[tensor.storage];
-            floats = std::max(floats, n + count);
-        }
         int64_t at_once = 0;
-        for (const auto &[offset, floats] : storage) at_once += floats;
+        for (const auto &[storage, live] : span)
+            if (live.first <= s && s <= live.second) at_once += reach[storage];
         bound = std::max(bound, at_once);
     }
     int64_t weights = 0;

@@ -25,7 +25,7 @@ void compile_without_building(const uint8_t *data, size_t size, Import import) {
     try {
         Graph graph = import(bytes);
         infer_shapes(graph);
-        fuse_activations(graph);
+        fuse_layers(graph);  // as compile plans it: folds, fused activations, concatenations in place
         const NetworkPlan plan = plan_network(graph, "fuzz", "x86-64-linux-avx-avx2-fma");
         emit_header(plan);
         emit_glue(plan);
