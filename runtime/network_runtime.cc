@@ -103,6 +103,10 @@ struct Network {
     size_t weights_size = 0;
     uint64_t filler_seed = 0;
     std::unique_ptr<Network> single_image;
+    // The last successful forward's milliseconds, and network_forward_batch's last per image
+    // through single_image (0: not measured yet); the whole batch's padded input and output.
+    double forward_ms = 0.0, image_ms = 0.0;
+    std::vector<float> padded_input, padded_output;
 };
 
 Network::~Network() {
@@ -443,7 +447,9 @@ Network *network_create_embedded(const NetworkDescription *description, const ui
 
 void network_destroy(Network *network) { delete network; }
 
-int network_forward(Network *network, const float *input, float *output) {
+namespace {
+
+int forward_steps(Network *network, const float *input, float *output) {
     if (!network || !input || !output) {
         g_last_error = "forward: null context, input or output";
         return -1;
@@ -516,6 +522,17 @@ int network_forward(Network *network, const float *input, float *output) {
     return 0;
 }
 
+}  // namespace
+
+int network_forward(Network *network, const float *input, float *output) {
+    const auto start = std::chrono::steady_clock::now();
+    const int result = forward_steps(network, input, output);
+    if (result == 0)
+        network->forward_ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
 int network_forward_batch(Network *network, int images, const float *input, float *output) {
     if (!network || !input || !output) {
         g_last_error = "forward_batch: null context, input or output";
@@ -529,11 +546,26 @@ int network_forward_batch(Network *network, int images, const float *input, floa
                        " images; this network runs 1 to " + std::to_string(batch) + " (its compiled batch)";
         return -1;
     }
-    if (images == batch) return network_forward(network, input, output);
-    if (!d.single_image) {
-        g_last_error = std::string(d.name) + ": forward_batch of " + std::to_string(images) + " images of " +
-                       std::to_string(batch) + ": this library was built without its batch-1 network";
-        return -1;
+    const int64_t in_count = tensor_count(in) / batch;
+    const int64_t out_count = tensor_count(d.tensors[d.output_tensor]) / batch;
+    // The whole batch, padded with zeros past `images`, where one image at a time would take
+    // longer, as the last forward of each measured; until both are known, one at a time.
+    const bool whole = images == batch || !d.single_image ||
+                       (network->image_ms > 0.0 && network->forward_ms > 0.0 &&
+                        images * network->image_ms > network->forward_ms);
+    if (whole) {
+        const float *batch_input = input;
+        float *batch_output = output;
+        if (images < batch) {
+            network->padded_input.assign(size_t(tensor_count(in)), 0.0f);
+            std::copy(input, input + images * in_count, network->padded_input.begin());
+            network->padded_output.resize(size_t(batch * out_count));
+            batch_input = network->padded_input.data();
+            batch_output = network->padded_output.data();
+        }
+        if (int result = network_forward(network, batch_input, batch_output)) return result;
+        if (batch_output != output) std::copy(batch_output, batch_output + images * out_count, output);
+        return 0;
     }
     if (!network->single_image) {
         WeightSource source;
@@ -544,11 +576,13 @@ int network_forward_batch(Network *network, int images, const float *input, floa
         network->single_image.reset(create(d.single_image, source));
         if (!network->single_image) return -1;
     }
-    const int64_t in_count = tensor_count(in) / batch;
-    const int64_t out_count = tensor_count(d.tensors[d.output_tensor]) / batch;
-    for (int i = 0; i < images; i++)
+    double total_ms = 0.0;
+    for (int i = 0; i < images; i++) {
         if (int result = network_forward(network->single_image.get(), input + i * in_count, output + i * out_count))
             return result;
+        total_ms += network->single_image->forward_ms;
+    }
+    network->image_ms = total_ms / images;
     return 0;
 }
 

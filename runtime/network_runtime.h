@@ -22,8 +22,9 @@ void network_destroy(Network *network);
 int network_forward(Network *network, const float *input, float *output);
 // The first `images` images of the compiled batch (1 <= images <= it): the whole batch runs as
 // network_forward does; fewer run one by one through the description's single_image network,
-// created with the same weights on first use, so the time scales with `images`. The blob
-// callback and profiling follow network_forward alone.
+// created with the same weights on first use, so the time scales with `images`, except where
+// the last whole-batch forward took less than that would (then the whole batch runs, padded with
+// zeros). The blob callback and profiling follow network_forward alone.
 int network_forward_batch(Network *network, int images, const float *input, float *output);
 void network_set_profiling(Network *network, int enabled);
 void network_set_blob_callback(Network *network, BlobCallback callback, void *user);
