@@ -13,6 +13,7 @@
 
 #include "compiler/memory_plan.h"
 #include "compiler/target_features.h"
+#include "frontend/affine_folding.h"
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
 #include "frontend/shape_inference.h"
@@ -603,12 +604,8 @@ class Planner {
         }
         // With the Scales after it folded in: the identity map (scale 1, shift 0) with this
         // BatchNorm and the Scales applied to it in order, as to a product's weights and bias.
-        FoldedAffine self;
-        self.layer = layer.name;
-        self.batch_norm = true;
-        self.eps = p.eps;
-        self.weight_shapes = layer.weight_shapes;
-        std::vector<FoldedAffine> affines{self};
+        std::vector<FoldedAffine> affines(1);
+        as_fold(graph_, layer, &affines[0]);
         affines.insert(affines.end(), p.folded_affines.begin(), p.folded_affines.end());
         const int scale = folded_blob(layer, 3, channels, 1.0f);
         const int shift = fold_affines_into(layer, affines, scale, false, Filler{}, channels, 1, false);
@@ -872,7 +869,6 @@ class Planner {
     void place_tensors() {
         const int steps = static_cast<int>(plan_.steps.size());
         const int storages = static_cast<int>(storage_of_.size());
-        if (placed_in_.empty()) placed_in_.assign(size_t(storages), {-1, 0});
         std::vector<StorageRequest> requests(storages, StorageRequest{0, steps, -1});
         auto touch = [&](int tensor, int step) {
             const auto [top, offset] = top_storage(storage_of_[tensor]);

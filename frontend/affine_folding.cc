@@ -5,9 +5,7 @@
 #include "frontend/fusion.h"
 
 namespace cortado {
-namespace {
 
-// The affine `layer` as a fold, when it is one per channel of axis 1 of its only input.
 bool as_fold(const Graph &graph, const Layer &layer, FoldedAffine *fold) {
     if (layer.inputs.size() != 1 || layer.outputs.size() != 1) return false;
     fold->layer = layer.name;
@@ -27,8 +25,6 @@ bool as_fold(const Graph &graph, const Layer &layer, FoldedAffine *fold) {
     fold->bias_filler = scale->bias_filler;
     return true;
 }
-
-}  // namespace
 
 void fold_affines(Graph &graph) {
     merge_into_producers(graph, [&](Layer &producer, const Layer &layer) {

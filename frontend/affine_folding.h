@@ -14,4 +14,8 @@ namespace cortado {
 
 void fold_affines(Graph &graph);
 
+// The BatchNorm or Scale `layer` as a fold, when it is one per channel of axis 1 of its only
+// input; false for any other layer.
+bool as_fold(const Graph &graph, const Layer &layer, FoldedAffine *fold);
+
 }  // namespace cortado

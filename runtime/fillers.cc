@@ -59,7 +59,7 @@ std::vector<float> fill_blob(const FillerSpec &spec, const std::vector<int64_t> 
     for (float &v : data) {
         switch (spec.type) {
         case FillerType::Unsupported:
-        case FillerType::Constant: v = spec.value; break;
+        case FillerType::Constant:
         case FillerType::Folded: v = spec.value; break;
         case FillerType::Gaussian: v = float(random.gaussian(spec.mean, spec.std)); break;
         case FillerType::Uniform: v = float(random.uniform(spec.min, spec.max)); break;

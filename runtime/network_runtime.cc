@@ -74,6 +74,15 @@ bool same_shape(const std::vector<int64_t> &found, int rank, const int64_t *expe
     return true;
 }
 
+// Where the weights come from: a caffemodel file, a caffemodel linked into the library, or (both
+// null) the fillers with `seed`.
+struct WeightSource {
+    const char *path = nullptr;
+    const uint8_t *bytes = nullptr;
+    size_t size = 0;
+    uint64_t seed = 0;
+};
+
 }  // namespace
 
 struct Network {
@@ -96,12 +105,10 @@ struct Network {
     BlobCallback callback = nullptr;
     void *callback_user = nullptr;
     std::vector<float> unblocked;  // a channel-blocked tensor in NCHW, for the blob callback
-    // Where the weights came from, for single_image (network_forward_batch), made on first use.
+    // Where the weights came from (its path held in weights_path), for single_image
+    // (network_forward_batch), made on first use.
+    WeightSource weights;
     std::string weights_path;
-    bool from_path = false;
-    const uint8_t *weights_bytes = nullptr;
-    size_t weights_size = 0;
-    uint64_t filler_seed = 0;
     std::unique_ptr<Network> single_image;
     // The last successful forward's milliseconds, and network_forward_batch's last per image
     // through single_image (0: not measured yet); the whole batch's padded input and output.
@@ -125,15 +132,6 @@ const char *last_error() { return g_last_error.c_str(); }
 void set_last_error(const char *message) { g_last_error = message; }
 
 namespace {
-
-// Where the weights come from: a caffemodel file, a caffemodel linked into the library, or (both
-// null) the fillers with `seed`.
-struct WeightSource {
-    const char *path = nullptr;
-    const uint8_t *bytes = nullptr;
-    size_t size = 0;
-    uint64_t seed = 0;
-};
 
 bool load_blobs(const NetworkDescription &d, const WeightSource &source, std::vector<std::vector<float>> *blobs) {
     blobs->assign(d.blob_count, {});
@@ -381,11 +379,11 @@ Network *create(const NetworkDescription *description, const WeightSource &sourc
     const NetworkDescription &d = *description;
     auto network = std::make_unique<Network>();
     network->description = description;
-    network->from_path = source.path != nullptr;
-    if (source.path) network->weights_path = source.path;
-    network->weights_bytes = source.bytes;
-    network->weights_size = source.size;
-    network->filler_seed = source.seed;
+    network->weights = source;
+    if (source.path) {
+        network->weights_path = source.path;
+        network->weights.path = network->weights_path.c_str();
+    }
 
     std::vector<std::vector<float>> blobs;
     if (!load_blobs(d, source, &blobs)) return nullptr;
@@ -557,8 +555,9 @@ int network_forward_batch(Network *network, int images, const float *input, floa
         const float *batch_input = input;
         float *batch_output = output;
         if (images < batch) {
-            network->padded_input.assign(size_t(tensor_count(in)), 0.0f);
-            std::copy(input, input + images * in_count, network->padded_input.begin());
+            network->padded_input.resize(size_t(tensor_count(in)));
+            const auto tail = std::copy(input, input + images * in_count, network->padded_input.begin());
+            std::fill(tail, network->padded_input.end(), 0.0f);
             network->padded_output.resize(size_t(batch * out_count));
             batch_input = network->padded_input.data();
             batch_output = network->padded_output.data();
@@ -568,12 +567,7 @@ int network_forward_batch(Network *network, int images, const float *input, floa
         return 0;
     }
     if (!network->single_image) {
-        WeightSource source;
-        source.path = network->from_path ? network->weights_path.c_str() : nullptr;
-        source.bytes = network->weights_bytes;
-        source.size = network->weights_size;
-        source.seed = network->filler_seed;
-        network->single_image.reset(create(d.single_image, source));
+        network->single_image.reset(create(d.single_image, network->weights));
         if (!network->single_image) return -1;
     }
     double total_ms = 0.0;

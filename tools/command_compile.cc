@@ -57,11 +57,11 @@ int command_compile(const std::vector<std::string> &args) {
     BuildOptions build = cli_build_options(tuning.records, true);
     build.embedded_weights = embedded;
     // NAME_forward_batch below the compiled batch runs the network compiled at batch 1.
-    ImportOptions one_image = options;
-    one_image.batch = 1;
-    if (!one_image.input_shape.empty()) one_image.input_shape[0] = 1;
     std::optional<Graph> single_image;
     if (graph.values[graph.inputs[0]].shape[0] > 1) {
+        ImportOptions one_image = options;
+        one_image.batch = 1;
+        if (!one_image.input_shape.empty()) one_image.input_shape[0] = 1;
         single_image = load_network(cli.positional, one_image, !cli.flags.count("no-fusion"));
         build.single_image = &*single_image;
     }

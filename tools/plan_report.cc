@@ -22,10 +22,8 @@ std::string with_source(const std::string &text, const std::string &source) {
 // weights.
 std::string memory_line(const NetworkPlan &plan) {
     const int steps = int(plan.steps.size());
-    // Per storage: live from the first step that touches any of its tensors to the last, and
-    // as large as its tensors reach into it.
-    std::map<int, std::pair<int, int>> span;
-    std::map<int, int64_t> reach;
+    std::map<int, std::pair<int, int>> span;  // per storage: its first and last step
+    std::map<int, int64_t> reach;             // per storage: its floats
     const auto touch = [&](int tensor, int step) {
         const int storage = plan.tensors[size_t(tensor)].storage;
         const auto it = span.emplace(storage, std::pair<int, int>{step, step}).first;
@@ -42,10 +40,9 @@ std::string memory_line(const NetworkPlan &plan) {
             if (v.tensor >= 0) touch(v.tensor, s);
     }
     for (const PlannedTensor &tensor : plan.tensors) {
-        int64_t count = 1;
-        for (int64_t d : tensor.shape) count *= d;
         int64_t &floats = reach[tensor.storage];
-        floats = std::max(floats, tensor.offset - plan.tensors[size_t(tensor.storage)].offset + count);
+        floats = std::max(floats, tensor.offset - plan.tensors[size_t(tensor.storage)].offset +
+                                      element_count(tensor.shape));
     }
     int64_t bound = 0;
     for (int s = 0; s <= steps; s++) {

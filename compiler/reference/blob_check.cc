@@ -41,10 +41,8 @@ void compare_blob(void *user, const char *blob, int, const int64_t *, const floa
     const reference::Tensor &expected = (*c->expected)[value];
     if (std::all_of(expected.data.begin(), expected.data.end(), [](double v) { return v == 0.0; }))
         c->result.all_zero_blobs++;
-    double squared = 0.0;
-    for (size_t i = 0; i < expected.data.size(); i++) squared += (data[i] - expected.data[i]) * (data[i] - expected.data[i]);
-    const double rms = expected.data.empty() ? 0.0 : std::sqrt(squared / double(expected.data.size()));
-    keep_worst(c->result, reference::relative_l2_error(data, expected), blob, rms);
+    const reference::L2Errors errors = reference::l2_errors(data, expected);
+    keep_worst(c->result, errors.relative, blob, errors.rms);
 }
 
 // "" when `actual` holds a NaN exactly where the reference does, the same infinity where it

@@ -194,20 +194,23 @@ std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, cons
     return std::move(state.values);
 }
 
-double relative_l2_error(const float *actual, const Tensor &expected) {
+L2Errors l2_errors(const float *actual, const Tensor &expected) {
     constexpr double infinity = std::numeric_limits<double>::infinity();
-    if (static_cast<int64_t>(expected.data.size()) != element_count(expected.shape)) return infinity;
+    if (static_cast<int64_t>(expected.data.size()) != element_count(expected.shape)) return {infinity, infinity};
     double diff_squared = 0.0, expected_squared = 0.0;
     for (size_t i = 0; i < expected.data.size(); ++i) {
         const double a = actual[i];
-        if (!std::isfinite(a)) return infinity;
+        if (!std::isfinite(a)) return {infinity, infinity};
         const double e = expected.data[i];
         diff_squared += (a - e) * (a - e);
         expected_squared += e * e;
     }
+    const double rms = expected.data.empty() ? 0.0 : std::sqrt(diff_squared / double(expected.data.size()));
     // A relative error against an all-zero reference is undefined; only an exact match passes.
-    if (expected_squared == 0.0) return diff_squared == 0.0 ? 0.0 : infinity;
-    return std::sqrt(diff_squared / expected_squared);
+    if (expected_squared == 0.0) return {diff_squared == 0.0 ? 0.0 : infinity, rms};
+    return {std::sqrt(diff_squared / expected_squared), rms};
 }
+
+double relative_l2_error(const float *actual, const Tensor &expected) { return l2_errors(actual, expected).relative; }
 
 }  // namespace cortado::reference

@@ -28,4 +28,11 @@ std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, cons
 // against an all-zero reference it is 0 for an exact match and +inf otherwise.
 double relative_l2_error(const float *actual, const Tensor &expected);
 
+// The same relative error and the root-mean-square difference, from one pass (rms is +inf where
+// the relative error is for a malformed or non-finite input).
+struct L2Errors {
+    double relative, rms;
+};
+L2Errors l2_errors(const float *actual, const Tensor &expected);
+
 }  // namespace cortado::reference
