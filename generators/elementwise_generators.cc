@@ -57,10 +57,13 @@ class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
         }
         Eltwise eltwise(funcs, op.shape.operation, op.shape.coefficients);
         FlatOutput flat{eltwise.output, eltwise.i};
-        // A ReLU fused from the next layer (ResNet's sum -> ReLU), the sum inlined into it.
+        // A ReLU fused from the next layer (ResNet's sum -> ReLU) on the sum's own expression, made
+        // strict: fast math takes a sum as never NaN (inf + -inf is) and drops the ReLU's NaN test.
+        // (strict_float of a call to the sum would not reach the sum inlined later.)
         if (op.choice.epilogue.relu) {
             flat.output = Func("eltwise_relu");
-            flat.output(flat.i) = leaky_relu(eltwise.output(flat.i), op.choice.epilogue.relu_slope);
+            flat.output(flat.i) =
+                leaky_relu(Halide::strict_float(eltwise.output.value()), op.choice.epilogue.relu_slope);
         }
         output = flat.output;
         require_dense_shape(output, {op.shape.count});
@@ -80,12 +83,13 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
         const auto op = read_descriptor<ops::ChannelAffineOp>(descriptor);
         const ops::ChannelAffineShape &s = op.shape;
         ChannelAffine affine(input, scale, shift, s.negative_only);
-        // A ReLU fused from the next layer (BatchNorm -> ReLU before a convolution): the map
-        // inlined into it, which the schedule then treats as the affine's output.
+        // A ReLU fused from the next layer (BatchNorm -> ReLU before a convolution) on the map's
+        // own expression, strict as in the eltwise generator: the map's NaN (inf * 0, inf + -inf)
+        // must reach the ReLU's test. The schedule then treats it as the affine's output.
         if (op.choice.epilogue.relu) {
-            Func map = affine.output, fused{"channel_affine_relu"};
+            Func fused{"channel_affine_relu"};
             fused(affine.x, affine.c, affine.o) =
-                leaky_relu(map(affine.x, affine.c, affine.o), op.choice.epilogue.relu_slope);
+                leaky_relu(Halide::strict_float(affine.output.value()), op.choice.epilogue.relu_slope);
             affine.output = fused;
         }
         output = affine.output;

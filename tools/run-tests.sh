@@ -16,8 +16,8 @@ echo "cortado: op and non-finite suites ran for ${ran:-no x86 instruction set}${
 
 export PATH="$root/.venv/bin:$PATH"
 halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")
-# -O1 -g1: what the sanitizers need (line tables for their stack traces); it builds in 5 minutes
-# on two cores where RelWithDebInfo's -O2 -g took 12.
+# -O1 -g1: what the sanitizers need (line tables for their stack traces), and much quicker to
+# build on CI's two cores than RelWithDebInfo's -O2 -g.
 if [ ! -f build-asan/build.ninja ]; then
   cmake -S . -B build-asan -G Ninja -DCORTADO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
     -DCMAKE_PREFIX_PATH="$halide_dir" >/dev/null
