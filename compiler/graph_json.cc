@@ -15,7 +15,8 @@ Json json_value(const Graph &graph, int value) {
     return Json{{"value", value}, {"blob", graph.values[value].blob_name}, {"shape", graph.values[value].shape}};
 }
 
-// Each layer type's parameters, with Caffe's names; fusion's additions (fused_relu) included.
+// Each layer type's parameters, with Caffe's names; fusion's additions (fused_relu,
+// fused_activation) included.
 const char *const kVarianceNorms[] = {"FAN_IN", "FAN_OUT", "AVERAGE"};
 
 Json filler_json(const Filler &f) {
@@ -37,7 +38,7 @@ struct ParamsJson {
                {"group", p.group},
                {"weight_filler", filler_json(p.weight_filler)},
                {"bias_filler", filler_json(p.bias_filler)}};
-        relu(p.fused_relu, p.relu_negative_slope);
+        fused(p);
     }
     void operator()(const DeconvolutionParams &p) {
         out = {{"num_output", p.num_output},
@@ -53,10 +54,7 @@ struct ParamsJson {
                {"bias_filler", filler_json(p.bias_filler)}};
     }
     void operator()(const ReLUParams &p) { out = {{"negative_slope", p.negative_slope}}; }
-    void operator()(const ActivationParams &p) {
-        out = {{"function", ops::field_value(p.function)}, {"min", p.min}, {"max", p.max},
-               {"alpha", p.alpha},                           {"beta", p.beta}, {"gamma", p.gamma}};
-    }
+    void operator()(const ActivationParams &p) { out = activation_json(p); }
     void operator()(const TransposeParams &p) { out = {{"perm", p.perm}}; }
     void operator()(const CropParams &p) {
         out = {{"starts", p.starts},   {"steps", p.steps},     {"sizes", p.sizes},
@@ -104,7 +102,7 @@ struct ParamsJson {
                {"transpose_input", p.transpose_input},
                {"weight_filler", filler_json(p.weight_filler)},
                {"bias_filler", filler_json(p.bias_filler)}};
-        relu(p.fused_relu, p.relu_negative_slope);
+        fused(p);
     }
     void operator()(const SoftmaxParams &p) { out = {{"axis", p.axis}}; }
     void operator()(const ConcatParams &p) { out = {{"axis", p.axis}}; }
@@ -115,7 +113,7 @@ struct ParamsJson {
                                  : p.operation == ops::EltwiseOperation::Quotient ? "QUOTIENT"
                                                                                   : "MAX";
         out = {{"operation", caffe_name}, {"coeff", p.coeff}};
-        relu(p.fused_relu, p.relu_negative_slope);
+        fused(p);
     }
     void operator()(const DropoutParams &p) { out = {{"dropout_ratio", p.dropout_ratio}}; }
     void operator()(const SplitParams &) {}
@@ -123,7 +121,7 @@ struct ParamsJson {
     void operator()(const ReshapeParams &p) { out = {{"shape", p.shape}, {"axis", p.axis}, {"num_axes", p.num_axes}}; }
     void operator()(const BatchNormParams &p) {
         out = {{"use_global_stats", p.use_global_stats}, {"eps", p.eps}};
-        relu(p.fused_relu, p.relu_negative_slope);
+        fused(p);
     }
     void operator()(const ScaleParams &p) {
         out = {{"axis", p.axis},
@@ -131,12 +129,23 @@ struct ParamsJson {
                {"bias_term", p.bias_term},
                {"filler", filler_json(p.filler)},
                {"bias_filler", filler_json(p.bias_filler)}};
-        relu(p.fused_relu, p.relu_negative_slope);
+        fused(p);
     }
-    void relu(bool fused, float slope) {
-        if (!fused) return;
-        out["fused_relu"] = true;
-        out["relu_negative_slope"] = slope;
+    static Json activation_json(const ActivationParams &p) {
+        return {{"function", ops::field_value(p.function)},
+                {"min", p.min},
+                {"max", p.max},
+                {"alpha", p.alpha},
+                {"beta", p.beta},
+                {"gamma", p.gamma}};
+    }
+    template <typename Params>
+    void fused(const Params &p) {
+        if (p.fused_relu) {
+            out["fused_relu"] = true;
+            out["relu_negative_slope"] = p.relu_negative_slope;
+        }
+        if (p.fused_activation) out["fused_activation"] = activation_json(*p.fused_activation);
     }
 };
 
@@ -212,9 +221,23 @@ class ParamsReader {
         out.given = f.get<bool>("given");
         return out;
     }
-    void relu(bool &fused, float &slope) const {
-        fused = params_.contains("fused_relu") && get<bool>("fused_relu");
-        if (fused) slope = get<float>("relu_negative_slope");
+    ActivationParams activation() const {
+        ActivationParams p;
+        try {
+            ops::parse_field(get<std::string>("function"), p.function);
+        } catch (const std::invalid_argument &e) {
+            throw CompileError("graph JSON: layer '" + layer_ + "': " + e.what());
+        }
+        p.min = get<float>("min"), p.max = get<float>("max");
+        p.alpha = get<float>("alpha"), p.beta = get<float>("beta"), p.gamma = get<float>("gamma");
+        return p;
+    }
+    template <typename Params>
+    void fused(Params &p) const {
+        p.fused_relu = params_.contains("fused_relu") && get<bool>("fused_relu");
+        if (p.fused_relu) p.relu_negative_slope = get<float>("relu_negative_slope");
+        if (params_.contains("fused_activation"))
+            p.fused_activation = ParamsReader(params_.at("fused_activation"), layer_).activation();
     }
 
     LayerParams read(const std::string &type) const {
@@ -229,7 +252,7 @@ class ParamsReader {
             pair("dilation", p.dilation_h, p.dilation_w);
             p.group = get<int>("group");
             p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
-            relu(p.fused_relu, p.relu_negative_slope);
+            fused(p);
             return p;
         }
         if (type == "Deconvolution") {
@@ -247,17 +270,7 @@ class ParamsReader {
         }
         if (type == "ReLU") return ReLUParams{get<float>("negative_slope")};
         // Every activation layer (Sigmoid, Clip, ELU, HardSwish, ...) carries its function.
-        if (params_.contains("function")) {
-            ActivationParams p;
-            try {
-                ops::parse_field(get<std::string>("function"), p.function);
-            } catch (const std::invalid_argument &e) {
-                throw CompileError("graph JSON: layer '" + layer_ + "': " + e.what());
-            }
-            p.min = get<float>("min"), p.max = get<float>("max");
-            p.alpha = get<float>("alpha"), p.beta = get<float>("beta"), p.gamma = get<float>("gamma");
-            return p;
-        }
+        if (params_.contains("function")) return activation();
         if (type == "Transpose") return TransposeParams{get<std::vector<int>>("perm")};
         if (type == "Crop") {
             CropParams p;
@@ -312,7 +325,7 @@ class ParamsReader {
             p.transpose = get<bool>("transpose");
             p.transpose_input = get<bool>("transpose_input");
             p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
-            relu(p.fused_relu, p.relu_negative_slope);
+            fused(p);
             return p;
         }
         if (type == "Softmax") return SoftmaxParams{get<int>("axis")};
@@ -325,7 +338,7 @@ class ParamsReader {
                           : op == "MAX"      ? ops::EltwiseOperation::Max
                                              : ops::EltwiseOperation::Sum;
             p.coeff = get<std::vector<float>>("coeff");
-            relu(p.fused_relu, p.relu_negative_slope);
+            fused(p);
             return p;
         }
         if (type == "Dropout") return DropoutParams{get<float>("dropout_ratio")};
@@ -336,7 +349,7 @@ class ParamsReader {
             BatchNormParams p;
             p.use_global_stats = get<bool>("use_global_stats");
             p.eps = get<float>("eps");
-            relu(p.fused_relu, p.relu_negative_slope);
+            fused(p);
             return p;
         }
         if (type == "Scale") {
@@ -344,7 +357,7 @@ class ParamsReader {
             p.axis = get<int>("axis"), p.num_axes = get<int>("num_axes");
             p.bias_term = get<bool>("bias_term");
             p.filler = filler("filler"), p.bias_filler = filler("bias_filler");
-            relu(p.fused_relu, p.relu_negative_slope);
+            fused(p);
             return p;
         }
         throw CompileError("graph JSON: layer '" + layer_ + "' has type '" + type + "', which cortado does not know");

@@ -76,6 +76,19 @@ FillerSpec runtime_filler(const Filler &f) {
 
 // Where choices come from besides the default rules, strongest first: the options' knobs, the
 // tuning records (by op signature hash), the target's knob table.
+// The epilogue of a layer's kernel: its bias, and the activations fusion gave it.
+template <typename Params>
+ops::Epilogue epilogue(const Params &p, bool bias) {
+    ops::Epilogue e;
+    e.bias = bias, e.relu = p.fused_relu, e.relu_slope = p.relu_negative_slope;
+    if (p.fused_activation) {
+        e.activation = true;
+        const ActivationParams &a = *p.fused_activation;
+        e.activation_shape = ops::ActivationShape{1, a.function, a.min, a.max, a.alpha, a.beta, a.gamma};
+    }
+    return e;
+}
+
 struct ChoiceSources {
     std::map<std::string, ChoiceSettings> experiment, table;  // by op name
     ChoiceOverrides overrides;
@@ -331,7 +344,7 @@ class Planner {
         shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
         shape.group = p.group;
         const bool folded = !p.folded_affines.empty();
-        const int k = kernel(layer, shape, ops::Epilogue{p.bias_term || folded, p.fused_relu, p.relu_negative_slope});
+        const int k = kernel(layer, shape, epilogue(p, p.bias_term || folded));
         const Shape &w = layer.weight_shapes[0];
         int weights = add_blob(layer, 0, p.weight_filler);
         // A fold's blobs and bias come first; the views' order is the kernel's either way.
@@ -468,7 +481,7 @@ class Planner {
         const int64_t rows = product(x, 0, axis), inputs = product(x, axis, x.size());
         const bool folded = !p.folded_affines.empty();
         const int k = kernel(layer, ops::InnerProductShape{int(rows), int(inputs), p.num_output},
-                             ops::Epilogue{p.bias_term || folded, p.fused_relu, p.relu_negative_slope});
+                             epilogue(p, p.bias_term || folded));
         int weights = add_blob(layer, 0, p.weight_filler);
         const std::optional<PlannedView> folded_view =
             folded ? std::optional(folded_bias(layer, p.folded_affines, weights, p.bias_term, p.bias_filler,
@@ -497,7 +510,7 @@ class Planner {
         const Shape &x = shape(layer.inputs[0]);
         const int depth = int(x[0]), rows = int(x[1]), n = p.num_output;
         const int k = kernel(layer, ops::GemmShape{rows, n, depth, true, !p.transpose},
-                             ops::Epilogue{p.bias_term, p.fused_relu, p.relu_negative_slope});
+                             epilogue(p, p.bias_term));
         const int weights = add_blob(layer, 0, p.weight_filler);
         std::vector<PlannedView> views;
         views.push_back(PlannedView{tensor_of(layer.inputs[0]), {rows, depth}});
@@ -552,7 +565,7 @@ class Planner {
         shape.operation = p.operation;
         shape.coefficients = p.coeff;
         if (shape.coefficients.empty()) shape.coefficients.assign(layer.inputs.size(), 1.0f);
-        const int k = kernel(layer, shape, ops::Epilogue{false, p.fused_relu, p.relu_negative_slope}, shape.inputs());
+        const int k = kernel(layer, shape, epilogue(p, false), shape.inputs());
         std::vector<PlannedView> views;
         for (int v : layer.inputs) views.push_back(flat_view(v));
         views.push_back(flat_view(layer.outputs[0]));
@@ -595,11 +608,11 @@ class Planner {
 
     void plan(const Layer &layer, const BatchNormParams &p) {
         const int64_t channels = shape(layer.inputs[0])[1];
-        const ops::Epilogue relu{false, p.fused_relu, p.relu_negative_slope};
+        const ops::Epilogue fused = epilogue(p, false);
         if (p.folded_affines.empty()) {
             const int first = batch_norm_blobs(layer.name, layer.weight_shapes);
             channel_affine(layer, 1, 2, PlannedParam{Packing::BatchNormScale, first, channels, 0, 0, p.eps},
-                           PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps}, false, relu);
+                           PlannedParam{Packing::BatchNormShift, first, channels, 0, 0, p.eps}, false, fused);
             return;
         }
         // With the Scales after it folded in: the identity map (scale 1, shift 0) with this
@@ -610,7 +623,7 @@ class Planner {
         const int scale = folded_blob(layer, 3, channels, 1.0f);
         const int shift = fold_affines_into(layer, affines, scale, false, Filler{}, channels, 1, false);
         channel_affine(layer, 1, 2, PlannedParam{Packing::Copy, scale, channels},
-                       PlannedParam{Packing::Copy, shift, channels}, false, relu);
+                       PlannedParam{Packing::Copy, shift, channels}, false, fused);
     }
 
     void plan(const Layer &layer, const ScaleParams &p) {
@@ -622,7 +635,7 @@ class Planner {
         PlannedParam shift{Packing::Zeros, -1, channels};
         if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 1, p.bias_filler), channels};
         channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift, false,
-                       ops::Epilogue{false, p.fused_relu, p.relu_negative_slope});
+                       epilogue(p, false));
     }
 
     // A rearrange step writing `out` from `in`: `strides` gives the input elements per step

@@ -39,13 +39,13 @@ void fold_affines(Graph &graph) {
                     bool channels_on_axis_1 = true;
                     if constexpr (!conv)
                         channels_on_axis_1 = !p.transpose_input && graph.values[producer.outputs[0]].shape.size() == 2;
-                    if (p.fused_relu || !channels_on_axis_1) return false;
+                    if (p.fused_relu || p.fused_activation || !channels_on_axis_1) return false;
                     p.folded_affines.push_back(fold);
                     return true;
                 }
                 // A BatchNorm is a per-channel affine itself: the Scales after it join its map.
                 if constexpr (std::is_same_v<P, BatchNormParams>) {
-                    if (p.fused_relu || fold.batch_norm) return false;
+                    if (p.fused_relu || p.fused_activation || fold.batch_norm) return false;
                     p.folded_affines.push_back(fold);
                     return true;
                 }

@@ -29,14 +29,22 @@ void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer
 void fuse_activations(Graph &graph) {
     merge_into_producers(graph, [&](Layer &producer, const Layer &layer) {
         const auto *relu = std::get_if<ReLUParams>(&layer.params);
-        if (!relu || graph.values[layer.inputs[0]].blob_name != graph.values[layer.outputs[0]].blob_name) return false;
+        const auto *activation = std::get_if<ActivationParams>(&layer.params);
+        if ((!relu && !activation) ||
+            graph.values[layer.inputs[0]].blob_name != graph.values[layer.outputs[0]].blob_name)
+            return false;
         return std::visit(
             [&](auto &p) {
                 using P = std::decay_t<decltype(p)>;
                 if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
                               std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> ||
                               std::is_same_v<P, EltwiseParams>) {
-                    if (p.fused_relu) return false;
+                    // The epilogue's order: the ReLU, then the activation.
+                    if (p.fused_activation || (relu && p.fused_relu)) return false;
+                    if (activation) {
+                        p.fused_activation = *activation;
+                        return true;
+                    }
                     p.fused_relu = true;
                     p.relu_negative_slope = relu->negative_slope;
                     return true;

@@ -1,5 +1,7 @@
-// Layers merged into the layer before them. fuse_activations fuses a ReLU into the Convolution,
-// InnerProduct, BatchNorm, Scale or Eltwise before it, when the ReLU works in place (Caffe's usual `top == bottom`), so no
+// Layers merged into the layer before them. fuse_activations fuses a ReLU, and after it one other
+// activation (ReLU6's Clip, HardSwish, Sigmoid, ...), into the Convolution, InnerProduct,
+// BatchNorm, Scale or Eltwise before it, when the activation works in place (Caffe's usual
+// `top == bottom`; the ONNX importer makes one that alone reads a product's output do so), so no
 // blob a user can observe disappears.
 #pragma once
 

@@ -681,17 +681,23 @@ class OnnxImporter {
     void convert_relu(const onnx::NodeProto &node, const std::string &out) {
         ReLUParams p;
         p.negative_slope = node.op_type() == "LeakyRelu" ? float_attribute(node, "alpha", 0.01f) : 0.0f;
-        const int input = data_input(node, 0);
-        Layer &relu = add_layer(node, "ReLU", {input}, p, out);
-        // A ReLU that alone reads its input acts in place, as Caffe's would, so fusion can fold it
-        // into the Convolution, InnerProduct, BatchNormalization (its Scale) or sum before it.
+        add_layer(node, "ReLU", {data_input(node, 0)}, p, out);
+        act_in_place_after_product(node, out);
+    }
+
+    // An activation (just added, reading the node's first input) that alone reads its input acts
+    // in place, as Caffe's would, so fusion can fold it into the Convolution, InnerProduct,
+    // BatchNormalization (its Scale) or sum before it.
+    void act_in_place_after_product(const onnx::NodeProto &node, const std::string &out) {
         const std::set<std::string> fusable{"Convolution", "InnerProduct", "Scale", "Eltwise"};
-        const bool after_product = graph_.layers.size() >= 2 &&
-                                   graph_.layers[graph_.layers.size() - 2].outputs[0] == input &&
-                                   fusable.count(graph_.layers[graph_.layers.size() - 2].type);
+        const size_t count = graph_.layers.size();
+        const Layer &activation = graph_.layers[count - 1];
+        const int input = activation.inputs[0];
+        const bool after_product =
+            count >= 2 && graph_.layers[count - 2].outputs[0] == input && fusable.count(graph_.layers[count - 2].type);
         if (after_product && uses_[node.input(0)] == 1 && !graph_outputs_.count(node.input(0)) &&
             !graph_outputs_.count(out))
-            graph_.values[relu.outputs[0]].blob_name = graph_.values[input].blob_name;
+            graph_.values[activation.outputs[0]].blob_name = graph_.values[input].blob_name;
     }
 
     // MaxPool and AveragePool. ceil_mode arrives at opset 10, count_include_pad at 7 (its default,
@@ -1268,6 +1274,7 @@ class OnnxImporter {
             p.gamma = exponent.integer ? float(exponent.integers[0]) : exponent.floats[0];
         }
         add_layer(node, node.op_type(), {data_input(node, 0)}, p, out);
+        act_in_place_after_product(node, out);
     }
 
     // PRelu: the slope broadcast against x must vary along axis 1 alone (one slope per channel),
@@ -1627,6 +1634,7 @@ class OnnxImporter {
         }
         // min above max sets every value to max (the operator's definition), as clamping in that order does.
         add_layer(node, "Clip", {data_input(node, 0)}, p, out);
+        act_in_place_after_product(node, out);
     }
 
     // Pad (constant, reflect, edge, or wrap from 19) of the spatial axes of a 4-D tensor: pads and the value are attributes

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -22,6 +23,19 @@ struct Filler {
 };
 
 struct InputParams {};
+
+struct ReLUParams {
+    float negative_slope = 0.0f;
+};
+
+// The activations of ops::ActivationFunction, whose comment says which parameters each reads.
+// Clip's bounds are Caffe's clip_param, or ONNX's (an absent one is float's lowest or largest
+// value, as onnxruntime takes it).
+struct ActivationParams {
+    ops::ActivationFunction function = ops::ActivationFunction::Sigmoid;
+    float min = 0.0f, max = 0.0f;
+    float alpha = 1.0f, beta = 0.0f, gamma = 1.0f;
+};
 
 // A per-output-channel affine that followed a Convolution or InnerProduct and is folded into
 // its weights and bias when the network is created (frontend/affine_folding.h): a BatchNorm's
@@ -48,6 +62,7 @@ struct ConvolutionParams {
     // Set by fusion: apply ReLU (with this slope) to the output.
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;
+    std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
     std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
 };
 
@@ -68,19 +83,6 @@ struct DeconvolutionParams {
 
     int bottom_pad() const { return pad_bottom < 0 ? pad_h : pad_bottom; }
     int right_pad() const { return pad_right < 0 ? pad_w : pad_right; }
-};
-
-struct ReLUParams {
-    float negative_slope = 0.0f;
-};
-
-// The activations of ops::ActivationFunction, whose comment says which parameters each reads.
-// Clip's bounds are Caffe's clip_param, or ONNX's (an absent one is float's lowest or largest
-// value, as onnxruntime takes it).
-struct ActivationParams {
-    ops::ActivationFunction function = ops::ActivationFunction::Sigmoid;
-    float min = 0.0f, max = 0.0f;
-    float alpha = 1.0f, beta = 0.0f, gamma = 1.0f;
 };
 
 // Caffe's PReLU and ONNX's PRelu with a slope per channel (axis 1) or one shared slope.
@@ -138,6 +140,7 @@ struct InnerProductParams {
     Filler weight_filler, bias_filler;
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;
+    std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
     std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
 };
 
@@ -157,6 +160,7 @@ struct EltwiseParams {
     std::vector<float> coeff;                                      // one per input for Sum; empty means all 1
     bool fused_relu = false;  // set by fusion: ResNet's sum -> ReLU in one kernel
     float relu_negative_slope = 0.0f;
+    std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
 };
 
 struct DropoutParams {
@@ -184,6 +188,7 @@ struct BatchNormParams {
     std::vector<FoldedAffine> folded_affines;
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;
+    std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
 };
 
 struct ScaleParams {
@@ -193,6 +198,7 @@ struct ScaleParams {
     Filler filler, bias_filler;
     bool fused_relu = false;  // set by fusion
     float relu_negative_slope = 0.0f;
+    std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
 };
 
 // Data movement, each a strided copy (ops/rearrange.h) in the plan.

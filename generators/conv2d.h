@@ -69,7 +69,7 @@ struct Conv2d {
             weights(r.x, r.y, r.z, c) *
             padded(x * s.stride_w + r.x * s.dilation_w, y * s.stride_h + r.y * s.dilation_h, first_in_channel + r.z, n);
         Expr value = conv(x, y, c, n);
-        if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);
+        value = fused_activations(value, epilogue);
         output(x, y, c, n) = value;
     }
 };

@@ -62,7 +62,7 @@ struct Conv2dChannelLanes {
         tile(lane, q, n, panel) += packed(packed_lane, (r.z * s.kernel_h + r.y) * s.kernel_w + r.x, packed_panel) *
                                    read_padded(padded, input_block, in_x, in_y, in_c, n);
         const auto activate = [&](Expr value) {
-            return epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value;
+            return fused_activations(value, epilogue);
         };
         if (threads == 0 && output_block > 0) {
             // b divides the panel width: block `block` is the (block % blocks)-th of its panel.

@@ -110,7 +110,7 @@ struct Conv2dWinograd {
         }
         Expr value = mux((y % m) * m + x % m, by_pixel);
         if (epilogue.bias) value = value + bias(c);
-        if (epilogue.relu) value = leaky_relu(value, epilogue.relu_slope);
+        value = fused_activations(value, epilogue);
         if (output_block == 0) {
             output(x, y, c, n) = value;
             return;

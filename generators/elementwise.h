@@ -127,6 +127,13 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
     throw Halide::CompileError("activation: unknown function");
 }
 
+// The epilogue's ReLU, then its activation, on a value the op computed (its bias included).
+inline Halide::Expr fused_activations(Halide::Expr v, const ops::Epilogue &e) {
+    if (e.relu) v = leaky_relu(v, e.relu_slope);
+    if (e.activation) v = activation(v, e.activation_shape);
+    return v;
+}
+
 struct Activation {
     Halide::Var i{"i"};
     Halide::Func output{"activation"};

@@ -60,10 +60,9 @@ class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
         // A ReLU fused from the next layer (ResNet's sum -> ReLU) on the sum's own expression, made
         // strict: fast math takes a sum as never NaN (inf + -inf is) and drops the ReLU's NaN test.
         // (strict_float of a call to the sum would not reach the sum inlined later.)
-        if (op.choice.epilogue.relu) {
+        if (op.choice.epilogue.relu || op.choice.epilogue.activation) {
             flat.output = Func("eltwise_relu");
-            flat.output(flat.i) =
-                leaky_relu(Halide::strict_float(eltwise.output.value()), op.choice.epilogue.relu_slope);
+            flat.output(flat.i) = fused_activations(Halide::strict_float(eltwise.output.value()), op.choice.epilogue);
         }
         output = flat.output;
         require_dense_shape(output, {op.shape.count});
@@ -86,10 +85,10 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
         // A ReLU fused from the next layer (BatchNorm -> ReLU before a convolution) on the map's
         // own expression, strict as in the eltwise generator: the map's NaN (inf * 0, inf + -inf)
         // must reach the ReLU's test. The schedule then treats it as the affine's output.
-        if (op.choice.epilogue.relu) {
+        if (op.choice.epilogue.relu || op.choice.epilogue.activation) {
             Func fused{"channel_affine_relu"};
             fused(affine.x, affine.c, affine.o) =
-                leaky_relu(Halide::strict_float(affine.output.value()), op.choice.epilogue.relu_slope);
+                fused_activations(Halide::strict_float(affine.output.value()), op.choice.epilogue);
             affine.output = fused;
         }
         output = affine.output;

@@ -61,7 +61,7 @@ struct Gemm {
             acc(x, y, n) += block(x, y, n, blocks);
         }
         const auto activate = [&](Expr value) {
-            return epilogue.relu ? leaky_relu(value, epilogue.relu_slope) : value;
+            return fused_activations(value, epilogue);
         };
         if (output_block > 0) {
             output(v, xb, n, unit) = activate(acc(xb * output_block + v % output_block, v / output_block, n));

@@ -36,7 +36,7 @@ struct InnerProduct {
             RDom rest(chunks * lanes, tail, "rest");
             total += sum(input(rest, m) * weights(rest, j));
         }
-        if (epilogue.relu) total = leaky_relu(total, epilogue.relu_slope);
+        total = fused_activations(total, epilogue);
         output(j, m) = total;
     }
 };

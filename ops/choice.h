@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/activation.h"
 #include "ops/field_text.h"
 #include "ops/form.h"
 
@@ -122,11 +123,15 @@ inline void parse_field(const std::string &text, Layout &l) {
 }
 
 // What runs on each output element after the op itself: Caffe's bias, then an optional
-// (leaky) ReLU fused from the next layer. A residual add joins here later.
+// (leaky) ReLU fused from the next layer, then an optional activation fused from the layer after
+// that (ReLU6's Clip, HardSwish, Sigmoid: any ActivationFunction, with the parameters its
+// ActivationShape reads; the shape's count is unused).
 struct Epilogue {
     bool bias = false;
     bool relu = false;
     float relu_slope = 0.0f;
+    bool activation = false;
+    ActivationShape activation_shape;
 };
 
 struct Choice {
@@ -151,6 +156,10 @@ struct Choice {
         visit("bias", epilogue.bias);
         visit("relu", epilogue.relu);
         visit("relu_slope", epilogue.relu_slope);
+        visit("activation", epilogue.activation);
+        ActivationShape &a = epilogue.activation_shape;
+        visit("activation_function", a.function), visit("activation_min", a.min), visit("activation_max", a.max);
+        visit("activation_alpha", a.alpha), visit("activation_beta", a.beta), visit("activation_gamma", a.gamma);
         visit("tolerance", tolerance);
     }
 };

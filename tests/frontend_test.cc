@@ -326,6 +326,39 @@ TEST(Caffe, ScaleAndReluJoinABatchNormThatFollowsNoProduct) {
     EXPECT_EQ(plan.folds.size(), 2u) << "the BatchNorm and the Scale, applied to the identity map";
 }
 
+// ReLU6 as Caffe writes it (ReLU, then Clip, both in place) fuses into the convolution: a ReLU
+// and an activation in its epilogue, in that order, kept by the JSON. An activation after the
+// fused one, or a ReLU after it, stays its own layer.
+TEST(Caffe, ClipAfterAReluFusesIntoTheConvolution) {
+    const std::string conv =
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n";
+    const std::string clip = "layer { name: \"a\" type: \"Clip\" bottom: \"c\" top: \"c\" clip_param { min: 0 max: 6 } }\n";
+    Graph g = parse(std::string(kInput) + conv + "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"c\" }\n" + clip);
+    fuse_layers(g);
+    ASSERT_EQ(g.layers.size(), 1u);
+    EXPECT_EQ(g.layers[0].fused_layers, (std::vector<std::string>{"r", "a"}));
+    const Graph read = graph_from_json(nlohmann::json::parse(graph_json_text(g)));
+    const auto &p = std::get<ConvolutionParams>(read.layers[0].params);
+    EXPECT_TRUE(p.fused_relu);
+    ASSERT_TRUE(p.fused_activation.has_value());
+    EXPECT_EQ(p.fused_activation->function, ops::ActivationFunction::Clip);
+    EXPECT_FLOAT_EQ(p.fused_activation->max, 6.0f);
+    const NetworkPlan plan = plan_network(g, "net", std::string("x86-64-linux-avx2"));
+    ASSERT_EQ(plan.kernels.size(), 1u);
+    const ops::Epilogue &e = plan.kernels[0].choice.epilogue;
+    EXPECT_TRUE(e.relu);
+    EXPECT_TRUE(e.activation);
+    EXPECT_EQ(e.activation_shape.function, ops::ActivationFunction::Clip);
+    EXPECT_FLOAT_EQ(e.activation_shape.min, 0.0f);
+
+    Graph two = parse(std::string(kInput) + conv + clip +
+                      "layer { name: \"t\" type: \"TanH\" bottom: \"c\" top: \"c\" }\n"
+                      "layer { name: \"r\" type: \"ReLU\" bottom: \"c\" top: \"c\" }\n");
+    fuse_layers(two);
+    ASSERT_EQ(two.layers.size(), 3u);
+    EXPECT_EQ(two.layers[0].fused_layers, (std::vector<std::string>{"a"}));
+}
+
 // ResNet's sum -> ReLU: one eltwise kernel with a ReLU epilogue; the JSON keeps the fusion.
 TEST(Caffe, ReluAfterASumFusesIntoIt) {
     Graph g = parse(std::string(kInput) +

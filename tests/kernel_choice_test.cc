@@ -112,7 +112,7 @@ TEST(Descriptors, TextRoundTripsEveryFieldType) {
     conv.choice.variant = "gpu_register_tile";
     conv.choice.knobs.set("rows", 8);
     conv.choice.knobs.set("channels", 4);
-    conv.choice.epilogue = ops::Epilogue{true, true, 0.1f};
+    conv.choice.epilogue.bias = true, conv.choice.epilogue.relu = true, conv.choice.epilogue.relu_slope = 0.1f;
     const std::string text = ops::descriptor_text(conv);
     const auto back = ops::parse_descriptor<ops::Conv2dOp>(text);
     EXPECT_EQ(ops::descriptor_text(back), text);

@@ -543,29 +543,38 @@ TEST(Gemm, OpTransposesBiasAndRelu) {
     std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     struct Case {
         ops::GemmShape shape;
-        ops::Epilogue epilogue;
+        bool bias, relu;
+        float slope;
+        bool clip = false;  // then ReLU6's Clip(0, 6), fused
     };
-    for (const Case &c : std::vector<Case>{{{1, 1, 1, false, false}, {}},
-                                           {{7, 13, 300, false, false}, {true, true, 0.0f}},
-                                           {{37, 53, 129, true, false}, {}},
-                                           {{5, 97, 17, false, true}, {true, true, 0.25f}},
-                                           {{64, 48, 256, true, true}, {true, false, 0.0f}}}) {
+    for (const Case &c : std::vector<Case>{{{1, 1, 1, false, false}, false, false, 0.0f},
+                                           {{7, 13, 300, false, false}, true, true, 0.0f},
+                                           {{37, 53, 129, true, false}, false, false, 0.0f},
+                                           {{5, 97, 17, false, true}, true, true, 0.25f},
+                                           {{64, 48, 256, true, true}, true, false, 0.0f},
+                                           {{9, 33, 70, false, false}, true, false, 0.0f, true}}) {
+        ops::Epilogue epilogue;
+        epilogue.bias = c.bias, epilogue.relu = c.relu, epilogue.relu_slope = c.slope;
+        epilogue.activation = c.clip;
+        epilogue.activation_shape.function = ops::ActivationFunction::Clip;
+        epilogue.activation_shape.min = 0.0f, epilogue.activation_shape.max = 6.0f;
         const ops::GemmShape &s = c.shape;
         SCOPED_TRACE(ops::fields_text(s));
         std::vector<float> a(size_t(s.m) * s.k), b(size_t(s.k) * s.n), bias(size_t(s.n)), out(size_t(s.m) * s.n);
         for (float &v : a) v = uniform(random);
         for (float &v : b) v = uniform(random);
         for (float &v : bias) v = uniform(random);
-        const GemmKernel gemm(s, c.epilogue, target, scratch.path(), test_plan_options());
+        const GemmKernel gemm(s, epilogue, target, scratch.path(), test_plan_options());
         gemm.run(a.data(), b.data(), bias.data(), out.data());
         double error = 0, norm = 0;
         for (int i = 0; i < s.m; i++)
             for (int j = 0; j < s.n; j++) {
-                double sum = c.epilogue.bias ? bias[j] : 0.0;
+                double sum = c.bias ? bias[j] : 0.0;
                 for (int k = 0; k < s.k; k++)
                     sum += double(s.trans_a ? a[size_t(k) * s.m + i] : a[size_t(i) * s.k + k]) *
                            double(s.trans_b ? b[size_t(j) * s.k + k] : b[size_t(k) * s.n + j]);
-                if (c.epilogue.relu && sum < 0) sum *= c.epilogue.relu_slope;
+                if (c.relu && sum < 0) sum *= c.slope;
+                if (c.clip) sum = std::min(std::max(sum, 0.0), 6.0);
                 const double got = out[size_t(i) * s.n + j];
                 error += (got - sum) * (got - sum);
                 norm += sum * sum;

@@ -64,6 +64,14 @@ double apply_relu(double x, double negative_slope) {
     return negative_slope == 0 ? 0.0 : negative_slope * x;
 }
 
+// The activations fusion gave a layer (its params' fused_relu and fused_activation), in order.
+template <typename Params>
+double apply_fused(double x, const Params &p) {
+    if (p.fused_relu) x = apply_relu(x, p.relu_negative_slope);
+    if (p.fused_activation) x = activation_value(x, *p.fused_activation);
+    return x;
+}
+
 }  // namespace
 
 Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias) {
@@ -110,7 +118,7 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
                             }
                         }
                     }
-                    if (p.fused_relu) sum = apply_relu(sum, p.relu_negative_slope);
+                    sum = apply_fused(sum, p);
                     out.data[((n * Cout + co) * OH + oh) * OW + ow] = sum;
                 }
             }
@@ -343,7 +351,7 @@ Tensor inner_product(const Tensor &in, const InnerProductParams &p, const Tensor
                 const double w = p.transpose ? weights.data[k * N + n] : weights.data[n * K + k];
                 sum += (p.transpose_input ? in.data[k * M + m] : in.data[m * K + k]) * w;
             }
-            if (p.fused_relu) sum = apply_relu(sum, p.relu_negative_slope);
+            sum = apply_fused(sum, p);
             out.data[m * N + n] = sum;
         }
     }
@@ -432,7 +440,7 @@ Tensor eltwise(const std::vector<const Tensor *> &ins, const EltwiseParams &p) {
             for (size_t k = 1; k < ins.size(); ++k) r /= ins[k]->data[i];
             break;
         }
-        out.data[i] = p.fused_relu ? apply_relu(r, p.relu_negative_slope) : r;
+        out.data[i] = apply_fused(r, p);
     }
     return out;
 }
@@ -463,7 +471,7 @@ Tensor batch_norm(const Tensor &in, const BatchNormParams &p, const Tensor &mean
             for (int64_t j = 0; j < spatial; ++j) {
                 const int64_t i = (n * channels + c) * spatial + j;
                 out.data[i] = (in.data[i] - m) / denom;
-                if (p.fused_relu) out.data[i] = apply_relu(out.data[i], p.relu_negative_slope);
+                out.data[i] = apply_fused(out.data[i], p);
             }
         }
     }
@@ -491,7 +499,7 @@ Tensor scale(const Tensor &in, const ScaleParams &p, const Tensor &scale, const 
             for (int64_t j = 0; j < inner; ++j) {
                 const int64_t i = (o * dim + d) * inner + j;
                 out.data[i] = in.data[i] * scale.data[d] + (p.bias_term ? bias->data[d] : 0.0);
-                if (p.fused_relu) out.data[i] = apply_relu(out.data[i], p.relu_negative_slope);
+                out.data[i] = apply_fused(out.data[i], p);
             }
         }
     }

@@ -31,6 +31,12 @@ GRAPHS = {
     "resize_linear": [helper.make_node("Resize", ["data", "", "scales"], ["a"], name="a", mode="linear")],
     "resize_nearest": [helper.make_node("Resize", ["data", "", "scales"], ["a"], name="a", mode="nearest")],
     "pad_reflect": [helper.make_node("Pad", ["data", "pads"], ["a"], name="a", mode="reflect")],
+    # A sum with its activation fused (the importer makes the HardSwish, which the output does not
+    # name, act in place).
+    "eltwise_sum_hard_swish": [helper.make_node("Neg", ["data"], ["n"], name="n"),
+                               helper.make_node("Add", ["data", "n"], ["s"], name="s"),
+                               helper.make_node("HardSwish", ["s"], ["h"], name="h"),
+                               helper.make_node("Neg", ["h"], ["a"], name="a")],
 }
 # Constant inputs of the cases above.
 INITIALIZERS = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 1.5]),

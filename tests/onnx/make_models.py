@@ -167,6 +167,31 @@ def clip_attributes(rng):
     return m.build([1, 3, 7, 9], y, [1, 6, 8, 11], 10), (1, 3, 7, 9)
 
 
+def fused_activations(rng):
+    """Opset 20: activations that fusion folds into the op before them: HardSwish after a Conv
+    and its BatchNormalization (MobileNetV3), ReLU6 as Clip after a depthwise Conv (MobileNetV2),
+    Sigmoid after a 1x1 Conv (a squeeze-and-excitation gate), Clip after a sum, Tanh after a
+    Gemm; and a Clip whose input is read twice, which stays."""
+    m = Model(rng)
+    x = m.node("Conv", ["x", m.weight("w1", (8, 3, 3, 3)), m.weight("b1", (8,))], "c1", pads=[1, 1, 1, 1])
+    m.initializers.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, 8).astype(np.float32), "var"))
+    x = m.node("BatchNormalization", [x, m.weight("gamma", (8,)), m.weight("beta", (8,)), m.weight("mean", (8,)),
+                                      "var"], "bn")
+    x = m.node("HardSwish", [x], "hswish")
+    x = m.node("Conv", [x, m.weight("wd", (8, 1, 3, 3), 1.5), m.weight("bd", (8,))], "dw", group=8, pads=[1, 1, 1, 1])
+    x = m.node("Clip", [x, m.constant("zero", 0.0), m.constant("six", 6.0)], "relu6")
+    gate = m.node("Sigmoid", [m.node("Conv", [x, m.weight("w2", (8, 8, 1, 1))], "c2")], "gate")
+    x = m.node("Add", [x, gate], "sum")
+    x = m.node("Clip", [x, m.constant("low", -0.5), m.constant("high", 1.5)], "clipped")
+    read_twice = m.node("Conv", [x, m.weight("w3", (8, 8, 1, 1))], "c3")
+    x = m.node("Mul", [read_twice, m.node("Clip", [read_twice, m.constant("cap", 0.0)], "capped")], "product")
+    x = m.node("Flatten", [x], "f")
+    x = m.node("Gemm", [x, m.weight("fc", (10, 8 * 6 * 7)), m.weight("fcb", (10,))], "g", transB=1)
+    y = m.node("Tanh", [x], "t")
+    y = m.node("Neg", [y], "y")
+    return m.build([2, 3, 6, 7], y, [2, 10], 20), (2, 3, 6, 7)
+
+
 def padding(rng):
     """Opset 13: Pad with pads and constant_value as inputs (and without the value), Conv with
     asymmetric pads, a depthwise Conv with auto_pad VALID, and SAME_UPPER and SAME_LOWER that pad
@@ -545,6 +570,7 @@ def main(out_dir, seed):
     makers.append(("log_softmaxes", log_softmaxes))
     makers.append(("log_softmaxes_11", lambda rng: log_softmaxes(rng, 11)))
     makers.append(("batched_matmul", batched_matmul))
+    makers.append(("fused_activations", fused_activations))
     for name, make in makers:
         state = rng.bit_generator.state
         model, input_shape = make(rng)

@@ -8,6 +8,7 @@
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
+#include "compiler/reference/reference_ops.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
@@ -37,9 +38,13 @@ void capture_blob(void *user, const char *, int rank, const int64_t *shape, cons
     c->values[c->plan->tensors[tensor].value].assign(data, data + count);
 }
 
-void apply_relu(std::vector<float> &data, bool relu, float slope) {
-    if (!relu) return;
-    for (float &v : data) v = v > 0 ? v : v * slope;
+// The activations fused into the layer, on the peer's output.
+template <typename Params>
+void apply_fused(std::vector<float> &data, const Params &p) {
+    if (p.fused_relu)
+        for (float &v : data) v = v > 0 ? v : v * p.relu_negative_slope;
+    if (p.fused_activation)
+        for (float &v : data) v = float(reference::activation_value(v, *p.fused_activation));
 }
 
 // How the per-layer table of a case groups a layer: convolutions by kernel, stride and groups.
@@ -180,7 +185,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
             const std::vector<float> bias =
                 p->bias_term ? found->blobs[1] : std::vector<float>(size_t(s.out_channels), 0.0f);
             peer = onednn_convolution(s, capture.values[layer.inputs[0]], found->blobs[0], bias, &theirs, iterations);
-            apply_relu(theirs, p->fused_relu, p->relu_negative_slope);
+            apply_fused(theirs, *p);
         } else if (const auto *p = std::get_if<InnerProductParams>(&layer.params)) {
             const size_t axis = size_t(canonical_axis(p->axis, in.size(), layer.name));
             const int m = int(product(in, 0, axis)), k = int(product(in, axis, in.size()));
@@ -191,7 +196,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
                     for (int i = 0; i < k; i++) w[size_t(j) * k + i] = found->blobs[0][size_t(i) * n + j];
             const std::vector<float> bias = p->bias_term ? found->blobs[1] : std::vector<float>(size_t(n), 0.0f);
             peer = onednn_inner_product(m, n, k, capture.values[layer.inputs[0]], w, bias, &theirs, iterations);
-            apply_relu(theirs, p->fused_relu, p->relu_negative_slope);
+            apply_fused(theirs, *p);
         } else {
             continue;
         }
