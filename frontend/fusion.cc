@@ -1,5 +1,6 @@
 #include "frontend/fusion.h"
 
+#include <algorithm>
 #include <type_traits>
 
 #include "frontend/affine_folding.h"
@@ -19,10 +20,58 @@ void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer
             producer->outputs[0] == layer.inputs[0] && readers[layer.inputs[0]] == 1 && absorb(*producer, layer)) {
             producer->outputs = layer.outputs;
             producer->fused_layers.push_back(layer.name);
+            producer->fused_layers.insert(producer->fused_layers.end(), layer.fused_layers.begin(),
+                                          layer.fused_layers.end());
             continue;
         }
         kept.push_back(std::move(layer));
     }
+    graph.layers = std::move(kept);
+}
+
+void fuse_gated_activations(Graph &graph) {
+    std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
+    for (size_t i = 0; i < graph.layers.size(); i++) {
+        for (int v : graph.layers[i].inputs) readers[v]++;
+        for (int v : graph.layers[i].outputs) producer[v] = int(i);
+    }
+    for (int v : graph.outputs) readers[v]++;
+    std::vector<bool> gone(graph.layers.size(), false);
+    for (size_t m = 0; m < graph.layers.size(); m++) {
+        Layer &product = graph.layers[m];
+        const auto *e = std::get_if<EltwiseParams>(&product.params);
+        if (!e || e->operation != ops::EltwiseOperation::Product || product.inputs.size() != 2 || e->fused_relu ||
+            e->fused_activation)
+            continue;
+        for (int side = 0; side < 2; side++) {
+            const int gate = product.inputs[side], x = product.inputs[1 - side];
+            if (producer[gate] < 0 || readers[gate] != 1) continue;
+            Layer &gate_layer = graph.layers[size_t(producer[gate])];
+            const auto *a = std::get_if<ActivationParams>(&gate_layer.params);
+            if (!a || gate_layer.inputs.size() != 1 || gate_layer.inputs[0] != x) continue;
+            ActivationParams gated = *a;
+            if (a->function == ops::ActivationFunction::Sigmoid) gated.function = ops::ActivationFunction::Silu;
+            else if (a->function == ops::ActivationFunction::HardSigmoid) gated.function = ops::ActivationFunction::HardSwish;
+            else continue;
+            // The gate's layer becomes x times its gate, writing the product's output; x loses a
+            // reader, and acts in place when it has no other, as the importer makes activations do.
+            gate_layer.params = gated;
+            gate_layer.type = gated.function == ops::ActivationFunction::Silu ? "Silu" : "HardSwish";
+            gate_layer.outputs = product.outputs;
+            gate_layer.fused_layers.push_back(product.name);
+            for (int out : product.outputs) producer[out] = producer[gate];
+            readers[x]--;
+            const bool output = std::find(graph.outputs.begin(), graph.outputs.end(), product.outputs[0]) !=
+                                graph.outputs.end();
+            if (readers[x] == 1 && producer[x] >= 0 && !output)
+                graph.values[product.outputs[0]].blob_name = graph.values[x].blob_name;
+            gone[m] = true;
+            break;
+        }
+    }
+    std::vector<Layer> kept;
+    for (size_t i = 0; i < graph.layers.size(); i++)
+        if (!gone[i]) kept.push_back(std::move(graph.layers[i]));
     graph.layers = std::move(kept);
 }
 
@@ -62,6 +111,7 @@ void concatenate_in_place(Graph &graph) {
 
 void fuse_layers(Graph &graph) {
     fold_affines(graph);
+    fuse_gated_activations(graph);
     fuse_activations(graph);
     concatenate_in_place(graph);
 }

@@ -17,13 +17,18 @@ namespace cortado {
 // the layer's outputs and lists it among its fused layers, and the layer goes.
 void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer, const Layer &layer)> &absorb);
 
+// x times its own gate, Sigmoid(x) or HardSigmoid(x) (SiLU and HardSwish as exporters write
+// them), becomes one Silu or HardSwish layer where the gate's layer was; x then acts in place
+// when nothing else reads it, so fuse_activations can fold the pair into x's producer.
+void fuse_gated_activations(Graph &graph);
+
 void fuse_activations(Graph &graph);
 
 // Marks every Concat in place (ConcatParams::in_place).
 void concatenate_in_place(Graph &graph);
 
 // What compile does to the imported graph: fold_affines (frontend/affine_folding.h), then
-// fuse_activations and concatenate_in_place.
+// fuse_gated_activations, fuse_activations and concatenate_in_place.
 void fuse_layers(Graph &graph);
 
 }  // namespace cortado

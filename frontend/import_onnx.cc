@@ -1239,7 +1239,7 @@ class OnnxImporter {
             {"Sigmoid", {F::Sigmoid}},
             {"Tanh", {F::Tanh}},
             {"HardSigmoid", {F::HardSigmoid, 0.2f, 0.5f, 1.0f, "alpha", "beta"}},
-            {"HardSwish", {F::HardSwish}},
+            {"HardSwish", {F::HardSwish, 1.0f / 6.0f, 0.5f}},
             {"Elu", {F::Elu, 1.0f, 0.0f, 1.0f, "alpha"}},
             {"Selu", {F::Selu, 1.67326319217681884765625f, 0.0f, 1.05070102214813232421875f, "alpha", nullptr, "gamma"}},
             {"Softplus", {F::Softplus}},

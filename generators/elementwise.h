@@ -104,7 +104,7 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
         return select(is_nan(v), v, clipped);
     }
     case F::HardSigmoid: return hard_sigmoid(v, s.alpha, s.beta);
-    case F::HardSwish: return strict_float(v * hard_sigmoid(v, 1.0f / 6.0f, 0.5f));
+    case F::HardSwish: return strict_float(v * hard_sigmoid(v, s.alpha, s.beta));
     case F::Elu: return elu(v, s.alpha);
     case F::Selu: return s.gamma * elu(v, s.alpha);
     // ln(1 + e^x) as max(x, 0) + ln(1 + e^-|x|); below -15, where 1 + e^x rounds to 1, e^x itself.
@@ -123,6 +123,9 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
         const Expr t = select(inner < -10.0f, -1.0f, inner > 10.0f, 1.0f, tanh(inner));
         return strict_float(0.5f * v * (1.0f + t));
     }
+    // The gate is 0 below -88, as in float, so that -inf gives -inf * 0 = NaN as the reference does.
+    case F::Silu:
+        return strict_float(v * select(v < -88.0f, 0.0f, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f)))));
     }
     throw Halide::CompileError("activation: unknown function");
 }

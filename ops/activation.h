@@ -14,7 +14,8 @@ namespace cortado::ops {
 
 // The activations that map each element alone. The parameters, per function:
 //   Clip: min, max (an infinite bound is an open side);
-//   HardSigmoid: max(0, min(1, alpha x + beta)); HardSwish: x * HardSigmoid(x) at alpha 1/6, beta 1/2;
+//   HardSigmoid: max(0, min(1, alpha x + beta)); HardSwish: x * HardSigmoid(x) (ONNX's: alpha 1/6, beta 1/2);
+//   Silu: x * Sigmoid(x) (fusion makes it, and a HardSwish, from x times its gate: frontend/fusion.h);
 //   Elu: x > 0 ? x : alpha (e^x - 1); Selu: gamma * Elu(alpha);
 //   Exp: e^(alpha x + beta); Log: gamma ln(alpha x + beta); Power: (alpha x + beta)^gamma
 //   (Caffe's Exp, Log and Power layers in these terms; ONNX's Neg, Sqrt and Reciprocal are Powers);
@@ -34,7 +35,8 @@ enum class ActivationFunction {
     Abs,
     Erf,
     Gelu,
-    GeluTanh
+    GeluTanh,
+    Silu
 };
 
 inline const std::vector<std::pair<ActivationFunction, const char *>> &activation_function_names() {
@@ -53,7 +55,8 @@ inline const std::vector<std::pair<ActivationFunction, const char *>> &activatio
         {ActivationFunction::Abs, "abs"},
         {ActivationFunction::Erf, "erf"},
         {ActivationFunction::Gelu, "gelu"},
-        {ActivationFunction::GeluTanh, "gelu_tanh"}};
+        {ActivationFunction::GeluTanh, "gelu_tanh"},
+        {ActivationFunction::Silu, "silu"}};
     return names;
 }
 

@@ -359,6 +359,37 @@ TEST(Caffe, ClipAfterAReluFusesIntoTheConvolution) {
     EXPECT_EQ(two.layers[0].fused_layers, (std::vector<std::string>{"a"}));
 }
 
+// SiLU and HardSwish as exporters write them, x times its gate, become one activation that then
+// fuses into x's producer; a gate read twice, or a product of x with another tensor's gate, stays.
+TEST(Caffe, XTimesItsGateFusesIntoTheConvolution) {
+    const std::string conv =
+        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" convolution_param { num_output: 4 kernel_size: 3 } }\n";
+    Graph g = parse(std::string(kInput) + conv + "layer { name: \"s\" type: \"Sigmoid\" bottom: \"c\" top: \"s\" }\n" +
+                    "layer { name: \"m\" type: \"Eltwise\" bottom: \"s\" bottom: \"c\" top: \"m\" eltwise_param { operation: PROD } }\n" +
+                    "layer { name: \"p\" type: \"Pooling\" bottom: \"m\" top: \"p\" pooling_param { kernel_size: 2 } }\n");
+    fuse_layers(g);
+    ASSERT_EQ(g.layers.size(), 2u);
+    EXPECT_EQ(g.layers[0].fused_layers, (std::vector<std::string>{"s", "m"}));
+    const auto &p = std::get<ConvolutionParams>(g.layers[0].params);
+    ASSERT_TRUE(p.fused_activation.has_value());
+    EXPECT_EQ(p.fused_activation->function, ops::ActivationFunction::Silu);
+    EXPECT_EQ(g.layers[1].inputs[0], g.layers[0].outputs[0]);
+
+    Graph gate_read_twice = parse(
+        std::string(kInput) + conv + "layer { name: \"s\" type: \"Sigmoid\" bottom: \"c\" top: \"s\" }\n" +
+        "layer { name: \"m\" type: \"Eltwise\" bottom: \"s\" bottom: \"c\" top: \"m\" eltwise_param { operation: PROD } }\n" +
+        "layer { name: \"e\" type: \"Eltwise\" bottom: \"m\" bottom: \"s\" top: \"e\" }\n");
+    fuse_layers(gate_read_twice);
+    EXPECT_EQ(gate_read_twice.layers.size(), 4u);
+    Graph other_gate = parse(
+        std::string(kInput) + conv +
+        "layer { name: \"d\" type: \"Convolution\" bottom: \"data\" top: \"d\" convolution_param { num_output: 4 kernel_size: 3 } }\n"
+        "layer { name: \"s\" type: \"Sigmoid\" bottom: \"d\" top: \"s\" }\n" +
+        "layer { name: \"m\" type: \"Eltwise\" bottom: \"s\" bottom: \"c\" top: \"m\" eltwise_param { operation: PROD } }\n");
+    fuse_layers(other_gate);
+    EXPECT_EQ(other_gate.layers.size(), 4u) << "c, d, its Sigmoid and the product";
+}
+
 // ResNet's sum -> ReLU: one eltwise kernel with a ReLU epilogue; the JSON keeps the fusion.
 TEST(Caffe, ReluAfterASumFusesIntoIt) {
     Graph g = parse(std::string(kInput) +

@@ -162,7 +162,7 @@ double activation_value(double x, const ActivationParams &p) {
     case F::Tanh: return std::tanh(x);
     case F::Clip: return std::isnan(x) ? x : std::min(std::max(x, double(p.min)), double(p.max));
     case F::HardSigmoid: return hard_sigmoid(x, alpha, beta);
-    case F::HardSwish: return x * hard_sigmoid(x, 1.0 / 6.0, 0.5);
+    case F::HardSwish: return x * hard_sigmoid(x, alpha, beta);
     case F::Elu: return std::isnan(x) ? x : elu(x, alpha);
     case F::Selu: return std::isnan(x) ? x : gamma * elu(x, alpha);
     case F::Softplus: return std::isnan(x) ? x : std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x)));
@@ -173,6 +173,7 @@ double activation_value(double x, const ActivationParams &p) {
     case F::Erf: return std::erf(x);
     case F::Gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     case F::GeluTanh: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    case F::Silu: return x / (1.0 + std::exp(-x));
     }
     throw std::runtime_error("activation: unknown function");
 }

@@ -30,7 +30,7 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
 Tensor relu(const Tensor &in, float negative_slope);
 
 // The function of ops::ActivationFunction, in double precision, with IEEE's results for
-// non-finite x (clip and the ELUs keep NaN; HardSwish and the GELUs of -inf are -inf * 0 = NaN).
+// non-finite x (clip and the ELUs keep NaN; HardSwish, Silu and the GELUs of -inf are -inf * 0 = NaN).
 double activation_value(double x, const ActivationParams &p);
 Tensor activation(const Tensor &in, const ActivationParams &p);
 

@@ -37,6 +37,15 @@ GRAPHS = {
                                helper.make_node("Add", ["data", "n"], ["s"], name="s"),
                                helper.make_node("HardSwish", ["s"], ["h"], name="h"),
                                helper.make_node("Neg", ["h"], ["a"], name="a")],
+    # SiLU as exporters write it, x times its Sigmoid: one Silu kernel, and one fused into a sum.
+    "silu": [helper.make_node("Neg", ["data"], ["n"], name="n"),
+             helper.make_node("Sigmoid", ["n"], ["g"], name="g"),
+             helper.make_node("Mul", ["n", "g"], ["a"], name="a")],
+    "eltwise_sum_silu": [helper.make_node("Neg", ["data"], ["n"], name="n"),
+                         helper.make_node("Add", ["data", "n"], ["s"], name="s"),
+                         helper.make_node("Sigmoid", ["s"], ["g"], name="g"),
+                         helper.make_node("Mul", ["g", "s"], ["m"], name="m"),
+                         helper.make_node("Neg", ["m"], ["a"], name="a")],
 }
 # Constant inputs of the cases above.
 INITIALIZERS = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 1.5]),

@@ -171,7 +171,8 @@ def fused_activations(rng):
     """Opset 20: activations that fusion folds into the op before them: HardSwish after a Conv
     and its BatchNormalization (MobileNetV3), ReLU6 as Clip after a depthwise Conv (MobileNetV2),
     Sigmoid after a 1x1 Conv (a squeeze-and-excitation gate), Clip after a sum, Tanh after a
-    Gemm; and a Clip whose input is read twice, which stays."""
+    Gemm, SiLU and HardSwish as x times its gate; and a Clip whose input is read twice, which
+    stays."""
     m = Model(rng)
     x = m.node("Conv", ["x", m.weight("w1", (8, 3, 3, 3)), m.weight("b1", (8,))], "c1", pads=[1, 1, 1, 1])
     m.initializers.append(numpy_helper.from_array(rng.uniform(0.5, 1.5, 8).astype(np.float32), "var"))
@@ -185,6 +186,10 @@ def fused_activations(rng):
     x = m.node("Clip", [x, m.constant("low", -0.5), m.constant("high", 1.5)], "clipped")
     read_twice = m.node("Conv", [x, m.weight("w3", (8, 8, 1, 1))], "c3")
     x = m.node("Mul", [read_twice, m.node("Clip", [read_twice, m.constant("cap", 0.0)], "capped")], "product")
+    silu = m.node("Conv", [x, m.weight("w4", (8, 8, 1, 1))], "c4")
+    x = m.node("Mul", [silu, m.node("Sigmoid", [silu], "silu_gate")], "silu")
+    hswish = m.node("Conv", [x, m.weight("w5", (8, 8, 1, 1)), m.weight("b5", (8,))], "c5")
+    x = m.node("Mul", [m.node("HardSigmoid", [hswish], "hswish_gate", alpha=1 / 6, beta=0.5), hswish], "hswish2")
     x = m.node("Flatten", [x], "f")
     x = m.node("Gemm", [x, m.weight("fc", (10, 8 * 6 * 7)), m.weight("fcb", (10,))], "g", transB=1)
     y = m.node("Tanh", [x], "t")
