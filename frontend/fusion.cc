@@ -29,6 +29,25 @@ void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer
     graph.layers = std::move(kept);
 }
 
+namespace {
+
+// A layer that fuse_activations can give an activation: one of the five kinds with a kernel
+// epilogue, without one already.
+bool takes_an_activation(const LayerParams &params) {
+    return std::visit(
+        [](const auto &p) {
+            using P = std::decay_t<decltype(p)>;
+            if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
+                          std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> ||
+                          std::is_same_v<P, EltwiseParams>)
+                return !p.fused_activation.has_value();
+            return false;
+        },
+        params);
+}
+
+}  // namespace
+
 void fuse_gated_activations(Graph &graph) {
     std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
     for (size_t i = 0; i < graph.layers.size(); i++) {
@@ -54,7 +73,9 @@ void fuse_gated_activations(Graph &graph) {
             else if (a->function == ops::ActivationFunction::HardSigmoid) gated.function = ops::ActivationFunction::HardSwish;
             else continue;
             // The gate's layer becomes x times its gate, writing the product's output; x loses a
-            // reader, and acts in place when it has no other, as the importer makes activations do.
+            // reader. Where x's producer comes right before and fuse_activations will take the
+            // result, it acts in place, as the importer makes activations do; elsewhere both
+            // blobs keep their names.
             gate_layer.params = gated;
             gate_layer.type = gated.function == ops::ActivationFunction::Silu ? "Silu" : "HardSwish";
             gate_layer.outputs = product.outputs;
@@ -63,7 +84,9 @@ void fuse_gated_activations(Graph &graph) {
             readers[x]--;
             const bool output = std::find(graph.outputs.begin(), graph.outputs.end(), product.outputs[0]) !=
                                 graph.outputs.end();
-            if (readers[x] == 1 && producer[x] >= 0 && !output)
+            const int at = producer[gate];
+            if (readers[x] == 1 && producer[x] >= 0 && producer[x] + 1 == at && !output &&
+                takes_an_activation(graph.layers[size_t(producer[x])].params))
                 graph.values[product.outputs[0]].blob_name = graph.values[x].blob_name;
             gone[m] = true;
             break;

@@ -388,6 +388,17 @@ TEST(Caffe, XTimesItsGateFusesIntoTheConvolution) {
         "layer { name: \"m\" type: \"Eltwise\" bottom: \"s\" bottom: \"c\" top: \"m\" eltwise_param { operation: PROD } }\n");
     fuse_layers(other_gate);
     EXPECT_EQ(other_gate.layers.size(), 4u) << "c, d, its Sigmoid and the product";
+    // After a layer that takes no activation, the Silu stays its own layer and keeps its blob.
+    Graph after_pooling = parse(
+        std::string(kInput) +
+        "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { kernel_size: 2 } }\n"
+        "layer { name: \"s\" type: \"Sigmoid\" bottom: \"p\" top: \"s\" }\n"
+        "layer { name: \"m\" type: \"Eltwise\" bottom: \"p\" bottom: \"s\" top: \"m\" eltwise_param { operation: PROD } }\n"
+        "layer { name: \"r\" type: \"ReLU\" bottom: \"m\" top: \"r\" }\n");
+    fuse_layers(after_pooling);
+    ASSERT_EQ(after_pooling.layers.size(), 3u);
+    EXPECT_EQ(after_pooling.layers[1].type, "Silu");
+    EXPECT_EQ(after_pooling.values[after_pooling.layers[1].outputs[0]].blob_name, "m");
 }
 
 // ResNet's sum -> ReLU: one eltwise kernel with a ReLU epilogue; the JSON keeps the fusion.
