@@ -20,7 +20,13 @@ class ShapeInference {
                            "): " + message);
     }
 
-    const Shape &in(size_t i) const { return graph_.values[layer_.inputs[i]].shape; }
+    // Every layer type but Input and Constant reads at least the input it asks for (an ONNX
+    // Concat or Sum may list none).
+    const Shape &in(size_t i) const {
+        if (i >= layer_.inputs.size())
+            fail("has " + std::to_string(layer_.inputs.size()) + " inputs; it needs at least " + std::to_string(i + 1));
+        return graph_.values[layer_.inputs[i]].shape;
+    }
     void set_out(size_t i, Shape shape) const {
         int64_t count = 1;
         for (int64_t d : shape) {
