@@ -74,21 +74,23 @@ FillerSpec runtime_filler(const Filler &f) {
     return spec;
 }
 
-// Where choices come from besides the default rules, strongest first: the options' knobs, the
-// tuning records (by op signature hash), the target's knob table.
+// The activation op's shape for `count` elements of `p`.
+ops::ActivationShape activation_shape(const ActivationParams &p, int count) {
+    return ops::ActivationShape{count, p.function, p.min, p.max, p.alpha, p.beta, p.gamma};
+}
+
 // The epilogue of a layer's kernel: its bias, and the activations fusion gave it.
 template <typename Params>
 ops::Epilogue epilogue(const Params &p, bool bias) {
     ops::Epilogue e;
     e.bias = bias, e.relu = p.fused_relu, e.relu_slope = p.relu_negative_slope;
-    if (p.fused_activation) {
-        e.activation = true;
-        const ActivationParams &a = *p.fused_activation;
-        e.activation_shape = ops::ActivationShape{1, a.function, a.min, a.max, a.alpha, a.beta, a.gamma};
-    }
+    e.activation = p.fused_activation.has_value();
+    if (e.activation) e.activation_shape = activation_shape(*p.fused_activation, 1);
     return e;
 }
 
+// Where choices come from besides the default rules, strongest first: the options' knobs, the
+// tuning records (by op signature hash), the target's knob table.
 struct ChoiceSources {
     std::map<std::string, ChoiceSettings> experiment, table;  // by op name
     ChoiceOverrides overrides;
@@ -419,7 +421,7 @@ class Planner {
 
     void plan(const Layer &layer, const ActivationParams &p) {
         const int64_t count = element_count(shape(layer.inputs[0]));
-        const int k = kernel(layer, ops::ActivationShape{int(count), p.function, p.min, p.max, p.alpha, p.beta, p.gamma});
+        const int k = kernel(layer, activation_shape(p, int(count)));
         add_step(layer, k, {flat_view(layer.inputs[0]), flat_view(layer.outputs[0])});
     }
 

@@ -31,23 +31,14 @@ void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer
 
 namespace {
 
-// A layer that fuse_activations can give an activation: one of the five kinds with a kernel
-// epilogue, without one already.
-bool takes_an_activation(const LayerParams &params) {
-    return std::visit(
-        [](const auto &p) {
-            using P = std::decay_t<decltype(p)>;
-            if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
-                          std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> ||
-                          std::is_same_v<P, EltwiseParams>)
-                return !p.fused_activation.has_value();
-            return false;
-        },
-        params);
-}
+// The layer kinds whose kernels have an epilogue that activations can fuse into.
+template <typename P>
+constexpr bool kHasEpilogue = std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
+                              std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> ||
+                              std::is_same_v<P, EltwiseParams>;
 
-}  // namespace
-
+// x times its own gate, Sigmoid(x) or HardSigmoid(x), becomes one Silu or HardSwish layer where
+// the gate's layer was.
 void fuse_gated_activations(Graph &graph) {
     std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
     for (size_t i = 0; i < graph.layers.size(); i++) {
@@ -98,7 +89,19 @@ void fuse_gated_activations(Graph &graph) {
     graph.layers = std::move(kept);
 }
 
+}  // namespace
+
+bool takes_an_activation(const LayerParams &params) {
+    return std::visit(
+        [](const auto &p) {
+            if constexpr (kHasEpilogue<std::decay_t<decltype(p)>>) return !p.fused_activation.has_value();
+            return false;
+        },
+        params);
+}
+
 void fuse_activations(Graph &graph) {
+    fuse_gated_activations(graph);
     merge_into_producers(graph, [&](Layer &producer, const Layer &layer) {
         const auto *relu = std::get_if<ReLUParams>(&layer.params);
         const auto *activation = std::get_if<ActivationParams>(&layer.params);
@@ -107,10 +110,7 @@ void fuse_activations(Graph &graph) {
             return false;
         return std::visit(
             [&](auto &p) {
-                using P = std::decay_t<decltype(p)>;
-                if constexpr (std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
-                              std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> ||
-                              std::is_same_v<P, EltwiseParams>) {
+                if constexpr (kHasEpilogue<std::decay_t<decltype(p)>>) {
                     // The epilogue's order: the ReLU, then the activation.
                     if (p.fused_activation || (relu && p.fused_relu)) return false;
                     if (activation) {
@@ -134,7 +134,6 @@ void concatenate_in_place(Graph &graph) {
 
 void fuse_layers(Graph &graph) {
     fold_affines(graph);
-    fuse_gated_activations(graph);
     fuse_activations(graph);
     concatenate_in_place(graph);
 }

@@ -1,8 +1,8 @@
 // Layers merged into the layer before them. fuse_activations fuses a ReLU, and after it one other
 // activation (ReLU6's Clip, HardSwish, Sigmoid, ...), into the Convolution, InnerProduct,
 // BatchNorm, Scale or Eltwise before it, when the activation works in place (Caffe's usual
-// `top == bottom`; the ONNX importer makes one that alone reads a product's output do so), so no
-// blob a user can observe disappears.
+// `top == bottom`; the ONNX importer makes one that alone reads such a layer's output do so), so
+// no blob a user can observe disappears.
 #pragma once
 
 #include <functional>
@@ -17,18 +17,21 @@ namespace cortado {
 // the layer's outputs and lists it among its fused layers, and the layer goes.
 void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer, const Layer &layer)> &absorb);
 
-// x times its own gate, Sigmoid(x) or HardSigmoid(x) (SiLU and HardSwish as exporters write
-// them), becomes one Silu or HardSwish layer where the gate's layer was; x then acts in place
-// when nothing else reads it, so fuse_activations can fold the pair into x's producer.
-void fuse_gated_activations(Graph &graph);
+// True for a Convolution, InnerProduct, BatchNorm, Scale or Eltwise without a fused activation:
+// a layer whose kernel can take one more in its epilogue.
+bool takes_an_activation(const LayerParams &params);
 
+// First, x times its own gate, Sigmoid(x) or HardSigmoid(x) (SiLU and HardSwish as exporters
+// write them), becomes one Silu or HardSwish layer where the gate's layer was, acting in place
+// where x's producer comes right before and takes an activation; then the in-place activations
+// fuse.
 void fuse_activations(Graph &graph);
 
 // Marks every Concat in place (ConcatParams::in_place).
 void concatenate_in_place(Graph &graph);
 
 // What compile does to the imported graph: fold_affines (frontend/affine_folding.h), then
-// fuse_gated_activations, fuse_activations and concatenate_in_place.
+// fuse_activations and concatenate_in_place.
 void fuse_layers(Graph &graph);
 
 }  // namespace cortado

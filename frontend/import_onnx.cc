@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "frontend/compile_error.h"
+#include "frontend/fusion.h"
 #include "frontend/onnx_constants.h"
 #include "frontend/shape_inference.h"
 #include "onnx/onnx.pb.h"
@@ -689,12 +690,11 @@ class OnnxImporter {
     // in place, as Caffe's would, so fusion can fold it into the Convolution, InnerProduct,
     // BatchNormalization (its Scale) or sum before it.
     void act_in_place_after_product(const onnx::NodeProto &node, const std::string &out) {
-        const std::set<std::string> fusable{"Convolution", "InnerProduct", "Scale", "Eltwise"};
         const size_t count = graph_.layers.size();
         const Layer &activation = graph_.layers[count - 1];
         const int input = activation.inputs[0];
-        const bool after_product =
-            count >= 2 && graph_.layers[count - 2].outputs[0] == input && fusable.count(graph_.layers[count - 2].type);
+        const bool after_product = count >= 2 && graph_.layers[count - 2].outputs[0] == input &&
+                                   takes_an_activation(graph_.layers[count - 2].params);
         if (after_product && uses_[node.input(0)] == 1 && !graph_outputs_.count(node.input(0)) &&
             !graph_outputs_.count(out))
             graph_.values[activation.outputs[0]].blob_name = graph_.values[input].blob_name;

@@ -57,11 +57,12 @@ class EltwiseGenerator : public Halide::Generator<EltwiseGenerator> {
         }
         Eltwise eltwise(funcs, op.shape.operation, op.shape.coefficients);
         FlatOutput flat{eltwise.output, eltwise.i};
-        // A ReLU fused from the next layer (ResNet's sum -> ReLU) on the sum's own expression, made
-        // strict: fast math takes a sum as never NaN (inf + -inf is) and drops the ReLU's NaN test.
-        // (strict_float of a call to the sum would not reach the sum inlined later.)
+        // The activations fused from the next layers (ResNet's sum -> ReLU) on the sum's own
+        // expression, made strict: fast math takes a sum as never NaN (inf + -inf is) and drops an
+        // activation's NaN test. (strict_float of a call to the sum would not reach the sum inlined
+        // later.)
         if (op.choice.epilogue.relu || op.choice.epilogue.activation) {
-            flat.output = Func("eltwise_relu");
+            flat.output = Func("eltwise_activated");
             flat.output(flat.i) = fused_activations(Halide::strict_float(eltwise.output.value()), op.choice.epilogue);
         }
         output = flat.output;
@@ -82,11 +83,11 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
         const auto op = read_descriptor<ops::ChannelAffineOp>(descriptor);
         const ops::ChannelAffineShape &s = op.shape;
         ChannelAffine affine(input, scale, shift, s.negative_only);
-        // A ReLU fused from the next layer (BatchNorm -> ReLU before a convolution) on the map's
-        // own expression, strict as in the eltwise generator: the map's NaN (inf * 0, inf + -inf)
-        // must reach the ReLU's test. The schedule then treats it as the affine's output.
+        // The activations fused from the next layers (BatchNorm -> ReLU before a convolution) on
+        // the map's own expression, strict as in the eltwise generator: the map's NaN (inf * 0,
+        // inf + -inf) must reach their NaN tests. The schedule then treats it as the affine's output.
         if (op.choice.epilogue.relu || op.choice.epilogue.activation) {
-            Func fused{"channel_affine_relu"};
+            Func fused{"channel_affine_activated"};
             fused(affine.x, affine.c, affine.o) =
                 fused_activations(Halide::strict_float(affine.output.value()), op.choice.epilogue);
             affine.output = fused;

@@ -67,11 +67,10 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             ImportOptions options;
             options.batch = batch;
             if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
-            // Activations fused (gated ones included), affines not folded: a layer's reference (compiler/tuner) runs the
+            // Activations fused, affines not folded: a layer's reference (compiler/tuner) runs the
             // layer alone and knows no folded affine. Records go by op signature, which a fold
             // leaves as it is, so they apply to the folded layers that compile plans.
             Graph graph = load_network(cli.positional, options, false);
-            fuse_gated_activations(graph);
             fuse_activations(graph);
             if (const std::string note = stand_in_weights_note(fill_untrained_weights(graph)); !note.empty())
                 std::cerr << "cortado: note: " << note << "\n";
@@ -104,7 +103,6 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
         for (const NetworkBenchCase &c : shipped_network_cases(models, quick)) {
             if (cli.has("batch") && std::find(batches.begin(), batches.end(), c.batch) == batches.end()) continue;
             Graph graph = load_bench_network(c);
-            fuse_gated_activations(graph);
             fuse_activations(graph);
             graphs.push_back({bench_network_name(c) + " ", std::move(graph)});
         }

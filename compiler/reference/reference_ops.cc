@@ -57,22 +57,12 @@ void require_rank4(const Tensor &in, const char *op) {
     require(in.shape.size() == 4, std::string(op) + " needs a 4-D NCHW input");
 }
 
-// cortado's ReLU: -inf gives 0 without a slope (Caffe's max(x, 0) + 0 * min(x, 0) gives NaN);
-// a NaN stays NaN.
-double apply_relu(double x, double negative_slope) {
+}  // namespace
+
+double relu_value(double x, double negative_slope) {
     if (x > 0 || std::isnan(x)) return x;
     return negative_slope == 0 ? 0.0 : negative_slope * x;
 }
-
-// The activations fusion gave a layer (its params' fused_relu and fused_activation), in order.
-template <typename Params>
-double apply_fused(double x, const Params &p) {
-    if (p.fused_relu) x = apply_relu(x, p.relu_negative_slope);
-    if (p.fused_activation) x = activation_value(x, *p.fused_activation);
-    return x;
-}
-
-}  // namespace
 
 Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias) {
     require_rank4(in, "convolution");
@@ -130,7 +120,7 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
 Tensor relu(const Tensor &in, float negative_slope) {
     require_consistent(in, "input");
     Tensor out = in;
-    for (double &x : out.data) x = apply_relu(x, negative_slope);
+    for (double &x : out.data) x = relu_value(x, negative_slope);
     return out;
 }
 

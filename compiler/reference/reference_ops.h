@@ -27,12 +27,21 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
 
 // x > 0 ? x : negative_slope * x, except that -inf gives 0 when the slope is 0 (cortado keeps
 // Caffe's value for finite x but not its NaN for -inf) and NaN stays NaN.
+double relu_value(double x, double negative_slope);
 Tensor relu(const Tensor &in, float negative_slope);
 
 // The function of ops::ActivationFunction, in double precision, with IEEE's results for
 // non-finite x (clip and the ELUs keep NaN; HardSwish, Silu and the GELUs of -inf are -inf * 0 = NaN).
 double activation_value(double x, const ActivationParams &p);
 Tensor activation(const Tensor &in, const ActivationParams &p);
+
+// The activations fusion gave a layer (its params' fused_relu, then fused_activation) on x.
+template <typename Params>
+double apply_fused(double x, const Params &p) {
+    if (p.fused_relu) x = relu_value(x, p.relu_negative_slope);
+    if (p.fused_activation) x = activation_value(x, *p.fused_activation);
+    return x;
+}
 
 // x < 0 ? x * slope[c] : x, c the channel (axis 1); a one-value slope is shared by all channels.
 Tensor prelu(const Tensor &in, const Tensor &slope);

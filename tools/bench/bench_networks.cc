@@ -41,10 +41,7 @@ void capture_blob(void *user, const char *, int rank, const int64_t *shape, cons
 // The activations fused into the layer, on the peer's output.
 template <typename Params>
 void apply_fused(std::vector<float> &data, const Params &p) {
-    if (p.fused_relu)
-        for (float &v : data) v = v > 0 ? v : v * p.relu_negative_slope;
-    if (p.fused_activation)
-        for (float &v : data) v = float(reference::activation_value(v, *p.fused_activation));
+    for (float &v : data) v = float(reference::apply_fused(v, p));
 }
 
 // How the per-layer table of a case groups a layer: convolutions by kernel, stride and groups.

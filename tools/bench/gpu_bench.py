@@ -220,8 +220,6 @@ class TorchNetwork:
     @staticmethod
     def layer(layer, ins, blobs):
         p, kind, x = layer["params"], layer["type"], ins[0] if ins else None
-        if "fused_activation" in p:
-            raise NotImplementedError(f"{layer['name']}: the eager peer has no fused {p['fused_activation']['function']}")
         if kind == "Convolution":
             y = F.conv2d(x, blobs[0], blobs[1] if p["bias_term"] else None, p["stride"], p["pad"], p["dilation"], p["group"])
             return [F.leaky_relu(y, p["relu_negative_slope"]) if p.get("fused_relu") else y]
