@@ -15,7 +15,7 @@ Json json_value(const Graph &graph, int value) {
     return Json{{"value", value}, {"blob", graph.values[value].blob_name}, {"shape", graph.values[value].shape}};
 }
 
-// Each layer type's parameters, with Caffe's names; fusion's additions (fused_relu,
+// Each layer type's parameters, with Caffe's names; fusion's additions (fused_sum, fused_relu,
 // fused_activation) included.
 const char *const kVarianceNorms[] = {"FAN_IN", "FAN_OUT", "AVERAGE"};
 
@@ -38,6 +38,7 @@ struct ParamsJson {
                {"group", p.group},
                {"weight_filler", filler_json(p.weight_filler)},
                {"bias_filler", filler_json(p.bias_filler)}};
+        if (p.fused_sum) out["fused_sum"] = true;
         fused(p);
     }
     void operator()(const DeconvolutionParams &p) {
@@ -252,6 +253,7 @@ class ParamsReader {
             pair("dilation", p.dilation_h, p.dilation_w);
             p.group = get<int>("group");
             p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
+            p.fused_sum = params_.contains("fused_sum") && get<bool>("fused_sum");
             fused(p);
             return p;
         }

@@ -79,10 +79,11 @@ ops::ActivationShape activation_shape(const ActivationParams &p, int count) {
     return ops::ActivationShape{count, p.function, p.min, p.max, p.alpha, p.beta, p.gamma};
 }
 
-// The epilogue of a layer's kernel: its bias, and the activations fusion gave it.
+// The epilogue of a layer's kernel: its bias, and the residual sum and activations fusion gave it.
 template <typename Params>
 ops::Epilogue epilogue(const Params &p, bool bias) {
     ops::Epilogue e;
+    if constexpr (std::is_same_v<Params, ConvolutionParams>) e.sum = p.fused_sum;
     e.bias = bias, e.relu = p.fused_relu, e.relu_slope = p.relu_negative_slope;
     e.activation = p.fused_activation.has_value();
     if (e.activation) e.activation_shape = activation_shape(*p.fused_activation, 1);
@@ -390,7 +391,11 @@ class Planner {
                                 {width, depth, ops::panel_count(p.num_output, width), 1});
         }
         const PlannedView bias = folded_view ? *folded_view : bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output);
-        add_step(layer, k, {input, packed, bias, output});
+        std::vector<PlannedView> views{input, packed, bias};
+        // The residual of a fused sum, seen as the output is.
+        if (p.fused_sum) views.push_back(PlannedView{tensor_of(layer.inputs[1]), output.extents});
+        views.push_back(output);
+        add_step(layer, k, std::move(views));
         conv_shapes_[int(plan_.steps.size()) - 1] = shape;
     }
 
@@ -740,6 +745,8 @@ class Planner {
         const auto *variant = family_.op<ops::Conv2dShape>().find(choice.variant);
         if (!variant || !variant->channel_blocks) return false;
         if (as_input) return s.in_channels % block == 0;
+        // A residual sum reads its residual in the output's layout; residuals stay NCHW.
+        if (choice.epilogue.sum) return false;
         if (s.out_channels % block != 0 || ops::panel_width(choice) % block != 0) return false;
         if (choice.form.is(ops::Algorithm::Winograd)) {
             // Transformed by blocks of col_block channels, or of whole groups, from

@@ -91,6 +91,52 @@ void fuse_gated_activations(Graph &graph) {
 
 }  // namespace
 
+void fuse_residual_sums(Graph &graph) {
+    std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
+    for (size_t i = 0; i < graph.layers.size(); i++) {
+        for (int v : graph.layers[i].inputs) readers[v]++;
+        for (int v : graph.layers[i].outputs) producer[v] = int(i);
+    }
+    for (int v : graph.outputs) readers[v]++;
+    std::vector<bool> gone(graph.layers.size(), false);
+    for (size_t m = 0; m < graph.layers.size(); m++) {
+        Layer &sum = graph.layers[m];
+        const auto *e = std::get_if<EltwiseParams>(&sum.params);
+        if (!e || e->operation != ops::EltwiseOperation::Sum || sum.inputs.size() != 2 || sum.outputs.size() != 1 ||
+            std::any_of(e->coeff.begin(), e->coeff.end(), [](float c) { return c != 1.0f; }))
+            continue;
+        // The operand a Convolution writes for this sum alone, with no activation of its own (the
+        // epilogue adds before it activates); of two, the later, so the other lives least long.
+        int side = -1;
+        for (int s = 0; s < 2; s++) {
+            const int v = sum.inputs[size_t(s)], at = producer[v];
+            if (at < 0 || gone[size_t(at)] || readers[v] != 1) continue;
+            const Layer &conv = graph.layers[size_t(at)];
+            const auto *c = std::get_if<ConvolutionParams>(&conv.params);
+            if (!c || c->fused_sum || c->fused_relu || c->fused_activation || conv.outputs.size() != 1) continue;
+            if (side < 0 || at > producer[sum.inputs[size_t(side)]]) side = s;
+        }
+        if (side < 0) continue;
+        const size_t at = size_t(producer[sum.inputs[size_t(side)]]);
+        Layer conv = std::move(graph.layers[at]);
+        gone[at] = true;
+        auto &c = std::get<ConvolutionParams>(conv.params);
+        c.fused_sum = true;
+        c.fused_relu = e->fused_relu, c.relu_negative_slope = e->relu_negative_slope;
+        c.fused_activation = e->fused_activation;
+        conv.inputs.push_back(sum.inputs[size_t(1 - side)]);
+        conv.outputs = sum.outputs;
+        conv.fused_layers.push_back(sum.name);
+        conv.fused_layers.insert(conv.fused_layers.end(), sum.fused_layers.begin(), sum.fused_layers.end());
+        sum = std::move(conv);
+        for (int v : sum.outputs) producer[v] = int(m);
+    }
+    std::vector<Layer> kept;
+    for (size_t i = 0; i < graph.layers.size(); i++)
+        if (!gone[i]) kept.push_back(std::move(graph.layers[i]));
+    graph.layers = std::move(kept);
+}
+
 bool takes_an_activation(const LayerParams &params) {
     return std::visit(
         [](const auto &p) {
@@ -135,6 +181,7 @@ void concatenate_in_place(Graph &graph) {
 void fuse_layers(Graph &graph) {
     fold_affines(graph);
     fuse_activations(graph);
+    fuse_residual_sums(graph);
     concatenate_in_place(graph);
 }
 

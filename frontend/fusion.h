@@ -27,11 +27,18 @@ bool takes_an_activation(const LayerParams &params);
 // fuse.
 void fuse_activations(Graph &graph);
 
+// An Eltwise sum of two inputs with coefficients 1 (ResNet's shortcut, after fuse_activations
+// gave it its ReLU) fuses into the Convolution that writes one of its inputs for it alone and
+// has no activation of its own: the convolution takes the other input as its second, adds it in
+// its epilogue (ConvolutionParams::fused_sum), takes the sum's activations and outputs, and runs
+// where the sum ran, when both inputs exist. Of two such convolutions, the later one fuses.
+void fuse_residual_sums(Graph &graph);
+
 // Marks every Concat in place (ConcatParams::in_place).
 void concatenate_in_place(Graph &graph);
 
 // What compile does to the imported graph: fold_affines (frontend/affine_folding.h), then
-// fuse_activations and concatenate_in_place.
+// fuse_activations, fuse_residual_sums and concatenate_in_place.
 void fuse_layers(Graph &graph);
 
 }  // namespace cortado

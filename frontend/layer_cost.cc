@@ -17,7 +17,7 @@ LayerCost layer_cost(const Graph &graph, const Layer &layer) {
             using P = std::decay_t<decltype(p)>;
             if constexpr (std::is_same_v<P, ConvolutionParams>) {
                 const int64_t k = (in0[1] / p.group) * p.kernel_h * p.kernel_w;
-                cost.flops = 2 * out_elems * k + (p.bias_term ? out_elems : 0);
+                cost.flops = 2 * out_elems * k + (p.bias_term ? out_elems : 0) + (p.fused_sum ? out_elems : 0);
             } else if constexpr (std::is_same_v<P, DeconvolutionParams>) {
                 // Each input element meets out_channels / group x kernel area weights.
                 const int64_t k = (p.num_output / p.group) * p.kernel_h * p.kernel_w;

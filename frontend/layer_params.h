@@ -59,6 +59,9 @@ struct ConvolutionParams {
     int dilation_h = 1, dilation_w = 1;
     int group = 1;
     Filler weight_filler, bias_filler;
+    // Set by fusion (fuse_residual_sums): the layer's second input is added to its output, after
+    // the bias and before the ReLU (an Eltwise sum that followed it).
+    bool fused_sum = false;
     // Set by fusion: apply ReLU (with this slope) to the output.
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;

@@ -69,6 +69,10 @@ class ShapeInference {
             fail("kernel " + std::to_string(ext_h) + "x" + std::to_string(ext_w) +
                  " (dilated) is larger than the padded input " + shape_to_string(x));
         set_out(0, {x[0], p.num_output, h, w});
+        if (p.fused_sum && in(1) != graph_.values[layer_.outputs[0]].shape)
+            fail("the residual '" + graph_.values[layer_.inputs[1]].blob_name + "' has shape " +
+                 shape_to_string(in(1)) + " but the output has " +
+                 shape_to_string(graph_.values[layer_.outputs[0]].shape));
         layer_.weight_shapes = {{p.num_output, x[1] / p.group, p.kernel_h, p.kernel_w}};
         if (p.bias_term) layer_.weight_shapes.push_back({p.num_output});
     }

@@ -1,5 +1,5 @@
 // Convolution (Caffe semantics: cross-correlation, groups, dilation, zero padding, bias), with
-// an optional fused ReLU. Pure algorithm: the variants' schedules live in schedules/<family>/.
+// its fused epilogue (ops::Epilogue: a residual sum, ReLU, activation). Pure algorithm: the variants' schedules live in schedules/<family>/.
 //
 // Buffers use Halide's innermost-first order, which is Caffe's NCHW memory order:
 // input (x, y, c, n), weights (kx, ky, ci within group, co), bias (co), output (x, y, co, n).
@@ -55,7 +55,7 @@ struct Conv2d {
     Halide::Func output{"conv2d"};  // conv with the activation applied
 
     Conv2d(Halide::Func input, Halide::Func weights_input, Halide::Func bias, const Conv2dShape &s,
-           const ops::Epilogue &epilogue)
+           const ops::Epilogue &epilogue, Halide::Func residual = Halide::Func())
         : weights(weights_input) {
         using namespace Halide;
         define_padded(padded, input, s);
@@ -68,9 +68,7 @@ struct Conv2d {
         conv(x, y, c, n) +=
             weights(r.x, r.y, r.z, c) *
             padded(x * s.stride_w + r.x * s.dilation_w, y * s.stride_h + r.y * s.dilation_h, first_in_channel + r.z, n);
-        Expr value = conv(x, y, c, n);
-        value = fused_activations(value, epilogue);
-        output(x, y, c, n) = value;
+        output(x, y, c, n) = fused_activations(conv(x, y, c, n), epilogue, residual_at(residual, {x, y, c, n}));
     }
 };
 

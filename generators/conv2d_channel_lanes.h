@@ -38,7 +38,7 @@ struct Conv2dChannelLanes {
 
     Conv2dChannelLanes(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
                        const ops::Epilogue &epilogue, int panel_width, int threads_per_panel = 0,
-                       int input_channel_block = 0, int output_channel_block = 0)
+                       int input_channel_block = 0, int output_channel_block = 0, Halide::Func residual = Halide::Func())
         : width(panel_width), threads(threads_per_panel), input_block(input_channel_block),
           output_block(output_channel_block) {
         using namespace Halide;
@@ -61,21 +61,29 @@ struct Conv2dChannelLanes {
         const Expr in_c = first_in_channel + r.z;
         tile(lane, q, n, panel) += packed(packed_lane, (r.z * s.kernel_h + r.y) * s.kernel_w + r.x, packed_panel) *
                                    read_padded(padded, input_block, in_x, in_y, in_c, n);
-        const auto activate = [&](Expr value) {
-            return fused_activations(value, epilogue);
+        // The residual is read where the output is written: at the output's coordinates.
+        const auto activate = [&](Expr value, std::vector<Expr> at) {
+            return fused_activations(value, epilogue, residual_at(residual, at));
         };
         if (threads == 0 && output_block > 0) {
             // b divides the panel width: block `block` is the (block % blocks)-th of its panel.
             const int blocks = width / output_block;
-            output(v, block, n, unit) = activate(tile((block % blocks) * output_block + v % output_block,
-                                                      v / output_block, n, block / blocks));
+            output(v, block, n, unit) = activate(
+                tile((block % blocks) * output_block + v % output_block, v / output_block, n, block / blocks),
+                {v, block, n, unit});
             return;
         }
         if (threads == 0) {
-            output(q, c, n, unit) = activate(tile(c % width, q, n, c / width));
+            output(q, c, n, unit) = activate(tile(c % width, q, n, c / width), {q, c, n, unit});
             return;
         }
-        by_thread(q, lane, t, panel, n) = activate(tile(lane, q, n, panel * threads + t));
+        // A thread's lane holds channel (panel · width + lane · threads + t). The schedules may
+        // compute lanes past the last channel or pixel, never stored: their residual reads are
+        // clamped into the tensor.
+        const Expr thread_channel = min(panel * width + lane * threads + t, s.out_channels - 1);
+        const Expr pixel = min(q, s.out_w * s.out_h - 1);
+        by_thread(q, lane, t, panel, n) =
+            activate(tile(lane, q, n, panel * threads + t), {pixel, thread_channel, n, 0});
         output(q, c, n, unit) = by_thread(q, (c % width) / threads, c % threads, c / width, n);
     }
 };

@@ -1,5 +1,7 @@
 // The conv2d generator: the descriptor (shape, variant, knobs, epilogue) arrives as one
-// generator parameter; every value in it is a compile-time constant of the kernel.
+// generator parameter; every value in it is a compile-time constant of the kernel. An epilogue
+// with a residual sum adds one input, `residual`, after the bias: a tensor shaped and laid out
+// as the output.
 #include <numeric>
 
 #include "generators/buffer_shape.h"
@@ -19,6 +21,12 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     Input<Buffer<float, 4>> weights{"weights"};
     Input<Buffer<float, 1>> bias{"bias"};
     Output<Buffer<float, 4>> output{"output"};
+    Input<Buffer<float, 4>> *residual = nullptr;
+
+    void configure() {
+        if (read_descriptor<ops::Conv2dOp>(descriptor).choice.epilogue.sum)
+            residual = add_input<Buffer<float, 4>>("residual");
+    }
 
     void generate() {
         const auto op = read_descriptor<ops::Conv2dOp>(descriptor);
@@ -34,16 +42,24 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         if (form.is(ops::Algorithm::ChannelLanes)) return generate_channel_lanes(op);
         if (form.is(ops::Algorithm::Winograd)) return generate_winograd(op);
         const Conv2dShape &s = op.shape;
-        Conv2d conv(input, weights, bias, s, op.choice.epilogue);
+        Conv2d conv(input, weights, bias, s, op.choice.epilogue, residual_func());
         output = conv.output;
         require_dense_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch});
         require_dense_shape(weights, {s.kernel_w, s.kernel_h, s.in_channels / s.group, s.out_channels});
         require_dense_shape(bias, {s.out_channels});
-        require_dense_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch});
+        require_output_shape({s.out_w, s.out_h, s.out_channels, s.batch});
         apply_schedule(conv, op, get_target());
     }
 
   private:
+    Halide::Func residual_func() const { return residual ? Halide::Func(*residual) : Halide::Func(); }
+
+    // The output's dense shape, and the residual's, which is the same.
+    void require_output_shape(const std::vector<int> &extents) {
+        require_dense_shape(output, extents);
+        if (residual) require_dense_shape(*residual, extents);
+    }
+
     // Channel-blocked tensors (ops::Layout) hold whole blocks, and a blocked output's blocks
     // lie within the panels its tiles compute.
     static void require_blocks(const Conv2dShape &s, const ops::Choice &choice, int width) {
@@ -73,14 +89,15 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         const int in_block = op.choice.layout_in.channel_block, out_block = op.choice.layout_out.channel_block;
         require_blocks(s, op.choice, width);
         Conv2dChannelLanes conv(input, packed, bias, s, op.choice.epilogue, width,
-                                shared_panels ? width / op.choice.knobs.get("channels") : 0, in_block, out_block);
+                                shared_panels ? width / op.choice.knobs.get("channels") : 0, in_block, out_block,
+                                residual_func());
         output = conv.output;
         require_dense_shape(input,
                             ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
         require_dense_shape(weights, {width, depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});
-        require_dense_shape(
-            output, ops::layout_extents(op.choice.layout_out, {s.out_w * s.out_h, s.out_channels, s.batch, 1}, 1));
+        require_output_shape(
+            ops::layout_extents(op.choice.layout_out, {s.out_w * s.out_h, s.out_channels, s.batch, 1}, 1));
         apply_schedule(conv, op, get_target());
     }
 
@@ -110,14 +127,13 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             require_blocks(s, op.choice, width);
         }
         Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"),
-                            channels_innermost, in_block, out_block);
+                            channels_innermost, in_block, out_block, residual_func());
         output = conv.output;
         require_dense_shape(input,
                             ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2));
         require_dense_shape(weights, {width, s.in_channels / s.group, panels, alpha * alpha});
         require_dense_shape(bias, {s.out_channels});
-        require_dense_shape(output,
-                            ops::layout_extents(op.choice.layout_out, {s.out_w, s.out_h, s.out_channels, s.batch}, 2));
+        require_output_shape(ops::layout_extents(op.choice.layout_out, {s.out_w, s.out_h, s.out_channels, s.batch}, 2));
         apply_schedule(conv, op, get_target());
     }
 
@@ -161,17 +177,16 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
                                    : fully_connected || channel_lanes ? BiasAxis::Columns
                                                                       : BiasAxis::Rows;
         Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4, channel_lanes,
-               out_block);
+               out_block, residual_func());
         output = g.output;
         const int pixels = s.out_h * s.out_w;
         if (fully_connected) {
             require_dense_shape(input, {d.depth, d.rows, 1, 1});
-            require_dense_shape(output, {d.cols, d.rows, 1, 1});
+            require_output_shape({d.cols, d.rows, 1, 1});
         } else {
             require_dense_shape(input,
                                 ops::layout_extents(op.choice.layout_in, {pixels, s.in_channels, s.batch, 1}, 1));
-            require_dense_shape(output,
-                                ops::layout_extents(op.choice.layout_out, {pixels, s.out_channels, s.batch, 1}, 1));
+            require_output_shape(ops::layout_extents(op.choice.layout_out, {pixels, s.out_channels, s.batch, 1}, 1));
         }
         require_dense_shape(weights, {width, d.depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});

@@ -6,7 +6,8 @@
 //   group, the weights transformed (G g Gᵀ) and packed at create time in column panels per
 //   position: packed(lane, ci within the group, panel, pos); C is stored as products(tile, out
 //   channel within the group, group · α² + pos);
-// - `output(x, y, c, n)`: Aᵀ M A of each tile, plus the bias, then the activation.
+// - `output(x, y, c, n)`: Aᵀ M A of each tile, plus the bias, then the epilogue's residual sum
+//   and activations.
 // Channel-blocked tensors (ops::Layout): a blocked input is read through
 // define_blocked_padded; a blocked output, written only with the products channel-innermost, is
 // output(xv, y, cb, n) = pixel (xv / b, y) of channel cb·b + xv % b.
@@ -39,7 +40,7 @@ struct Conv2dWinograd {
 
     Conv2dWinograd(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
                    const ops::Epilogue &epilogue, int m, int panel_width, int k_block, bool channels_innermost_products,
-                   int input_channel_block = 0, int output_channel_block = 0)
+                   int input_channel_block = 0, int output_channel_block = 0, Halide::Func residual = Halide::Func())
         : matrices(ops::winograd_matrices(m, s.kernel_h)),
           tiles(ops::winograd_tiles(s, m)),
           channels_innermost(channels_innermost_products),
@@ -110,14 +111,16 @@ struct Conv2dWinograd {
         }
         Expr value = mux((y % m) * m + x % m, by_pixel);
         if (epilogue.bias) value = value + bias(c);
-        value = fused_activations(value, epilogue);
+        // The residual is read where the output is written: at the output's coordinates.
         if (output_block == 0) {
-            output(x, y, c, n) = value;
+            output(x, y, c, n) = fused_activations(value, epilogue, residual_at(residual, {x, y, c, n}));
             return;
         }
         Func pixel{"winograd_pixel"};  // (x, y, c, n), inlined into the blocked output
         pixel(x, y, c, n) = value;
-        output(xv, y, cb, n) = pixel(xv / output_block, y, cb * output_block + xv % output_block, n);
+        output(xv, y, cb, n) =
+            fused_activations(pixel(xv / output_block, y, cb * output_block + xv % output_block, n), epilogue,
+                              residual_at(residual, {xv, y, cb, n}));
     }
 
   private:

@@ -130,11 +130,23 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
     throw Halide::CompileError("activation: unknown function");
 }
 
-// The epilogue's ReLU, then its activation, on a value the op computed (its bias included).
-inline Halide::Expr fused_activations(Halide::Expr v, const ops::Epilogue &e) {
+// The epilogue's residual sum, ReLU and activation, on a value the op computed (its bias
+// included); `residual` is the residual's element at the same output element, needed only when
+// the epilogue has a sum.
+inline Halide::Expr fused_activations(Halide::Expr v, const ops::Epilogue &e, Halide::Expr residual = Halide::Expr()) {
+    if (e.sum) {
+        if (!residual.defined()) throw Halide::CompileError("this kernel cannot add a residual in its epilogue");
+        v = v + residual;
+    }
     if (e.relu) v = leaky_relu(v, e.relu_slope);
     if (e.activation) v = activation(v, e.activation_shape);
     return v;
+}
+
+// `residual` at an output element, read in the output's own coordinates (the kernel's residual
+// input is shaped and laid out as its output); undefined when the kernel has no residual.
+inline Halide::Expr residual_at(const Halide::Func &residual, const std::vector<Halide::Expr> &at) {
+    return residual.defined() ? residual(at) : Halide::Expr();
 }
 
 struct Activation {

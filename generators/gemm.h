@@ -34,7 +34,7 @@ struct Gemm {
 
     Gemm(Halide::Func a_operand, Halide::Func b_operand, Halide::Func bias, BiasAxis bias_axis, const ops::GemmDims &d,
          const ops::Epilogue &epilogue, int k_block_knob, int output_dimensions, bool transposed_output = false,
-         int output_channel_block = 0)
+         int output_channel_block = 0, Halide::Func residual = Halide::Func())
         : a(a_operand), b(b_operand), dims(d), k_block(std::clamp(k_block_knob, 1, d.depth)),
           output_block(output_channel_block) {
         using namespace Halide;
@@ -60,16 +60,18 @@ struct Gemm {
             acc(x, y, n) = init;
             acc(x, y, n) += block(x, y, n, blocks);
         }
-        const auto activate = [&](Expr value) {
-            return fused_activations(value, epilogue);
+        // The residual is read where the output is written: at the output's coordinates.
+        const auto activate = [&](Expr value, const std::vector<Var> &at) {
+            return fused_activations(value, epilogue, residual_at(residual, {at.begin(), at.end()}));
         };
         if (output_block > 0) {
-            output(v, xb, n, unit) = activate(acc(xb * output_block + v % output_block, v / output_block, n));
+            output(v, xb, n, unit) =
+                activate(acc(xb * output_block + v % output_block, v / output_block, n), {v, xb, n, unit});
             return;
         }
         std::vector<Var> args{transposed_output ? y : x, transposed_output ? x : y, n, unit};
         args.resize(output_dimensions);
-        output(args) = activate(acc(x, y, output_dimensions > 2 ? Expr(n) : Expr(0)));
+        output(args) = activate(acc(x, y, output_dimensions > 2 ? Expr(n) : Expr(0)), args);
     }
 };
 

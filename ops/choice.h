@@ -122,12 +122,15 @@ inline void parse_field(const std::string &text, Layout &l) {
     l.channel_block = std::stoi(digits);
 }
 
-// What runs on each output element after the op itself: Caffe's bias, then an optional
-// (leaky) ReLU fused from the next layer, then an optional activation fused from the layer after
-// that (ReLU6's Clip, HardSwish, Sigmoid: any ActivationFunction, with the parameters its
-// ActivationShape reads; the shape's count is unused).
+// What runs on each output element after the op itself: Caffe's bias, then an optional sum with
+// a residual (ResNet's shortcut: an element-wise sum fused from the next layer, whose other
+// operand the kernel reads as one more input, shaped and laid out as its output), then an
+// optional (leaky) ReLU, then an optional activation (ReLU6's Clip, HardSwish, Sigmoid: any
+// ActivationFunction, with the parameters its ActivationShape reads; the shape's count is
+// unused).
 struct Epilogue {
     bool bias = false;
+    bool sum = false;
     bool relu = false;
     float relu_slope = 0.0f;
     bool activation = false;
@@ -154,6 +157,7 @@ struct Choice {
         visit("layout_in", layout_in);
         visit("layout_out", layout_out);
         visit("bias", epilogue.bias);
+        visit("sum", epilogue.sum);
         visit("relu", epilogue.relu);
         visit("relu_slope", epilogue.relu_slope);
         visit("activation", epilogue.activation);

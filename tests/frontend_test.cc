@@ -3,6 +3,8 @@
 // names file:line or the layer; graphs read back from their JSON as they were.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "Halide.h"
 #include "compiler/emit_network.h"
 #include "compiler/graph_json.h"
@@ -415,6 +417,76 @@ TEST(Caffe, ReluAfterASumFusesIntoIt) {
     ASSERT_EQ(plan.kernels.size(), 1u);
     EXPECT_TRUE(plan.kernels[0].choice.epilogue.relu);
     EXPECT_FLOAT_EQ(plan.kernels[0].choice.epilogue.relu_slope, 0.5f);
+}
+
+// ResNet's conv -> sum -> ReLU: the later convolution of the two operands adds the other in its
+// epilogue and takes the ReLU; it runs where the sum was, reads the residual as its second input
+// (the plan's fourth view, shaped as the output) and writes NCHW. The JSON keeps the fusion. A
+// sum with a coefficient, a convolution with its own ReLU, one read twice or the network's
+// output, and a sum of three stay as they are.
+TEST(Caffe, ResidualSumFusesIntoTheConvolution) {
+    const auto conv = [](const std::string &name, const std::string &bottom, const std::string &extra = "") {
+        return "layer { name: \"" + name + "\" type: \"Convolution\" bottom: \"" + bottom + "\" top: \"" + name +
+               "\" convolution_param { num_output: 16 kernel_size: 1 } }\n" + extra;
+    };
+    const auto sum = [](const std::string &bottoms, const std::string &param = "") {
+        std::string text = "layer { name: \"e\" type: \"Eltwise\"";
+        std::stringstream names(bottoms);
+        for (std::string b; names >> b;) text += " bottom: \"" + b + "\"";
+        return text + " top: \"e\" " + param + " }\n";
+    };
+    const std::string relu = "layer { name: \"r\" type: \"ReLU\" bottom: \"e\" top: \"e\" }\n";
+    const std::string bottleneck = conv("a", "data") + conv("b", "a") + conv("c", "b") + sum("a c") + relu;
+    Graph g = parse(std::string(kInput) + bottleneck);
+    fuse_layers(g);
+    ASSERT_EQ(g.layers.size(), 3u);
+    const Layer &fused = g.layers[2];
+    EXPECT_EQ(fused.name, "c");
+    EXPECT_EQ(fused.fused_layers, (std::vector<std::string>{"e", "r"}));
+    const auto &p = std::get<ConvolutionParams>(fused.params);
+    EXPECT_TRUE(p.fused_sum);
+    EXPECT_TRUE(p.fused_relu);
+    ASSERT_EQ(fused.inputs.size(), 2u);
+    EXPECT_EQ(g.values[fused.inputs[1]].blob_name, "a");
+    EXPECT_EQ(g.values[fused.outputs[0]].blob_name, "e");
+    const Graph read = graph_from_json(nlohmann::json::parse(graph_json_text(g)));
+    EXPECT_TRUE(std::get<ConvolutionParams>(read.layers[2].params).fused_sum);
+    const NetworkPlan plan = plan_network(g, "net", std::string("x86-64-linux-avx512"));
+    ASSERT_EQ(plan.steps.size(), 3u);
+    const PlannedStep &step = plan.steps[2];
+    const ops::Choice &choice = plan.kernels[size_t(step.kernel)].choice;
+    EXPECT_TRUE(choice.epilogue.sum);
+    EXPECT_TRUE(choice.epilogue.relu);
+    EXPECT_FALSE(choice.layout_out.blocked());
+    ASSERT_EQ(step.views.size(), 5u);
+    EXPECT_EQ(step.views[3].extents, step.views[4].extents);
+    EXPECT_EQ(plan.tensors[size_t(step.views[3].tensor)].shape, (Shape{1, 16, 8, 8}));
+
+    // Both operands convolutions: the later one fuses, and the sum's place is kept.
+    Graph both = parse(std::string(kInput) + conv("a", "data") + conv("b", "data") + sum("a b"));
+    fuse_layers(both);
+    ASSERT_EQ(both.layers.size(), 2u);
+    EXPECT_EQ(both.layers[1].name, "b");
+    EXPECT_EQ(both.values[both.layers[1].inputs[1]].blob_name, "a");
+
+    const auto unfused = [&](const std::string &body, size_t layers) {
+        Graph graph = parse(std::string(kInput) + body);
+        fuse_layers(graph);
+        EXPECT_EQ(graph.layers.size(), layers) << body;
+        for (const Layer &layer : graph.layers)
+            if (const auto *c = std::get_if<ConvolutionParams>(&layer.params)) {
+                EXPECT_FALSE(c->fused_sum) << body;
+            }
+    };
+    unfused(conv("a", "data") + conv("c", "a") + sum("a c", "eltwise_param { coeff: 1 coeff: 2 }"), 3);
+    unfused(conv("a", "data") + conv("c", "a", "layer { name: \"cr\" type: \"ReLU\" bottom: \"c\" top: \"c\" }\n") +
+                sum("a c"),
+            3);
+    unfused(conv("a", "data") + conv("c", "a") + sum("a c") +
+                "layer { name: \"x\" type: \"Eltwise\" bottom: \"c\" bottom: \"e\" top: \"x\" }\n",
+            4);
+    unfused(conv("a", "data") + conv("c", "a") + conv("d", "a") + sum("a c d"), 4);
+    unfused(conv("a", "data") + sum("a a"), 2);
 }
 
 // A Concat whose inputs each have one writer runs no kernel at batch 1: the producers write

@@ -4,15 +4,20 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 
 #include "Halide.h"
 #include "compiler/gemm_kernel.h"
+#include "compiler/kernel_plan.h"
 #include "compiler/target_description.h"
 #include "compiler/toolchain.h"
+#include "frontend/fusion.h"
+#include "frontend/shape_inference.h"
 #include "schedules/cpu/conv2d_winograd_space.h"
+#include "schedules/families.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
 #include "compiler/temporary_directory.h"
@@ -292,6 +297,73 @@ TEST(Convolution, DepthwiseShapes) {
             layer("c", "Convolution", "data", "c", conv_params(24, "kernel_size: 3 stride: 2 pad: 1 group: 24")),
             {1, 24, 14, 14}, what + ": 14x14 to 7x7");
     }
+}
+
+// Convolutions whose kernel adds a residual in its epilogue (fuse_residual_sums): every
+// convolution variant of the target's family, forced, on each case it computes: 3x3, 5x5, 1x1,
+// depthwise and whole-map (fully connected) layers, the residual the network's input or another
+// convolution's output, a leaky ReLU or a TanH after the sum, batch 2, maps that are not whole
+// tiles. Every blob matches the reference, and the sum did fuse.
+TEST(Convolution, ResidualSumInEveryVariant) {
+    const auto sum = [](const std::string &a, const std::string &b, const std::string &top) {
+        return layer("s", "Eltwise", a + " " + b, top);
+    };
+    const struct Case {
+        std::string what, conv;
+        int kernel, pad, group;
+        Shape input;
+        std::string after;
+    } cases[] = {
+        {"3x3 pad 1 + data, leaky ReLU", "kernel_size: 3 pad: 1", 3, 1, 1, {2, 16, 9, 11},
+         layer("r", "ReLU", "s", "s", "relu_param { negative_slope: 0.1 }")},
+        {"5x5 pad 2 + data", "kernel_size: 5 pad: 2", 5, 2, 1, {1, 16, 10, 9}, ""},
+        {"1x1 + data, TanH", "kernel_size: 1", 1, 0, 1, {2, 24, 7, 9}, layer("t", "TanH", "s", "s")},
+        {"depthwise 3x3 + data, ReLU", "kernel_size: 3 pad: 1 group: 16", 3, 1, 16, {2, 16, 13, 19},
+         layer("r", "ReLU", "s", "s")},
+        {"1x1 on a 1x1 map + data, ReLU", "kernel_size: 1", 1, 0, 1, {4, 32, 1, 1}, layer("r", "ReLU", "s", "s")},
+    };
+    const TargetDescription target = resolve_target(test_target());
+    // Whether the plan of `layers` runs convolution `c` on `variant` (or it falls back to another,
+    // or its knobs do not fit the shape).
+    const auto runs_on = [&](const std::string &layers, const Shape &input, const std::string &variant) {
+        Graph graph = import_caffe_prototxt_text(input_header(input) + layers, "residual", ImportOptions{});
+        infer_shapes(graph);
+        try {
+            const NetworkPlan plan = plan_network(graph, "net", target.plan_target(), test_plan_options());
+            for (const PlannedStep &step : plan.steps)
+                if (step.layer == "c") return plan.kernels[size_t(step.kernel)].choice.variant == variant;
+        } catch (const CompileError &) {
+        }
+        return false;
+    };
+    std::map<std::string, int> checked;
+    for (const auto &variant : schedules::families().at(target.schedule_family).op<ops::Conv2dShape>().variants) {
+        checked[variant.name] = 0;
+        const std::string knobs = "conv2d.variant=" + variant.name;
+        const ScopedKnobs forced(knobs);
+        for (const Case &c : cases) {
+            const int outputs = int(c.input[1]);
+            const std::string conv = layer("c", "Convolution", "data", "c", conv_params(outputs, c.conv));
+            if (!runs_on(conv, c.input, variant.name)) continue;
+            // The residual is the input, and then the output of a convolution that the fused one
+            // reads too.
+            const std::string on_data = conv + sum("data", "c", "s") + c.after;
+            const std::string on_conv =
+                layer("a", "Convolution", "data", "a", conv_params(outputs, "kernel_size: 1")) +
+                layer("c", "Convolution", "a", "c", conv_params(outputs, c.conv)) + sum("a", "c", "s") + c.after;
+            for (const std::string &layers : {on_data, on_conv}) {
+                Graph fused = import_caffe_prototxt_text(input_header(c.input) + layers, "residual", ImportOptions{});
+                infer_shapes(fused);
+                fuse_layers(fused);
+                const Layer &last = fused.layers.back();
+                const auto *p = std::get_if<ConvolutionParams>(&last.params);
+                EXPECT_TRUE(p && p->fused_sum && last.name == "c") << knobs << ", " << c.what << ": the sum did not fuse";
+                expect_matches_reference(layers, c.input, knobs + ": " + c.what);
+            }
+            checked[variant.name]++;
+        }
+    }
+    for (const auto &[variant, count] : checked) EXPECT_GT(count, 0) << variant << ": no case it computes";
 }
 
 TEST(Convolution, RandomShapes) {

@@ -76,10 +76,11 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
     for (int id : layer.inputs) in.push_back(&state.get(id));
 
     if (type == "Convolution") {
-        require_arity(layer, 1, 1);
         const auto &p = params_of<ConvolutionParams>(layer);
+        require_arity(layer, p.fused_sum ? 2 : 1, 1);
         const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
-        state.set(layer.outputs[0], convolution(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+        state.set(layer.outputs[0], convolution(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr,
+                                                p.fused_sum ? in[1] : nullptr));
     } else if (type == "ReLU") {
         require_arity(layer, 1, 1);
         state.set(layer.outputs[0], relu(*in[0], params_of<ReLUParams>(layer).negative_slope));

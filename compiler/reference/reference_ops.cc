@@ -64,7 +64,8 @@ double relu_value(double x, double negative_slope) {
     return negative_slope == 0 ? 0.0 : negative_slope * x;
 }
 
-Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias) {
+Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias,
+                   const Tensor *residual) {
     require_rank4(in, "convolution");
     const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
     const int64_t Cout = p.num_output, G = p.group;
@@ -89,6 +90,10 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
     const int64_t OW = (W + 2 * p.pad_w - extent_w) / p.stride_w + 1;
 
     Tensor out = zeros({N, Cout, OH, OW});
+    if (p.fused_sum) {
+        require(residual != nullptr, "convolution: fused_sum is set but no residual was given");
+        require(residual->shape == out.shape, "convolution: the residual's shape is not the output's");
+    }
     for (int64_t n = 0; n < N; ++n) {
         for (int64_t co = 0; co < Cout; ++co) {
             const int64_t g = co / Cout_g;
@@ -108,8 +113,9 @@ Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &w
                             }
                         }
                     }
-                    sum = apply_fused(sum, p);
-                    out.data[((n * Cout + co) * OH + oh) * OW + ow] = sum;
+                    const int64_t at = ((n * Cout + co) * OH + oh) * OW + ow;
+                    if (p.fused_sum) sum += residual->data[at];
+                    out.data[at] = apply_fused(sum, p);
                 }
             }
         }

@@ -22,8 +22,10 @@ struct Tensor {
 };
 
 // weights: Cout x (Cin/group) x kernel_h x kernel_w. bias (Cout values) is read only when
-// p.bias_term is set and must then be given. Applies the activations fused into p.
-Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias);
+// p.bias_term is set and must then be given. With p.fused_sum, adds `residual` (the output's
+// shape) before the activations fused into p.
+Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias,
+                   const Tensor *residual = nullptr);
 
 // x > 0 ? x : negative_slope * x, except that -inf gives 0 when the slope is 0 (cortado keeps
 // Caffe's value for finite x but not its NaN for -inf) and NaN stays NaN.

@@ -38,10 +38,12 @@ void capture_blob(void *user, const char *, int rank, const int64_t *shape, cons
     c->values[c->plan->tensors[tensor].value].assign(data, data + count);
 }
 
-// The activations fused into the layer, on the peer's output.
+// The residual sum (when `residual` is given) and the activations fused into the layer, on the
+// peer's output.
 template <typename Params>
-void apply_fused(std::vector<float> &data, const Params &p) {
-    for (float &v : data) v = float(reference::apply_fused(v, p));
+void apply_fused(std::vector<float> &data, const Params &p, const std::vector<float> *residual = nullptr) {
+    for (size_t i = 0; i < data.size(); i++)
+        data[i] = float(reference::apply_fused(residual ? double(data[i]) + (*residual)[i] : data[i], p));
 }
 
 // How the per-layer table of a case groups a layer: convolutions by kernel, stride and groups.
@@ -182,7 +184,7 @@ BenchRow bench_network(const NetworkBenchCase &c, const TargetDescription &targe
             const std::vector<float> bias =
                 p->bias_term ? found->blobs[1] : std::vector<float>(size_t(s.out_channels), 0.0f);
             peer = onednn_convolution(s, capture.values[layer.inputs[0]], found->blobs[0], bias, &theirs, iterations);
-            apply_fused(theirs, *p);
+            apply_fused(theirs, *p, p->fused_sum ? &capture.values[layer.inputs[1]] : nullptr);
         } else if (const auto *p = std::get_if<InnerProductParams>(&layer.params)) {
             const size_t axis = size_t(canonical_axis(p->axis, in.size(), layer.name));
             const int m = int(product(in, 0, axis)), k = int(product(in, axis, in.size()));
