@@ -111,16 +111,16 @@ struct Conv2dWinograd {
         }
         Expr value = mux((y % m) * m + x % m, by_pixel);
         if (epilogue.bias) value = value + bias(c);
-        // The residual is read where the output is written: at the output's coordinates.
+        // The residual is read in the output's layout.
         if (output_block == 0) {
             output(x, y, c, n) = fused_activations(value, epilogue, residual_at(residual, {x, y, c, n}));
             return;
         }
+        // The blocked output's element of pixel (x, y, c, n) is (b·x + c % b, y, c / b, n).
         Func pixel{"winograd_pixel"};  // (x, y, c, n), inlined into the blocked output
-        pixel(x, y, c, n) = value;
-        output(xv, y, cb, n) =
-            fused_activations(pixel(xv / output_block, y, cb * output_block + xv % output_block, n), epilogue,
-                              residual_at(residual, {xv, y, cb, n}));
+        pixel(x, y, c, n) = fused_activations(
+            value, epilogue, residual_at(residual, {output_block * x + c % output_block, y, c / output_block, n}));
+        output(xv, y, cb, n) = pixel(xv / output_block, y, cb * output_block + xv % output_block, n);
     }
 
   private:
