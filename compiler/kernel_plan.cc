@@ -584,14 +584,18 @@ class Planner {
     void plan(const Layer &layer, const FlattenParams &) { alias(layer); }
     void plan(const Layer &layer, const ReshapeParams &) { alias(layer); }
 
+    // x · scale + shift per channel of the axes [axis_begin, axis_end); the scale is a learned
+    // param, or with `scale_value` >= 0 a computed tensor (Caffe's two-bottom Scale).
     void channel_affine(const Layer &layer, int axis_begin, int axis_end, PlannedParam scale, PlannedParam shift,
-                        bool negative_only = false, const ops::Epilogue &epilogue = {}) {
+                        bool negative_only = false, const ops::Epilogue &epilogue = {}, int scale_value = -1) {
         PlannedView in = three_axis_view(layer.inputs[0], axis_begin, axis_end);
         const int channels = in.extents[1];
         const int k =
             kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2], negative_only}, epilogue);
+        const PlannedView scale_view =
+            scale_value >= 0 ? PlannedView{tensor_of(scale_value), {channels}} : param_view(scale, {channels});
         add_step(layer, k,
-                 {in, param_view(scale, {channels}), param_view(shift, {channels}),
+                 {in, scale_view, param_view(shift, {channels}),
                   three_axis_view(layer.outputs[0], axis_begin, axis_end)});
     }
 
@@ -636,6 +640,16 @@ class Planner {
     void plan(const Layer &layer, const ScaleParams &p) {
         const Shape &x = shape(layer.inputs[0]);
         const int a = canonical_axis(p.axis, x.size(), layer.name);
+        if (layer.inputs.size() == 2) {
+            // The scale is the second bottom, over x's axes from `a` on (shape inference checked
+            // them); a bias is then the layer's only blob.
+            const int end = a + int(shape(layer.inputs[1]).size());
+            const int64_t channels = product(x, a, end);
+            PlannedParam shift{Packing::Zeros, -1, channels};
+            if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 0, p.bias_filler), channels};
+            channel_affine(layer, a, end, PlannedParam{}, shift, false, epilogue(p, false), layer.inputs[1]);
+            return;
+        }
         const int end = p.num_axes == -1 ? static_cast<int>(x.size()) : a + p.num_axes;
         const int64_t channels = product(x, a, end);
         const int scale = add_blob(layer, 0, p.filler);

@@ -91,6 +91,53 @@ void fuse_gated_activations(Graph &graph) {
 
 }  // namespace
 
+void scale_by_broadcast_products(Graph &graph) {
+    std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
+    for (size_t i = 0; i < graph.layers.size(); i++) {
+        for (int v : graph.layers[i].inputs) readers[v]++;
+        for (int v : graph.layers[i].outputs) producer[v] = int(i);
+    }
+    for (int v : graph.outputs) readers[v]++;
+    for (Layer &product : graph.layers) {
+        const auto *e = std::get_if<EltwiseParams>(&product.params);
+        if (!e || e->operation != ops::EltwiseOperation::Product || product.inputs.size() != 2 ||
+            product.outputs.size() != 1 || e->fused_relu || e->fused_activation)
+            continue;
+        for (int side = 0; side < 2; side++) {
+            const int expanded = product.inputs[size_t(side)], x = product.inputs[size_t(1 - side)];
+            if (producer[expanded] < 0 || readers[expanded] != 1) continue;
+            Layer &expand = graph.layers[size_t(producer[expanded])];
+            if (!std::holds_alternative<ExpandParams>(expand.params) || expand.inputs.size() != 1) continue;
+            // The scale's axes, aligned with x's from the end: x's own on [a, k), 1 elsewhere.
+            const Shape &xs = graph.values[x].shape, &given = graph.values[expand.inputs[0]].shape;
+            if (given.size() > xs.size() || graph.values[expanded].shape != xs) continue;
+            Shape ss(xs.size() - given.size(), 1);
+            ss.insert(ss.end(), given.begin(), given.end());
+            size_t a = 0, k = ss.size();
+            while (a < k && ss[a] == 1) a++;
+            while (k > a && ss[k - 1] == 1) k--;
+            bool matches = a < k;
+            for (size_t d = a; d < k && matches; d++) matches = ss[d] == xs[d];
+            if (!matches) continue;
+            // The Expand becomes a Reshape of the scale to x's axes [a, k) (storage shared, no
+            // kernel), the product a Scale by it along those axes.
+            const int scale = graph.add_value(graph.values[expand.inputs[0]].blob_name + "/as_scale",
+                                              Shape(xs.begin() + long(a), xs.begin() + long(k)));
+            ReshapeParams reshape;
+            reshape.shape = graph.values[scale].shape;
+            expand.type = "Reshape";
+            expand.params = reshape;
+            expand.outputs = {scale};
+            ScaleParams by;
+            by.axis = int(a), by.num_axes = int(k - a);
+            product.type = "Scale";
+            product.params = by;
+            product.inputs = {x, scale};
+            break;
+        }
+    }
+}
+
 void fuse_residual_sums(Graph &graph) {
     std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
     for (size_t i = 0; i < graph.layers.size(); i++) {
@@ -180,6 +227,7 @@ void concatenate_in_place(Graph &graph) {
 
 void fuse_layers(Graph &graph) {
     fold_affines(graph);
+    scale_by_broadcast_products(graph);
     fuse_activations(graph);
     fuse_residual_sums(graph);
     concatenate_in_place(graph);

@@ -27,6 +27,14 @@ bool takes_an_activation(const LayerParams &params);
 // fuse.
 void fuse_activations(Graph &graph);
 
+// x times a tensor broadcast to x's shape by an Expand that only the product reads, where the
+// tensor varies along a run of x's axes [a, k) and matches x there (squeeze-and-excitation's
+// per-image, per-channel scale (N, C, 1, 1), as ONNX importers write it): the Expand becomes a
+// Reshape of the tensor to x's axes [a, k), which shares its storage, and the product a
+// two-bottom Scale by it along those axes (axis a), so one channel-affine kernel reads x once
+// and no broadcast copy is made.
+void scale_by_broadcast_products(Graph &graph);
+
 // An Eltwise sum of two inputs with coefficients 1 (ResNet's shortcut, after fuse_activations
 // gave it its ReLU) fuses into the Convolution that writes one of its inputs for it alone and
 // has no activation of its own: the convolution takes the other input as its second, adds it in
@@ -38,7 +46,7 @@ void fuse_residual_sums(Graph &graph);
 void concatenate_in_place(Graph &graph);
 
 // What compile does to the imported graph: fold_affines (frontend/affine_folding.h), then
-// fuse_activations, fuse_residual_sums and concatenate_in_place.
+// scale_by_broadcast_products, fuse_activations, fuse_residual_sums and concatenate_in_place.
 void fuse_layers(Graph &graph);
 
 }  // namespace cortado

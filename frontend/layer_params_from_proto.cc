@@ -264,7 +264,6 @@ class Converter {
         c.filler.value = 1.0f;
         if (p.has_filler()) c.filler = convert_filler(p.filler(), true);
         c.bias_filler = convert_filler(p.bias_filler(), p.has_bias_filler());
-        if (proto_.bottom_size() != 1) fail("only the one-bottom form (learned scale) is supported");
         return c;
     }
 
@@ -304,6 +303,7 @@ class Converter {
             return c;
         }
         if (type == "Concat" || type == "Eltwise") expect_counts(1, kMany, 1, 1);
+        else if (type == "Scale") expect_counts(1, 2, 1, 1);  // the second bottom: a computed scale
         else expect_counts(1, 1, 1, 1);
 
         if (type == "Convolution") return convolution();

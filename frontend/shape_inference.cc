@@ -240,6 +240,20 @@ class ShapeInference {
     void operator()(const ScaleParams &p) const {
         const Shape &x = in(0);
         int a = axis(p.axis, x.size());
+        if (layer_.inputs.size() > 2) fail("has " + std::to_string(layer_.inputs.size()) + " bottoms; a Scale has 1 or 2");
+        if (layer_.inputs.size() == 2) {
+            // Caffe's two-bottom form: the second bottom is the scale, matching x's axes from
+            // `axis` on (num_axes is not read); a bias is the layer's only blob.
+            const Shape &s = in(1);
+            if (a + s.size() > x.size() || !std::equal(s.begin(), s.end(), x.begin() + a))
+                fail("the scale bottom '" + graph_.values[layer_.inputs[1]].blob_name + "' has shape " +
+                     shape_to_string(s) + ", which is not the axes of " + shape_to_string(x) + " from axis " +
+                     std::to_string(a));
+            set_out(0, x);
+            layer_.weight_shapes.clear();
+            if (p.bias_term) layer_.weight_shapes.push_back(s);
+            return;
+        }
         int end = p.num_axes == -1 ? static_cast<int>(x.size()) : a + p.num_axes;
         if (p.num_axes < -1 || end > static_cast<int>(x.size()))
             fail("num_axes " + std::to_string(p.num_axes) + " out of range");

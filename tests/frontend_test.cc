@@ -489,6 +489,23 @@ TEST(Caffe, ResidualSumFusesIntoTheConvolution) {
     unfused(conv("a", "data") + sum("a a"), 2);
 }
 
+// Caffe's two-bottom Scale: the second bottom must match x's axes from `axis` on; three bottoms
+// are refused. The error names the layer and the blob.
+TEST(Caffe, ScaleBySecondBottomChecksItsShape) {
+    const std::string pooled = "layer { name: \"p\" type: \"Pooling\" bottom: \"data\" top: \"p\" pooling_param { pool: AVE global_pooling: true } }\n"
+                               "layer { name: \"f\" type: \"Flatten\" bottom: \"p\" top: \"f\" }\n";
+    Graph g = parse(std::string(kInput) + pooled +
+                    "layer { name: \"s\" type: \"Scale\" bottom: \"data\" bottom: \"f\" top: \"s\" scale_param { axis: 0 bias_term: true } }\n");
+    EXPECT_EQ(output_shape(g), (Shape{1, 3, 8, 8}));
+    EXPECT_EQ(g.layers.back().weight_shapes, (std::vector<Shape>{{1, 3}}));
+    std::string e = error_of(std::string(kInput) + pooled +
+                             "layer { name: \"s\" type: \"Scale\" bottom: \"data\" bottom: \"f\" top: \"s\" }\n");
+    EXPECT_NE(e.find("layer 's' (Scale): the scale bottom 'f' has shape 1x3"), std::string::npos) << e;
+    e = error_of(std::string(kInput) + pooled +
+                 "layer { name: \"s\" type: \"Scale\" bottom: \"data\" bottom: \"f\" bottom: \"f\" top: \"s\" }\n");
+    EXPECT_NE(e.find("layer 's' (Scale): has 3 bottoms, expected 1..2"), std::string::npos) << e;
+}
+
 // A Concat whose inputs each have one writer runs no kernel at batch 1: the producers write
 // into their slices. DenseNet's growing concatenations share one buffer; the network's input,
 // an input read by two concatenations that do not nest, a batch of 2 (slices no longer dense) and

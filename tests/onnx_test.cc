@@ -46,7 +46,7 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
                                    "legacy", "legacy_six", "folded", "newest", "newest_18", "activations",
                                    "rearranged", "rearranged_18", "resized", "one_dimensional",
                                    "normalisations", "log_softmaxes", "log_softmaxes_11",
-                                   "batched_matmul", "fused_activations"}) {
+                                   "batched_matmul", "fused_activations", "squeeze_excitation"}) {
         SCOPED_TRACE(name + " on " + test_target());
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +

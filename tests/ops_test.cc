@@ -783,5 +783,21 @@ TEST(Normalisation, BatchNormThenScale) {
                              {1, 3, 4, 5}, "Scale over two axes");
 }
 
+// Caffe's two-bottom Scale (SENet's x times its per-image, per-channel gate): the scale is a
+// computed blob over x's axes from `axis` on, here (N, C) with axis 0, with and without a learned
+// bias, a fused ReLU after it.
+TEST(Normalisation, ScaleByASecondBottom) {
+    const std::string gate = layer("pool", "Pooling", "data", "pool", "pooling_param { pool: AVE global_pooling: true }") +
+                             layer("gate", "Sigmoid", "pool", "pool") + layer("flat", "Flatten", "pool", "flat");
+    expect_matches_reference(gate + layer("sc", "Scale", "data flat", "sc", "scale_param { axis: 0 }"), {2, 6, 5, 3},
+                             "x times its (N, C) gate");
+    expect_matches_reference(
+        gate +
+            layer("sc", "Scale", "data flat", "sc",
+                  "scale_param { axis: 0 bias_term: true bias_filler { type: \"uniform\" min: -1 max: 1 } }") +
+            layer("r", "ReLU", "sc", "sc"),
+        {3, 20, 4, 4}, "x times its gate, plus a bias, then a ReLU");
+}
+
 }  // namespace
 }  // namespace cortado::testing

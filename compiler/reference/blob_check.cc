@@ -37,6 +37,7 @@ void compare_blob(void *user, const char *blob, int, const int64_t *, const floa
     const int tensor = c->call == 0 ? c->plan->input_tensor : c->plan->steps[c->call - 1].output_tensor;
     c->call++;
     const int value = c->plan->tensors[tensor].value;
+    if (size_t(value) >= c->expected->size()) return;  // a value fusion made: the unfused graph has none
     c->result.blobs_checked++;
     const reference::Tensor &expected = (*c->expected)[value];
     if (std::all_of(expected.data.begin(), expected.data.end(), [](double v) { return v == 0.0; }))

@@ -162,11 +162,20 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
         state.set(layer.outputs[0],
                   batch_norm(*in[0], params_of<BatchNormParams>(layer), blobs[0], blobs[1], blobs[2]));
     } else if (type == "Scale") {
-        // Only the learned-scale form: Caffe's two-bottom form (scale from a blob) is not used.
-        require_arity(layer, 1, 1);
         const auto &p = params_of<ScaleParams>(layer);
-        const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
-        state.set(layer.outputs[0], scale(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+        if (layer.inputs.size() == 2) {
+            // Caffe's two-bottom form: the scale is the second bottom, over as many axes as it
+            // has; a bias is the only blob.
+            require_arity(layer, 2, 1);
+            ScaleParams computed = p;
+            computed.num_axes = int(in[1]->shape.size());
+            const Tensor *bias = p.bias_term ? &blobs_of(layer, weights, 1)[0] : nullptr;
+            state.set(layer.outputs[0], scale(*in[0], computed, *in[1], bias));
+        } else {
+            require_arity(layer, 1, 1);
+            const auto &blobs = blobs_of(layer, weights, p.bias_term ? 2 : 1);
+            state.set(layer.outputs[0], scale(*in[0], p, blobs[0], p.bias_term ? &blobs[1] : nullptr));
+        }
     } else {
         throw std::runtime_error("unknown layer type");
     }

@@ -197,6 +197,29 @@ def fused_activations(rng):
     return m.build([2, 3, 6, 7], y, [2, 10], 20), (2, 3, 6, 7)
 
 
+def squeeze_excitation(rng):
+    """Opset 17: a squeeze-and-excitation block (global pooling, two 1x1 Convs, Sigmoid, x times
+    the (N, C, 1, 1) gate: one Scale kernel, no broadcast copy), residual Adds after a Conv (with
+    a Relu, and without), a product by a computed (1, 1, H, 1) tensor (a Scale along H) and one
+    by an (N, 1, H, 1) tensor, which varies along axes that are not one run of x's and stays a
+    broadcast and a product."""
+    m = Model(rng)
+    x = m.node("Relu", [m.node("Conv", ["x", m.weight("w1", (8, 3, 3, 3)), m.weight("b1", (8,))], "c1",
+                                pads=[1, 1, 1, 1])], "r1")
+    s = m.node("GlobalAveragePool", [x], "squeeze")
+    s = m.node("Relu", [m.node("Conv", [s, m.weight("wfc1", (4, 8, 1, 1)), m.weight("fb1", (4,))], "fc1")], "fr")
+    s = m.node("Sigmoid", [m.node("Conv", [s, m.weight("wfc2", (8, 4, 1, 1)), m.weight("fb2", (8,))], "fc2")], "gate")
+    x = m.node("Mul", [x, s], "excited")
+    c2 = m.node("Conv", [x, m.weight("w2", (8, 8, 3, 3)), m.weight("b2", (8,))], "c2", pads=[1, 1, 1, 1])
+    x = m.node("Relu", [m.node("Add", [c2, x], "sum1")], "r2")
+    x = m.node("Add", [x, m.node("Conv", [x, m.weight("w3", (8, 8, 1, 1))], "c3")], "sum2")
+    rows = m.node("ReduceMean", [x], "rows", axes=[0, 1, 3], keepdims=1)
+    x = m.node("Mul", [rows, x], "by_rows")
+    images_rows = m.node("ReduceMean", [x], "images_rows", axes=[1, 3], keepdims=1)
+    y = m.node("Mul", [x, images_rows], "y")
+    return m.build([2, 3, 6, 7], y, [2, 8, 6, 7], 17), (2, 3, 6, 7)
+
+
 def padding(rng):
     """Opset 13: Pad with pads and constant_value as inputs (and without the value), Conv with
     asymmetric pads, a depthwise Conv with auto_pad VALID, and SAME_UPPER and SAME_LOWER that pad
@@ -576,6 +599,7 @@ def main(out_dir, seed):
     makers.append(("log_softmaxes_11", lambda rng: log_softmaxes(rng, 11)))
     makers.append(("batched_matmul", batched_matmul))
     makers.append(("fused_activations", fused_activations))
+    makers.append(("squeeze_excitation", squeeze_excitation))
     for name, make in makers:
         state = rng.bit_generator.state
         model, input_shape = make(rng)
