@@ -90,6 +90,27 @@ layer { name: "r3" type: "ReLU" bottom: "c3" top: "c3" relu_param { negative_slo
 layer { name: "ip" type: "InnerProduct" bottom: "c3" top: "ip" inner_product_param { num_output: 130 weight_filler { type: "xavier" } } }
 layer { name: "s" type: "Softmax" bottom: "ip" top: "s" }
 NET
+# Residual sums fused into convolutions (3x3, 1x1 and depthwise, each the variant its shape gets)
+# and squeeze-and-excitation's x times its gate as a two-bottom Scale.
+cat > .device/models/residual_mix.prototxt <<'NET'
+name: "residual_mix"
+input: "data"
+input_shape { dim: 2 dim: 16 dim: 14 dim: 14 }
+layer { name: "a" type: "Convolution" bottom: "data" top: "a" convolution_param { num_output: 16 kernel_size: 3 pad: 1 weight_filler { type: "xavier" } bias_filler { type: "gaussian" } } }
+layer { name: "ra" type: "ReLU" bottom: "a" top: "a" }
+layer { name: "b" type: "Convolution" bottom: "a" top: "b" convolution_param { num_output: 16 kernel_size: 3 pad: 1 weight_filler { type: "xavier" } } }
+layer { name: "e1" type: "Eltwise" bottom: "data" bottom: "b" top: "e1" }
+layer { name: "r1" type: "ReLU" bottom: "e1" top: "e1" }
+layer { name: "c" type: "Convolution" bottom: "e1" top: "c" convolution_param { num_output: 16 kernel_size: 1 weight_filler { type: "xavier" } bias_filler { type: "gaussian" } } }
+layer { name: "e2" type: "Eltwise" bottom: "e1" bottom: "c" top: "e2" }
+layer { name: "d" type: "Convolution" bottom: "e2" top: "d" convolution_param { num_output: 16 kernel_size: 3 pad: 1 group: 16 weight_filler { type: "xavier" } } }
+layer { name: "e3" type: "Eltwise" bottom: "d" bottom: "e2" top: "e3" }
+layer { name: "r3" type: "ReLU" bottom: "e3" top: "e3" relu_param { negative_slope: 0.1 } }
+layer { name: "p" type: "Pooling" bottom: "e3" top: "p" pooling_param { pool: AVE global_pooling: true } }
+layer { name: "fc" type: "InnerProduct" bottom: "p" top: "fc" inner_product_param { num_output: 16 weight_filler { type: "xavier" } } }
+layer { name: "g" type: "Sigmoid" bottom: "fc" top: "fc" }
+layer { name: "s" type: "Scale" bottom: "e3" bottom: "fc" top: "s" scale_param { axis: 0 } }
+NET
 # A small convolution for racecheck with the staged variant forced: the one kernel family that
 # stages through shared memory.
 cat > .device/models/staged_conv.prototxt <<'NET'
@@ -103,7 +124,7 @@ NET
 # with the Halide target string.
 declare -A names=([cuda]=cuda-h100 [opencl]=opencl-nvidia)
 declare -A targets=([cuda]=$(sed -n 's/^halide_target = //p' targets/cuda-h100.target) [opencl]=$(sed -n 's/^halide_target = //p' targets/opencl-nvidia.target))
-cases="alexnet:1 googlenet:1 alexnet:5 lenet:5 ops_mix:0 overfeat_l6:1 gemm_mix:0 gemm_mix:3"
+cases="alexnet:1 googlenet:1 alexnet:5 lenet:5 ops_mix:0 overfeat_l6:1 gemm_mix:0 gemm_mix:3 residual_mix:0"
 {
   echo 'set -u; cd "$(dirname "$0")"; export LD_LIBRARY_PATH=$PWD/lib:${LD_LIBRARY_PATH:-}'
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
