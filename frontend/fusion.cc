@@ -121,7 +121,7 @@ void scale_by_broadcast_products(Graph &graph) {
             if (!matches) continue;
             // The Expand becomes a Reshape of the scale to x's axes [a, k) (storage shared, no
             // kernel), the product a Scale by it along those axes.
-            const int scale = graph.add_value(graph.values[expand.inputs[0]].blob_name + "/as_scale",
+            const int scale = graph.add_value(graph.values[expanded].blob_name + "/as_scale",
                                               Shape(xs.begin() + long(a), xs.begin() + long(k)));
             ReshapeParams reshape;
             reshape.shape = graph.values[scale].shape;

@@ -58,6 +58,9 @@ class ShapeInference {
 
     void operator()(const ConvolutionParams &p) const {
         need_rank(0, 4);
+        // A second input is the residual that fusion gave it (fused_sum), and nothing else.
+        if (layer_.inputs.size() != (p.fused_sum ? 2u : 1u))
+            fail("has " + std::to_string(layer_.inputs.size()) + " inputs; expected " + (p.fused_sum ? "2 (the input and the residual)" : "1"));
         const Shape &x = in(0);
         if (x[1] % p.group)
             fail("input channels " + std::to_string(x[1]) + " are not a multiple of group " + std::to_string(p.group));

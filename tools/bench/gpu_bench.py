@@ -260,6 +260,11 @@ class TorchNetwork:
             shape = (1, -1) + (1,) * (x.dim() - 2)
             return [(x - (blobs[0] * factor).reshape(shape)) / torch.sqrt((blobs[1] * factor).reshape(shape) + p["eps"])]
         if kind == "Scale":
+            if len(ins) == 2:  # Caffe's two-bottom form: the scale covers x's axes from `axis` on
+                axis = p["axis"] % x.dim()
+                shape = (1,) * axis + tuple(ins[1].shape) + (1,) * (x.dim() - axis - ins[1].dim())
+                y = x * ins[1].reshape(shape)
+                return [y + blobs[0].reshape(shape) if p["bias_term"] else y]
             shape = (1, -1) + (1,) * (x.dim() - 2)
             y = x * blobs[0].reshape(shape)
             return [y + blobs[1].reshape(shape) if p["bias_term"] else y]
