@@ -31,6 +31,28 @@ void merge_into_producers(Graph &graph, const std::function<bool(Layer &producer
 
 namespace {
 
+// Per value: how many layers read it (the network's output counts as one) and which layer
+// writes it (-1: none, the network's input).
+struct ValueUses {
+    std::vector<int> readers, producer;
+    explicit ValueUses(const Graph &graph)
+        : readers(graph.values.size(), 0), producer(graph.values.size(), -1) {
+        for (size_t i = 0; i < graph.layers.size(); i++) {
+            for (int v : graph.layers[i].inputs) readers[v]++;
+            for (int v : graph.layers[i].outputs) producer[v] = int(i);
+        }
+        for (int v : graph.outputs) readers[v]++;
+    }
+};
+
+// Removes the layers marked `gone`, keeping the others' order.
+void drop_layers(Graph &graph, const std::vector<bool> &gone) {
+    std::vector<Layer> kept;
+    for (size_t i = 0; i < graph.layers.size(); i++)
+        if (!gone[i]) kept.push_back(std::move(graph.layers[i]));
+    graph.layers = std::move(kept);
+}
+
 // The layer kinds whose kernels have an epilogue that activations can fuse into.
 template <typename P>
 constexpr bool kHasEpilogue = std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
@@ -40,12 +62,8 @@ constexpr bool kHasEpilogue = std::is_same_v<P, ConvolutionParams> || std::is_sa
 // x times its own gate, Sigmoid(x) or HardSigmoid(x), becomes one Silu or HardSwish layer where
 // the gate's layer was.
 void fuse_gated_activations(Graph &graph) {
-    std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
-    for (size_t i = 0; i < graph.layers.size(); i++) {
-        for (int v : graph.layers[i].inputs) readers[v]++;
-        for (int v : graph.layers[i].outputs) producer[v] = int(i);
-    }
-    for (int v : graph.outputs) readers[v]++;
+    ValueUses uses(graph);
+    std::vector<int> &readers = uses.readers, &producer = uses.producer;
     std::vector<bool> gone(graph.layers.size(), false);
     for (size_t m = 0; m < graph.layers.size(); m++) {
         Layer &product = graph.layers[m];
@@ -83,21 +101,14 @@ void fuse_gated_activations(Graph &graph) {
             break;
         }
     }
-    std::vector<Layer> kept;
-    for (size_t i = 0; i < graph.layers.size(); i++)
-        if (!gone[i]) kept.push_back(std::move(graph.layers[i]));
-    graph.layers = std::move(kept);
+    drop_layers(graph, gone);
 }
 
 }  // namespace
 
 void scale_by_broadcast_products(Graph &graph) {
-    std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
-    for (size_t i = 0; i < graph.layers.size(); i++) {
-        for (int v : graph.layers[i].inputs) readers[v]++;
-        for (int v : graph.layers[i].outputs) producer[v] = int(i);
-    }
-    for (int v : graph.outputs) readers[v]++;
+    ValueUses uses(graph);
+    std::vector<int> &readers = uses.readers, &producer = uses.producer;
     for (Layer &product : graph.layers) {
         const auto *e = std::get_if<EltwiseParams>(&product.params);
         if (!e || e->operation != ops::EltwiseOperation::Product || product.inputs.size() != 2 ||
@@ -139,12 +150,8 @@ void scale_by_broadcast_products(Graph &graph) {
 }
 
 void fuse_residual_sums(Graph &graph) {
-    std::vector<int> readers(graph.values.size(), 0), producer(graph.values.size(), -1);
-    for (size_t i = 0; i < graph.layers.size(); i++) {
-        for (int v : graph.layers[i].inputs) readers[v]++;
-        for (int v : graph.layers[i].outputs) producer[v] = int(i);
-    }
-    for (int v : graph.outputs) readers[v]++;
+    ValueUses uses(graph);
+    std::vector<int> &readers = uses.readers, &producer = uses.producer;
     std::vector<bool> gone(graph.layers.size(), false);
     for (size_t m = 0; m < graph.layers.size(); m++) {
         Layer &sum = graph.layers[m];
@@ -178,10 +185,7 @@ void fuse_residual_sums(Graph &graph) {
         sum = std::move(conv);
         for (int v : sum.outputs) producer[v] = int(m);
     }
-    std::vector<Layer> kept;
-    for (size_t i = 0; i < graph.layers.size(); i++)
-        if (!gone[i]) kept.push_back(std::move(graph.layers[i]));
-    graph.layers = std::move(kept);
+    drop_layers(graph, gone);
 }
 
 bool takes_an_activation(const LayerParams &params) {
