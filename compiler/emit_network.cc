@@ -94,7 +94,11 @@ std::string emit_header(const NetworkPlan &plan, bool embedded_weights) {
       << " * last whole batch took less than that, the whole batch runs, padded. Returns 0 on success. */\n"
       << "int " << n << "_forward_batch(" << n << "_context *ctx, int images, const float *input, float *output);\n"
       << "/* The message of the last failed call on this thread. */\n"
-      << "const char *" << n << "_last_error(void);\n\n"
+      << "const char *" << n << "_last_error(void);\n"
+      << "/* How forwards run: \"kernel by kernel\", or on CUDA \"one CUDA graph\" (the forward is\n"
+      << " * captured on its second call without blob callback or profiling, and replayed; set\n"
+      << " * CORTADO_CUDA_GRAPHS=0 to keep launching kernel by kernel), or why capture failed. */\n"
+      << "const char *" << n << "_launch_mode(const " << n << "_context *ctx);\n\n"
       << "/* Shapes: fill dims[0..3] and return the rank. */\n"
       << "int " << n << "_input_shape(int64_t dims[4]);\n"
       << "int " << n << "_output_shape(int64_t dims[4]);\n\n"
@@ -227,6 +231,8 @@ std::string emit_glue(const NetworkPlan &plan, const std::string &embedded_weigh
       << "int " << n << "_forward_batch(" << n << "_context *ctx, int images, const float *input, float *output) {\n"
       << "    return network_forward_batch(network(ctx), images, input, output);\n}\n"
       << "const char *" << n << "_last_error(void) { return last_error(); }\n"
+      << "const char *" << n << "_launch_mode(const " << n << "_context *ctx) {\n"
+      << "    return network_launch_mode(network(ctx));\n}\n"
       << "int " << n << "_input_shape(int64_t dims[4]) { return tensor_shape(&kNetwork, " << plan.input_tensor
       << ", dims); }\n"
       << "int " << n << "_output_shape(int64_t dims[4]) { return tensor_shape(&kNetwork, " << plan.output_tensor

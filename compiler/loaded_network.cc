@@ -68,6 +68,10 @@ double LoadedNetwork::layer_time_ms(int layer) const {
     return reinterpret_cast<double (*)(const void *, int)>(symbol("_layer_time_ms"))(context_, layer);
 }
 
+std::string LoadedNetwork::launch_mode() const {
+    return reinterpret_cast<const char *(*)(const void *)>(symbol("_launch_mode"))(context_);
+}
+
 void LoadedNetwork::set_blob_callback(BlobCallback callback, void *user) {
     reinterpret_cast<void (*)(void *, BlobCallback, void *)>(symbol("_set_blob_callback"))(context_, callback, user);
 }

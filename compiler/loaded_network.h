@@ -27,6 +27,7 @@ class LoadedNetwork {
     std::string layer_name(int layer) const;
     void set_profiling(bool enabled);
     double layer_time_ms(int layer) const;
+    std::string launch_mode() const;  // NAME_launch_mode
     using BlobCallback = void (*)(void *user, const char *blob, int rank, const int64_t *shape, const float *data);
     void set_blob_callback(BlobCallback callback, void *user);
 

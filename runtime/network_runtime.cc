@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "runtime/caffemodel_reader.h"
+#include "runtime/cuda_graph.h"
 #include "runtime/cuda_register_cap.h"
 #include "runtime/huge_pages.h"
 #include "runtime/kernel_hooks.h"
@@ -114,9 +115,18 @@ struct Network {
     // through single_image (0: not measured yet); the whole batch's padded input and output.
     double forward_ms = 0.0, image_ms = 0.0;
     std::vector<float> padded_input, padded_output;
+    // CUDA: the forward captured as one graph on its second plain call (the first loads the
+    // kernels and uploads the weights), replayed from then on; how forwards run, and why not as a
+    // graph where capture failed (runtime/cuda_graph.h).
+    bool cuda = false;
+    int forwards = 0;
+    CudaGraph *graph = nullptr;
+    bool graph_refused = false;
+    std::string launch_mode = "kernel by kernel";
 };
 
 Network::~Network() {
+    destroy_cuda_graph(graph);
     if (!device) return;
     for (size_t v = 0; v < buffers.size(); v++) {
         if (v < view_is_crop.size() && view_is_crop[v]) halide_device_release_crop(nullptr, &buffers[v]);
@@ -314,6 +324,8 @@ bool attach_device(Network &network) {
     raise_cuda_register_cap(d.cuda_registers_per_thread);
     set_opencl_build_options(d.opencl_build_options);
     network.device = d.device_interface();
+    network.cuda = is_cuda_device(network.device);
+    if (network.cuda) use_cortado_cuda_streams();
     network.arena_dimension = halide_dimension_t(0, int32_t(std::max<int64_t>(d.arena_floats, 1)), 1);
     network.device_arena.host = reinterpret_cast<uint8_t *>(network.arena.get());
     network.device_arena.type = halide_type_t(halide_type_float, 32, 1);
@@ -447,32 +459,10 @@ void network_destroy(Network *network) { delete network; }
 
 namespace {
 
-int forward_steps(Network *network, const float *input, float *output) {
-    if (!network || !input || !output) {
-        g_last_error = "forward: null context, input or output";
-        return -1;
-    }
+// The network's steps in order, with the blob callback after each (and profiling).
+int run_steps(Network *network) {
     const NetworkDescription &d = *network->description;
-    auto count = [&](int tensor) { return size_t(tensor_count(d.tensors[tensor])); };
     float *arena = network->arena.get();
-    // CPU kernels read the input from the arena; on a GPU the blob callback reads it there too,
-    // for the input itself and for the layers that only alias it (Dropout, Reshape, ...).
-    if (!network->device || network->callback)
-        std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
-    if (network->device) {
-        const auto upload = [&](halide_buffer_t *crop) {  // reads the caller's input only
-            crop->set_host_dirty(true);
-            return halide_copy_to_device(nullptr, crop, network->device);
-        };
-        if (int result = copy_with_callers_memory(&network->input_crop, input, upload)) {
-            g_last_error = std::string(d.name) + ": copying the input to the device failed: " + g_last_error;
-            return result;
-        }
-    }
-    if (network->callback) {
-        const TensorSpec &t = d.tensors[d.input_tensor];
-        network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
-    }
     size_t first_argument = 0;
     for (int s = 0; s < d.step_count; s++) {
         const StepSpec &step = d.steps[s];
@@ -509,14 +499,63 @@ int forward_steps(Network *network, const float *input, float *output) {
                                               : arena + t.offset);
         }
     }
+    return 0;
+}
+
+int forward_steps(Network *network, const float *input, float *output) {
+    if (!network || !input || !output) {
+        g_last_error = "forward: null context, input or output";
+        return -1;
+    }
+    const NetworkDescription &d = *network->description;
+    auto count = [&](int tensor) { return size_t(tensor_count(d.tensors[tensor])); };
+    const bool plain = network->callback || network->profiling;  // these need each step's end
+    if (network->cuda && !plain && !network->graph && !network->graph_refused && network->forwards > 0) {
+        std::unique_lock<std::shared_mutex> capturing(cuda_capture_mutex());
+        std::string why;
+        network->graph = capture_cuda_graph([network] { return run_steps(network); }, &why);
+        network->graph_refused = !network->graph;
+        network->launch_mode = network->graph ? "one CUDA graph" : "kernel by kernel (no CUDA graph: " + why + ")";
+    }
+    std::shared_lock<std::shared_mutex> forwarding(cuda_capture_mutex(), std::defer_lock);
+    if (network->cuda) forwarding.lock();
+    float *arena = network->arena.get();
+    // CPU kernels read the input from the arena; on a GPU the blob callback reads it there too,
+    // for the input itself and for the layers that only alias it (Dropout, Reshape, ...).
+    if (!network->device || network->callback)
+        std::memcpy(arena + d.tensors[d.input_tensor].offset, input, count(d.input_tensor) * sizeof(float));
+    if (network->device) {
+        const auto upload = [&](halide_buffer_t *crop) {  // reads the caller's input only
+            crop->set_host_dirty(true);
+            return halide_copy_to_device(nullptr, crop, network->device);
+        };
+        if (int result = copy_with_callers_memory(&network->input_crop, input, upload)) {
+            g_last_error = std::string(d.name) + ": copying the input to the device failed: " + g_last_error;
+            return result;
+        }
+    }
+    if (network->callback) {
+        const TensorSpec &t = d.tensors[d.input_tensor];
+        network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
+    }
+    if (network->graph && !plain) {
+        std::string why;
+        if (int result = launch_cuda_graph(network->graph, &why)) {
+            g_last_error = std::string(d.name) + ": " + why;
+            return result;
+        }
+    } else if (int result = run_steps(network)) {
+        return result;
+    }
     if (network->device) {
         if (int result = copy_with_callers_memory(&network->output_crop, output, download)) {
             g_last_error = std::string(d.name) + ": copying the output from the device failed: " + g_last_error;
             return result;
         }
-        return 0;
+    } else {
+        std::memcpy(output, arena + d.tensors[d.output_tensor].offset, count(d.output_tensor) * sizeof(float));
     }
-    std::memcpy(output, arena + d.tensors[d.output_tensor].offset, count(d.output_tensor) * sizeof(float));
+    network->forwards++;
     return 0;
 }
 
@@ -578,6 +617,10 @@ int network_forward_batch(Network *network, int images, const float *input, floa
     }
     network->image_ms = total_ms / images;
     return 0;
+}
+
+const char *network_launch_mode(const Network *network) {
+    return network ? network->launch_mode.c_str() : "no network";
 }
 
 void network_set_profiling(Network *network, int enabled) {

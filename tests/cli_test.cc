@@ -82,6 +82,8 @@ TEST_F(Cli, ForwardBatchRunsFewerImagesThanCompiled) {
             for (size_t i = size_t(images) * image_out; i < part.size(); i++)
                 EXPECT_EQ(part[i], -1.0f) << "images past the count are not written";
         }
+        // CUDA graphs are CUDA's alone (the GPU check covers them, tools/bench/gpu-check.sh).
+        EXPECT_EQ(loaded.launch_mode(), "kernel by kernel");
         for (int images : {0, 4}) {
             try {
                 loaded.forward_batch(images, input.data(), part.data());
@@ -758,6 +760,7 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_NE(r.output.find("schedule family gpu"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("per forward: 2 kernel launches; activations "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("replays them as one CUDA graph"), std::string::npos) << r.output;
     std::istringstream lines(r.output);
     std::string line, conv_line;
     while (std::getline(lines, line))

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <vector>
 
+#include "compiler/target_features.h"
+
 namespace cortado {
 
 namespace {
@@ -58,6 +60,10 @@ std::string memory_line(const NetworkPlan &plan) {
                   "per forward: %d kernel launches; activations %.2f MB (the most live at once: %.2f MB); "
                   "packed weights %.2f MB\n",
                   launches, double(plan.arena_floats) * 4e-6, double(bound) * 4e-6, double(weights) * 4e-6);
+    if (gpu_api(plan.target) == "cuda")
+        return std::string(line) +
+               "CUDA: from its second forward the network replays them as one CUDA graph (NAME_launch_mode; "
+               "CORTADO_CUDA_GRAPHS=0 launches kernel by kernel)\n";
     return line;
 }
 

@@ -1,6 +1,8 @@
 // Checks a network library compiled elsewhere (for a GPU, on a machine without one) against the
-// reference, on this machine: every blob, then the forward time and per-layer times. Needs no
-// libHalide, so it travels to the lent GPU machine with the libraries (tools/bench/gpu-check.sh).
+// reference, on this machine: every blob, then the output of two forwards more on fresh inputs
+// without the blob callback (on CUDA, a captured graph and its replay), then the forward time and
+// per-layer times. Needs no libHalide, so it travels to the lent GPU machine with the libraries
+// (tools/bench/gpu-check.sh).
 //
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
 //                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--non-finite]
@@ -110,6 +112,12 @@ int main(int argc, char **argv) {
                     check.worst_blob.c_str(), check.tolerance, pass ? "PASS" : "FAIL");
 
         if (iterations == 0) return pass ? 0 : 1;  // checking only (the cross-target test suites)
+        // Two forwards more on fresh inputs, without the callback: on CUDA the first is captured
+        // as a graph and launched, the second replays it.
+        const double replay_error = check_replays(unfused, plan, net, seed, 2, own_weights ? &weights : nullptr);
+        const bool replays_pass = replay_error <= check.tolerance;
+        std::printf("replays %s %s: output of 2 forwards without the callback (%s), worst relative L2 error %.6g: %s\n",
+                    argv[1], argv[3], net.launch_mode().c_str(), replay_error, replays_pass ? "PASS" : "FAIL");
         std::vector<float> input(static_cast<size_t>(element_count(unfused.values[unfused.inputs[0]].shape)), 0.5f);
         std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)));
         std::vector<double> totals;
@@ -135,9 +143,10 @@ int main(int argc, char **argv) {
             if (median > 0) std::printf("  %-48s %9.4f ms\n", net.layer_name(l).c_str(), median);
         }
         std::printf(
-            "time %s: forward median %.3f ms (min %.3f, with input/output copies), layers summed %.3f ms, %d iterations\n",
-            argv[1], totals[totals.size() / 2], totals.front(), layer_sum, iterations);
-        return pass ? 0 : 1;
+            "time %s: forward median %.3f ms (min %.3f, with input/output copies, %s), layers summed %.3f ms, %d "
+            "iterations\n",
+            argv[1], totals[totals.size() / 2], totals.front(), net.launch_mode().c_str(), layer_sum, iterations);
+        return pass && replays_pass ? 0 : 1;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "error: %s\n", e.what());
         return 1;

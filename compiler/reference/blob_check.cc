@@ -109,6 +109,27 @@ BlobCheck compare_blobs(const Graph &unfused, const NetworkPlan &plan, LoadedNet
     return result;
 }
 
+double check_replays(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed, int forwards,
+                     const std::vector<LayerWeights> *weights) {
+    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
+    const reference::WeightMap reference = reference_weights(weights ? *weights : seeded_weights(plan, seed));
+    std::mt19937_64 random(seed ^ 0x9e3779b97f4a7c15ull);  // not check_every_blob's input
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    double worst = 0.0;
+    for (int f = 0; f < forwards; f++) {
+        std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
+        for (float &v : input) v = uniform(random);
+        const auto expected = reference::run_graph(
+            unfused, reference, {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+        std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)),
+                                  std::nanf(""));
+        net.forward(input.data(), output.data());
+        const double error = reference::relative_l2_error(output.data(), expected[unfused.outputs[0]]);
+        if (!(error <= worst)) worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
+    }
+    return worst;
+}
+
 std::string check_non_finite(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed) {
     constexpr float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
     const std::vector<std::vector<float>> patterns = {{nan}, {inf}, {-inf}, {nan, inf, -inf, inf, -inf}};

@@ -37,6 +37,13 @@ BlobCheck compare_blobs(const Graph &unfused, const NetworkPlan &plan, LoadedNet
 BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed,
                            const std::vector<LayerWeights> *weights = nullptr);
 
+// Runs `net` `forwards` times more without the blob callback, each on a fresh uniform(-1, 1)
+// input drawn from `seed`, and returns the worst relative L2 error of the returned output against
+// the reference: the path a CUDA network replays as one graph from its second forward
+// (runtime/cuda_graph.h), which check_every_blob's callback keeps it off. Weights as there.
+double check_replays(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed, int forwards,
+                     const std::vector<LayerWeights> *weights = nullptr);
+
 // Runs `net` on inputs that hold NaN, +inf and -inf among uniform(-1, 1) values (one input per
 // pattern: a NaN, a +inf, a -inf, then all three mixed; positions drawn from `seed`) and compares
 // the output element by element with the reference. Returns "" when every element has the

@@ -141,6 +141,11 @@ for api in cuda opencl; do
     echo "bin/prebuilt_network_check models/$net.prototxt ${dir#.device/}/libnet.so ${targets[$api]} $batch_option --iterations 20 || status=1" >> .device/run.sh
   done
 done
+# The same CUDA libraries launched kernel by kernel, for the forward times against CUDA graphs.
+for case in alexnet:1 googlenet:1 lenet:5 residual_mix:0; do
+  net=${case%%:*}; batch=${case##*:}; batch_option=""; [ "$batch" != 0 ] && batch_option="--batch $batch"
+  echo "CORTADO_CUDA_GRAPHS=0 bin/prebuilt_network_check models/$net.prototxt cuda/$net-b$batch/libnet.so ${targets[cuda]} $batch_option --iterations 20 | grep -v '^  ' || status=1" >> .device/run.sh
+done
 # racecheck (compute-sanitizer) on the kernels that stage through shared memory (gpu_staged) and
 # on the GEMM's, which by design use none (docs/PERFORMANCE.md records the command and result).
 CORTADO_KNOBS=conv2d.variant=gpu_staged,conv2d.stage_channels=4 device_library .device/cuda/staged_conv "${names[cuda]}" .device/models/staged_conv.prototxt
