@@ -49,6 +49,7 @@ struct Driver {
     CuResult (*push)(CuContext) = nullptr;
     CuResult (*pop)(CuContext *) = nullptr;
     CuResult (*current_device)(CuDevice *) = nullptr;
+    CuResult (*context_id)(CuContext, unsigned long long *) = nullptr;  // CUDA 12.0 and later
     CuResult (*device_attribute)(int *, int, CuDevice) = nullptr;
     CuResult (*create_stream)(CuStream *, unsigned) = nullptr;
     CuResult (*alloc)(CuDevicePtr *, size_t) = nullptr;
@@ -81,6 +82,7 @@ Driver &driver() {
         look_up(d.push, "cuCtxPushCurrent_v2");
         look_up(d.pop, "cuCtxPopCurrent_v2");
         look_up(d.current_device, "cuCtxGetDevice");
+        look_up(d.context_id, "cuCtxGetId");
         look_up(d.device_attribute, "cuDeviceGetAttribute");
         look_up(d.create_stream, "cuStreamCreate");
         look_up(d.alloc, "cuMemAlloc_v2");
@@ -157,15 +159,18 @@ class ScopedContext {
 };
 
 // This thread's stream in `context` (current). Streams are never destroyed: one per thread that
-// runs a CUDA network, and the driver releases them with the context.
+// runs a CUDA network, and the driver releases them with the context. The context is told by its
+// ID where the driver gives one: one made after Halide's was released may reuse its address.
 CuResult thread_stream(CuContext context, CuStream *stream) {
-    thread_local CuContext made_in = nullptr;
+    thread_local unsigned long long made_in = 0;
     thread_local CuStream made = nullptr;
-    if (!made || made_in != context) {
+    unsigned long long id = reinterpret_cast<uintptr_t>(context);
+    if (driver().context_id && driver().context_id(context, &id) != 0) id = reinterpret_cast<uintptr_t>(context);
+    if (!made || made_in != id) {
         CuStream fresh = nullptr;
         if (CuResult result = driver().create_stream(&fresh, kStreamBlocking)) return result;
         made = fresh;
-        made_in = context;
+        made_in = id;
     }
     *stream = made;
     return 0;

@@ -5,7 +5,7 @@
 # tests/onnx/make_models.py, and MobileNetV2's depthwise layers (models/bench/mobilenet-v2-depthwise.csv)
 # prepared for both APIs' benchmarks; gathered into .device/ (ignored by git) with the
 # libHalide-free checker. Then run, through the device tool, with carry [".device"]:
-#     bash .device/run.sh [checks]
+#     bash .device/run.sh [checks | cuda]
 # On the GPU machine it regenerates the models from the same seed with that machine's PyTorch.
 # Their weights never travel: the graphs compiled here do, and take those weights by name
 # (tools/bench/onnx_graph_only.py; another PyTorch may write another graph). It checks every
@@ -14,7 +14,9 @@
 # library), and exports tests/onnx/export_dynamo.py's models with PyTorch's current exporter into
 # $OUT/dynamo-NAME.tar. Then, without `checks`, it checks the outputs against onnxruntime and
 # PyTorch eager, times them against PyTorch eager (tools/bench/gpu_bench.py, suite `exported`),
-# and runs the depthwise suite against cuDNN. JSON and markdown go to $OUT. A library that
+# and runs the depthwise suite against cuDNN; with `cuda`, the checks and CUDA's timing alone
+# (each CUDA library also kernel by kernel, and torch.compile(mode="reduce-overhead") for the
+# networks in $GPU_BENCH_REDUCE_OVERHEAD, comma-separated). JSON and markdown go to $OUT. A library that
 # compiles to the same bytes from another opset's file is shipped once and checked with each file.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -105,9 +107,15 @@ ls logs/check.* | xargs -P 8 -I F sh -c 'sh F > F.log 2>&1 || echo "FAILED: $(ca
 cat logs/check.*.log > ${OUT:-/tmp}/checks.log
 grep -h "PASS\|FAIL" logs/check.*.log | tail -3; grep -c "PASS" ${OUT:-/tmp}/checks.log
 [ -s logs/failed ] && { cat logs/failed; status=1; }
-mkdir -p dynamo && python3 export_dynamo.py dynamo mobilenet_v3_small shufflenet_v2_x1_0 || status=1
-for n in todays_ops mobilenet_v3_small shufflenet_v2_x1_0; do tar -cf ${OUT:-/tmp}/dynamo-$n.tar dynamo/$n.*; done
+if [ "${1:-}" != cuda ]; then
+  mkdir -p dynamo && python3 export_dynamo.py dynamo mobilenet_v3_small shufflenet_v2_x1_0 || status=1
+  for n in todays_ops mobilenet_v3_small shufflenet_v2_x1_0; do tar -cf ${OUT:-/tmp}/dynamo-$n.tar dynamo/$n.*; done
+fi
 [ "${1:-}" = checks ] && exit $status
+if [ "${1:-}" = cuda ]; then
+  python3 gpu_bench.py stage/exported-cuda exported ${OUT:-/tmp}/exported-cuda.json 20 || status=1
+  exit $status
+fi
 for api in cuda opencl; do
   python3 gpu_bench.py stage/exported-$api exported ${OUT:-/tmp}/exported-$api.json 20 || status=1
   python3 gpu_bench.py stage/depthwise-$api conv ${OUT:-/tmp}/depthwise-$api.json 30 || status=1
