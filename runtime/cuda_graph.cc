@@ -64,6 +64,7 @@ struct Driver {
     CuResult (*launch)(CuGraphExec, CuStream) = nullptr;
     CuResult (*destroy_exec)(CuGraphExec) = nullptr;
     CuResult (*destroy_graph)(CuGraph) = nullptr;
+    CuResult (*graph_nodes)(CuGraph, void **, size_t *) = nullptr;
     CuResult (*error_name)(CuResult, const char **) = nullptr;
     bool basics = false;  // contexts, streams and plain allocation
     bool graphs = false;  // capture, and the stream-ordered allocator it needs
@@ -97,11 +98,12 @@ Driver &driver() {
         look_up(d.launch, "cuGraphLaunch");
         look_up(d.destroy_exec, "cuGraphExecDestroy");
         look_up(d.destroy_graph, "cuGraphDestroy");
+        look_up(d.graph_nodes, "cuGraphGetNodes");
         look_up(d.error_name, "cuGetErrorName");
         d.basics = d.push && d.pop && d.current_device && d.device_attribute && d.create_stream && d.alloc && d.free;
         d.graphs = d.basics && d.alloc_async && d.free_async && d.default_pool && d.set_pool_attribute &&
                    d.begin_capture && d.end_capture && d.instantiate && d.launch && d.destroy_exec &&
-                   d.destroy_graph;
+                   d.destroy_graph && d.graph_nodes;
         return d;
     }();
     return d;
@@ -158,14 +160,23 @@ class ScopedContext {
     bool acquired_ = false;
 };
 
+// A context's identity: its ID where the driver gives one, since one made after Halide's was
+// released may reuse its address.
+unsigned long long context_identity(CuContext context) {
+    unsigned long long id = 0;
+    if (driver().context_id && driver().context_id(context, &id) == 0) return id;
+    return reinterpret_cast<uintptr_t>(context);
+}
+
+// Whether this thread is capturing: frees then go on the captured stream, as graph nodes.
+thread_local bool capturing = false;
+
 // This thread's stream in `context` (current). Streams are never destroyed: one per thread that
-// runs a CUDA network, and the driver releases them with the context. The context is told by its
-// ID where the driver gives one: one made after Halide's was released may reuse its address.
+// runs a CUDA network, and the driver releases them with the context.
 CuResult thread_stream(CuContext context, CuStream *stream) {
     thread_local unsigned long long made_in = 0;
     thread_local CuStream made = nullptr;
-    unsigned long long id = reinterpret_cast<uintptr_t>(context);
-    if (driver().context_id && driver().context_id(context, &id) != 0) id = reinterpret_cast<uintptr_t>(context);
+    const unsigned long long id = context_identity(context);
     if (!made || made_in != id) {
         CuStream fresh = nullptr;
         if (CuResult result = driver().create_stream(&fresh, kStreamBlocking)) return result;
@@ -176,11 +187,13 @@ CuResult thread_stream(CuContext context, CuStream *stream) {
     return 0;
 }
 
+// Without a stream of its own (the driver could not make one), Halide keeps the legacy stream:
+// kernels still run, and a capture fails on its own.
 int cortado_cuda_get_stream(void *, void *context, void **stream) {
     CuStream s = nullptr;
-    const CuResult result = driver().basics ? thread_stream(context, &s) : kErrorNotSupported;
+    if (!driver().basics || thread_stream(context, &s) != 0) s = nullptr;
     *stream = s;
-    return result;
+    return 0;
 }
 
 int report(void *user_context, const std::string &message, int code) {
@@ -193,6 +206,7 @@ int report(void *user_context, const std::string &message, int code) {
 struct CudaGraph {
     CuGraph graph = nullptr;
     CuGraphExec exec = nullptr;
+    unsigned long long context = 0;  // context_identity of the context it was made in
 };
 
 void use_cortado_cuda_streams() {
@@ -232,9 +246,19 @@ CudaGraph *capture_cuda_graph(const std::function<int()> &steps, std::string *wh
         *why = "cuStreamBeginCapture failed: " + error_text(result);
         return nullptr;
     }
+    capturing = true;
     const int steps_result = steps();
+    capturing = false;
     CuGraph graph = nullptr;
     const CuResult ended = d.end_capture(stream, &graph);
+    size_t nodes = 0;
+    if (steps_result == 0 && ended == 0 && graph && (d.graph_nodes(graph, nullptr, &nodes) != 0 || nodes == 0)) {
+        // Halide launched on another stream (an application's own get-stream handler, installed
+        // after cortado's): the kernels ran instead of being captured.
+        d.destroy_graph(graph);
+        *why = "nothing was captured (Halide's kernels go to another stream)";
+        return nullptr;
+    }
     if (steps_result != 0 || ended != 0 || !graph) {
         if (graph) d.destroy_graph(graph);
         *why = steps_result != 0 ? "a kernel failed under capture (Halide error " + std::to_string(steps_result) + ")"
@@ -247,13 +271,17 @@ CudaGraph *capture_cuda_graph(const std::function<int()> &steps, std::string *wh
         *why = "cuGraphInstantiate failed: " + error_text(result);
         return nullptr;
     }
-    return new CudaGraph{graph, exec};
+    return new CudaGraph{graph, exec, context_identity(scope.context())};
 }
 
 int launch_cuda_graph(CudaGraph *graph, std::string *why) {
     ScopedContext scope(nullptr, true);
     if (!scope.context()) {
         *why = "no CUDA context";
+        return kErrorNotSupported;
+    }
+    if (context_identity(scope.context()) != graph->context) {
+        *why = "Halide's CUDA context was released after the graph was captured";
         return kErrorNotSupported;
     }
     CuStream stream = nullptr;
@@ -266,7 +294,7 @@ int launch_cuda_graph(CudaGraph *graph, std::string *why) {
 void destroy_cuda_graph(CudaGraph *graph) {
     if (!graph) return;
     ScopedContext scope(nullptr, false);  // with Halide's context gone, so are its graphs
-    if (scope.context()) {
+    if (scope.context() && context_identity(scope.context()) == graph->context) {
         driver().destroy_exec(graph->exec);
         driver().destroy_graph(graph->graph);
     }
@@ -315,7 +343,12 @@ extern "C" int halide_cuda_device_free(void *user_context, halide_buffer_t *buf)
     if (!scope.context()) return 0;
     const Driver &d = driver();
     if (!memory_pools()) return d.free(pointer);
+    // Under capture, on the captured stream (a node of the graph). Otherwise on the legacy
+    // stream, which waits for every blocking stream: a kernel of another thread's forward that
+    // failed midway may still read the memory.
     CuStream stream = nullptr;
-    CuResult result = thread_stream(scope.context(), &stream);
-    return result == 0 ? d.free_async(pointer, stream) : result;
+    if (capturing) {
+        if (CuResult result = thread_stream(scope.context(), &stream)) return result;
+    }
+    return d.free_async(pointer, stream);
 }

@@ -119,13 +119,16 @@ struct Network {
     // kernels and uploads the weights), replayed from then on; how forwards run, and why not as a
     // graph where capture failed (runtime/cuda_graph.h).
     bool cuda = false;
-    int forwards = 0;
+    bool warmed_up = false;  // a forward has run (kernels loaded, weights on the device)
     CudaGraph *graph = nullptr;
     bool graph_refused = false;
     std::string launch_mode = "kernel by kernel";
 };
 
 Network::~Network() {
+    // Device memory goes back on the legacy stream, which another thread's capture must not see.
+    std::shared_lock<std::shared_mutex> freeing;  // only CUDA networks make the mutex
+    if (cuda) freeing = std::shared_lock<std::shared_mutex>(cuda_capture_mutex());
     destroy_cuda_graph(graph);
     if (!device) return;
     for (size_t v = 0; v < buffers.size(); v++) {
@@ -510,15 +513,18 @@ int forward_steps(Network *network, const float *input, float *output) {
     const NetworkDescription &d = *network->description;
     auto count = [&](int tensor) { return size_t(tensor_count(d.tensors[tensor])); };
     const bool plain = network->callback || network->profiling;  // these need each step's end
-    if (network->cuda && !plain && !network->graph && !network->graph_refused && network->forwards > 0) {
-        std::unique_lock<std::shared_mutex> capturing(cuda_capture_mutex());
-        std::string why;
-        network->graph = capture_cuda_graph([network] { return run_steps(network); }, &why);
-        network->graph_refused = !network->graph;
-        network->launch_mode = network->graph ? "one CUDA graph" : "kernel by kernel (no CUDA graph: " + why + ")";
+    if (network->cuda && !plain && !network->graph && !network->graph_refused && network->warmed_up) {
+        // Not while another thread's forward runs: then capture waits for a later forward.
+        std::unique_lock<std::shared_mutex> capturing(cuda_capture_mutex(), std::try_to_lock);
+        if (capturing.owns_lock()) {
+            std::string why;
+            network->graph = capture_cuda_graph([network] { return run_steps(network); }, &why);
+            network->graph_refused = !network->graph;
+            network->launch_mode = network->graph ? "one CUDA graph" : "kernel by kernel (no CUDA graph: " + why + ")";
+        }
     }
-    std::shared_lock<std::shared_mutex> forwarding(cuda_capture_mutex(), std::defer_lock);
-    if (network->cuda) forwarding.lock();
+    std::shared_lock<std::shared_mutex> forwarding;
+    if (network->cuda) forwarding = std::shared_lock<std::shared_mutex>(cuda_capture_mutex());
     float *arena = network->arena.get();
     // CPU kernels read the input from the arena; on a GPU the blob callback reads it there too,
     // for the input itself and for the layers that only alias it (Dropout, Reshape, ...).
@@ -538,14 +544,16 @@ int forward_steps(Network *network, const float *input, float *output) {
         const TensorSpec &t = d.tensors[d.input_tensor];
         network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
     }
-    if (network->graph && !plain) {
-        std::string why;
-        if (int result = launch_cuda_graph(network->graph, &why)) {
-            g_last_error = std::string(d.name) + ": " + why;
-            return result;
-        }
-    } else if (int result = run_steps(network)) {
-        return result;
+    std::string why;
+    if (network->graph && !plain && launch_cuda_graph(network->graph, &why) != 0) {
+        // Kernel by kernel from now on (a launch that fails once, for memory say, would again).
+        destroy_cuda_graph(network->graph);
+        network->graph = nullptr;
+        network->graph_refused = true;
+        network->launch_mode = "kernel by kernel (no CUDA graph: " + why + ")";
+    }
+    if (!network->graph || plain) {
+        if (int result = run_steps(network)) return result;
     }
     if (network->device) {
         if (int result = copy_with_callers_memory(&network->output_crop, output, download)) {
@@ -555,7 +563,7 @@ int forward_steps(Network *network, const float *input, float *output) {
     } else {
         std::memcpy(output, arena + d.tensors[d.output_tensor].offset, count(d.output_tensor) * sizeof(float));
     }
-    network->forwards++;
+    network->warmed_up = true;
     return 0;
 }
 

@@ -26,8 +26,9 @@ int network_forward(Network *network, const float *input, float *output);
 // the last whole-batch forward took less than that would (then the whole batch runs, padded with
 // zeros). The blob callback and profiling follow network_forward alone.
 int network_forward_batch(Network *network, int images, const float *input, float *output);
-// How the last forwards ran: "kernel by kernel", or on CUDA "one CUDA graph" (captured on the
-// second forward without blob callback or profiling, runtime/cuda_graph.h), or why not.
+// How forwards run: "kernel by kernel", or on CUDA "one CUDA graph" (captured on the second
+// forward without blob callback or profiling, runtime/cuda_graph.h), or why not. The text stays
+// valid until the context's next forward or destroy.
 const char *network_launch_mode(const Network *network);
 void network_set_profiling(Network *network, int enabled);
 void network_set_blob_callback(Network *network, BlobCallback callback, void *user);

@@ -144,7 +144,7 @@ done
 # The same CUDA libraries launched kernel by kernel, for the forward times against CUDA graphs.
 for case in alexnet:1 googlenet:1 lenet:5 residual_mix:0; do
   net=${case%%:*}; batch=${case##*:}; batch_option=""; [ "$batch" != 0 ] && batch_option="--batch $batch"
-  echo "CORTADO_CUDA_GRAPHS=0 bin/prebuilt_network_check models/$net.prototxt cuda/$net-b$batch/libnet.so ${targets[cuda]} $batch_option --iterations 20 | grep -v '^  ' || status=1" >> .device/run.sh
+  echo "(set -o pipefail; CORTADO_CUDA_GRAPHS=0 bin/prebuilt_network_check models/$net.prototxt cuda/$net-b$batch/libnet.so ${targets[cuda]} $batch_option --iterations 20 | grep -v '^  ') || status=1" >> .device/run.sh
 done
 # racecheck (compute-sanitizer) on the kernels that stage through shared memory (gpu_staged) and
 # on the GEMM's, which by design use none (docs/PERFORMANCE.md records the command and result).

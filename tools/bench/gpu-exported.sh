@@ -65,6 +65,9 @@ for api in cuda opencl; do
   target=${names[$api]}
   halide_target=$(sed -n 's/^halide_target = //p' targets/$target.target)
   dir=.device/stage/exported-$api
+  # The replay check (a CUDA graph's capture and replay) reruns the reference: CUDA's alone, once
+  # per network and test model, so that the checks stay inside one device call.
+  replays=0; [ $api = cuda ] && replays=1
   mkdir -p "$dir"
   cases=""
   for net in $classic $newer; do
@@ -75,7 +78,7 @@ for api in cuda opencl; do
       find "$dir/$net-b$batch" -type f ! -name libnet.so -delete
       cases="$cases${cases:+,}{\"name\": \"$net b$batch\", \"network\": \"$net\", \"batch\": $batch, \"seed\": 1, \"library\": \"$net-b$batch/libnet.so\", \"megabytes\": 0, \"gflop\": $(awk "BEGIN { print $gflop * $batch }")}"
     done
-    echo "bin/prebuilt_network_check stage/exported-$api/$net.onnx stage/exported-$api/$net-b1/libnet.so $halide_target --input-shape 1,3,224,224 --own-weights --iterations 5 --write-model-weights stage/exported-$api/$net.caffemodel" >> .device/checks.txt
+    echo "bin/prebuilt_network_check stage/exported-$api/$net.onnx stage/exported-$api/$net-b1/libnet.so $halide_target --input-shape 1,3,224,224 --own-weights --iterations 5 --replays $replays --write-model-weights stage/exported-$api/$net.caffemodel" >> .device/checks.txt
     case " $(echo $newer) " in *" $net "*) ;; *) continue ;; esac
     for opset in 17 21; do
       library=$net-b1
@@ -87,13 +90,13 @@ for api in cuda opencl; do
         find "$dir/$net-opset$opset-b1" -type f ! -name libnet.so -delete
         library=$net-opset$opset-b1
       fi
-      echo "bin/prebuilt_network_check stage/exported-$api/$net-opset$opset.onnx stage/exported-$api/$library/libnet.so $halide_target --input-shape 1,3,224,224 --own-weights --iterations 1" >> .device/checks.txt
+      echo "bin/prebuilt_network_check stage/exported-$api/$net-opset$opset.onnx stage/exported-$api/$library/libnet.so $halide_target --input-shape 1,3,224,224 --own-weights --iterations 1 --replays 0" >> .device/checks.txt
     done
   done
   for m in $test_models; do
     build/tools/cortado compile "$models/tests/$m.onnx" --target "$target" --name net --shared -o "$dir/test-$m" >/dev/null
     find "$dir/test-$m" -type f ! -name libnet.so -delete
-    echo "bin/prebuilt_network_check models/$m.onnx stage/exported-$api/test-$m/libnet.so $halide_target --own-weights --iterations 1" >> .device/checks.txt
+    echo "bin/prebuilt_network_check models/$m.onnx stage/exported-$api/test-$m/libnet.so $halide_target --own-weights --iterations 1 --replays $replays" >> .device/checks.txt
   done
   echo "{\"suite\": \"exported\", \"target\": \"$target\", \"halide_target\": \"$halide_target\", \"peak_gflops\": 0, \"bandwidth_gbs\": 0, \"cases\": [$cases]}" > "$dir/exported.json"
   build/tools/cortado bench conv --target "$target" --set models/bench/mobilenet-v2-depthwise.csv \

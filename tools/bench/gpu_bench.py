@@ -14,10 +14,13 @@ medians and spread over ITERATIONS runs. Peers: cuDNN with cudnn.benchmark (cudn
 fastest algorithm) and cuBLAS, fp32 with TF32 off; a second column with TF32 allowed. Suite
 `nets`: each network is rebuilt in PyTorch from the graph JSON cortado wrote (`cortado info
 --json` form) with the same weights; the whole forward pass is timed on both sides including the
-input's copy to the GPU and the output's copy back; peers are PyTorch eager and torch.compile.
-Suite `exported`: torchvision's networks as tools/bench/export_torchvision.py writes them, regenerated
-in BENCH_DIR on this machine from the same seed (tools/bench/gpu-exported.sh), checked against
-onnxruntime and PyTorch eager fp32, and timed against PyTorch eager, copies included. Conv cases
+input's copy to the GPU and the output's copy back; peers are PyTorch eager and torch.compile
+(mode $GPU_BENCH_COMPILE_MODE, default "reduce-overhead"). Suite `exported`: torchvision's networks
+as tools/bench/export_torchvision.py writes them, regenerated in BENCH_DIR on this machine from the
+same seed (tools/bench/gpu-exported.sh), checked against onnxruntime and PyTorch eager fp32, and
+timed against PyTorch eager, copies included; CUDA libraries that replay a graph also kernel by
+kernel (CORTADO_CUDA_GRAPHS=0), and torch.compile(mode="reduce-overhead") for the networks named in
+$GPU_BENCH_REDUCE_OVERHEAD (comma-separated). Conv cases
 also report the GPU's kernel time alone (CUPTI, through PyTorch's profiler), from which a
 memory-bound kernel's share of the bandwidth roofline is read. Writes the same JSON as `cortado
 bench --json` (tools/bench/bench_plots.py plots it) plus a markdown table.
@@ -371,7 +374,11 @@ def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
         row["peer_timing"] = wall_times(eager, iterations)
         start = time.perf_counter()
         torch._dynamo.reset()  # a fresh compile per network: no recompile limit, no dynamic shapes
-        compiled_network = torch.compile(network, dynamic=False)
+        # The issue-45 peer is mode="reduce-overhead" (CUDA graphs); rows before 2026-11-28 used
+        # the default mode, which $GPU_BENCH_COMPILE_MODE=default reproduces.
+        mode = os.environ.get("GPU_BENCH_COMPILE_MODE", "reduce-overhead")
+        compiled_network = torch.compile(network, dynamic=False, mode=mode)
+        row["compile_mode"] = mode
         compiled = lambda: compiled_network(host_in.cuda()).cpu()  # noqa: E731
         compiled_error = float((compiled() - expected).norm() / expected.norm())
         row["compile_seconds"] = time.perf_counter() - start
