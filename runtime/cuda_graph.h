@@ -11,15 +11,17 @@
 // - Device memory the graph owns: a kernel with intermediate stages (Winograd's transforms,
 //   split-K partial sums, a padded input) allocates them on each call and frees them on return.
 //   cortado replaces Halide's weak halide_cuda_device_malloc / _free with the stream-ordered
-//   allocator (cuMemAllocAsync / cuMemFreeAsync on the thread's stream), so that under capture
-//   they become the graph's own allocation nodes, and outside it come from the device's default
-//   pool, kept from being trimmed (its release threshold raised), as fast as Halide's free list
-//   was. Devices without memory pools get cuMemAlloc / cuMemFree and no graphs.
+//   allocator (cuMemAllocAsync / cuMemFreeAsync), so that under capture they become the graph's
+//   own allocation and free nodes. Outside it they come from the device's default pool, kept from
+//   being trimmed (its release threshold raised, for the whole process), allocated on the
+//   thread's stream and freed on the legacy stream, after every thread's kernels. Devices without
+//   memory pools get cuMemAlloc / cuMemFree and no graphs.
 //
 // A capture can fail (a kernel that would copy or synchronise while captured, a driver without
 // graphs): the network then runs kernel by kernel, as before, and says why in its launch mode.
 // Capturing while another thread's forward copies on the legacy stream would make either fail, so
-// captures exclude forwards through a lock shared by every CUDA network of this library.
+// a capture takes exclusively a lock that every CUDA forward of this library holds shared (and
+// waits for a later forward when it cannot).
 #pragma once
 
 #include <functional>
@@ -38,7 +40,7 @@ bool is_cuda_device(const halide_device_interface_t *device);
 // network is created, before any of its kernels runs.
 void use_cortado_cuda_streams();
 
-// Held (shared) by every CUDA forward, (exclusive) by a capture.
+// Held shared by every CUDA forward and destroy, exclusively by a capture (try_lock).
 std::shared_mutex &cuda_capture_mutex();
 
 struct CudaGraph;
