@@ -40,9 +40,9 @@ BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, Loaded
 // Runs `net` `forwards` times more without the blob callback, each on a fresh uniform(-1, 1)
 // input drawn from `seed`, and returns the worst relative L2 error of the returned output against
 // the reference: the path a CUDA network replays as one graph from its second forward
-// (runtime/cuda_graph.h), which check_every_blob's callback keeps it off. From the second on,
-// an output no nearer its own reference than the previous input's counts as infinitely wrong (a
-// replay that read a stale input). Weights as there.
+// (runtime/cuda_graph.h), which check_every_blob's callback keeps it off. A replay that read a
+// stale input fails wherever the outputs of two inputs differ by more than the tolerance (they do
+// for seeded weights; a saturated softmax could hide it). Weights as there.
 double check_replays(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed, int forwards,
                      const std::vector<LayerWeights> *weights = nullptr);
 
