@@ -559,6 +559,10 @@ class OnnxImporter {
                      const std::string &out) {
         const Tensor *b = constant(node, 2);
         if (node.input_size() > 2 && !node.input(2).empty() && !b) fail(node, "the bias must be a constant");
+        // Checked before the copy below: a folded bias may be as large as kMaxFoldedElements.
+        if (b && b->count() != p.num_output)
+            fail(node, "the bias needs " + std::to_string(p.num_output) + " values (one per output channel), not " +
+                           std::to_string(b->count()));
         p.bias_term = b != nullptr;
         add_layer(node, type, {input}, p, out);
         std::vector<std::pair<Shape, std::vector<float>>> blobs{{w.dims, float_values(node, w, "the weights")}};

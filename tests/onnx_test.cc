@@ -180,6 +180,7 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_open"), "input 'x' has dimensions the model leaves open; give --input-shape"},
         {model("bad_weights"), "initializer 'w' holds 280 bytes for 72 elements"},
         {model("bad_reflect"), "node 'y_node' (Pad, opset 13): reflect pads must be smaller than the plane"},
+        {model("bad_bias"), "node 'y_node' (Conv, opset 13): the bias needs 4 values (one per output channel), not 5"},
         {model("bad_broadcast"), "node 'y_node' (Mul, opset 13): inputs of shapes 1x2x3x3 and 4x1x3 do not broadcast"},
         {model("bad_cubic"), "node 'y_node' (Resize, opset 13): mode cubic is not supported (nearest and linear only)"},
         {model("bad_matmul"), "node 'y_node' (MatMul, opset 13): the batch axes of A (1x4x3x5) and B (3x5x6) do not "

@@ -532,8 +532,9 @@ def bad_models(out_dir, rng):
     """Models cortado must refuse with a message naming the node: an op it lacks, an opset beyond
     the newest, a Dropout whose mask is used, a constant Gather out of range, a Gather of computed
     data, two graph inputs, a dimension left open, an initializer of the wrong size, reflect pads
-    larger than the plane, a constant that does not broadcast against the data, a cubic Resize, a
-    MatMul whose batch axes do not broadcast, two ops it lacks (named at once)."""
+    larger than the plane, a Conv bias of the wrong size, a constant that does not broadcast
+    against the data, a cubic Resize, a MatMul whose batch axes do not broadcast, two ops it lacks
+    (named at once)."""
     m = Model(rng)
     m.node("Sin", ["x"], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
@@ -577,6 +578,9 @@ def bad_models(out_dir, rng):
     m = Model(rng)
     m.node("MatMul", ["x", m.weight("w", (3, 5, 6))], "y")
     onnx.save_model(m.build([1, 4, 3, 5], "y", [1, 4, 3, 6], 13), os.path.join(out_dir, "bad_matmul.onnx"))
+    m = Model(rng)
+    m.node("Conv", ["x", m.weight("w", (4, 2, 3, 3)), m.weight("b", (5,))], "y")
+    onnx.save_model(m.build([1, 2, 5, 5], "y", [1, 4, 3, 3], 13), os.path.join(out_dir, "bad_bias.onnx"))
     m = Model(rng)
     m.node("Relu", [m.node("Sin", ["x"], "s")], "r")
     m.node("Add", ["r", m.node("Cos", ["x"], "c")], "y")
