@@ -6,6 +6,7 @@
 # prepared for both APIs' benchmarks; gathered into .device/ (ignored by git) with the
 # libHalide-free checker. Then run, through the device tool, with carry [".device"]:
 #     bash .device/run.sh [checks | cuda]
+# (NETS="resnet50 mobilenet_v2" tools/bench/gpu-exported.sh prepares only those networks.)
 # On the GPU machine it regenerates the models from the same seed with that machine's PyTorch.
 # Their weights never travel: the graphs compiled here do, and take those weights by name
 # (tools/bench/onnx_graph_only.py; another PyTorch may write another graph). It checks every
@@ -28,9 +29,19 @@ trap 'rm -rf "$models"' EXIT
 classic="alexnet resnet18 resnet50 squeezenet1_1 mobilenet_v2"
 newer="mobilenet_v3_small mobilenet_v3_large efficientnet_b0 shufflenet_v2_x1_0 densenet121 regnet_y_400mf
        resnext50_32x4d vgg11_bn fcn_resnet50 lraspp_mobilenet_v3_large"
-/usr/bin/python3 tools/bench/export_torchvision.py "$models" 1 $classic >/dev/null
-/usr/bin/python3 tools/bench/export_torchvision.py "$models" 1 --opsets 13,17 $newer >/dev/null 2>&1
-python3 tests/onnx/convert_opset.py "$models" 17 21 $newer
+# $NETS (space-separated) keeps only those networks, for a device call that must stay short.
+if [ -n "${NETS:-}" ]; then
+  keep() { for n in $1; do case " $NETS " in *" $n "*) echo -n "$n " ;; esac; done; }
+  all=$(echo $classic $newer)
+  classic=$(keep "$classic") newer=$(keep "$newer")
+  [ -n "$classic$newer" ] || { echo "gpu-exported: \$NETS names none of: $all" >&2; exit 2; }
+fi
+# (export_torchvision.py with no names exports every network: only call it with some.)
+[ -z "$classic" ] || /usr/bin/python3 tools/bench/export_torchvision.py "$models" 1 $classic >/dev/null
+if [ -n "$newer" ]; then
+  /usr/bin/python3 tools/bench/export_torchvision.py "$models" 1 --opsets 13,17 $newer >/dev/null 2>&1
+  python3 tests/onnx/convert_opset.py "$models" 17 21 $newer
+fi
 python3 tests/onnx/make_models.py "$models/tests" 1 >/dev/null
 
 rm -rf .device && mkdir -p .device/bin .device/lib .device/stage .device/models
@@ -55,9 +66,12 @@ declare -A names=([cuda]=cuda-h100 [opencl]=opencl-nvidia)
   echo 'export OCL_ICD_VENDORS=$PWD/nvidia.icd OCL_ICD_FILENAMES=/usr/local/nvidia/lib64/libnvidia-opencl.so.1'
   echo 'nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; status=0'
   echo 'mkdir -p stage && xz -dc stage.tar.xz | tar -C stage -xf -'
-  echo 'm=stage/exported-cuda; python3 export_torchvision.py $m 1 '"$classic"' > /dev/null || status=1'
-  echo 'python3 export_torchvision.py $m 1 --opsets 13,17 '"$(echo $newer)"' > /dev/null 2>&1 || status=1'
-  echo 'python3 convert_opset.py $m 17 21 '"$(echo $newer)"' || status=1'
+  echo 'm=stage/exported-cuda'
+  [ -z "$classic" ] || echo 'python3 export_torchvision.py $m 1 '"$(echo $classic)"' > /dev/null || status=1'
+  if [ -n "$newer" ]; then
+    echo 'python3 export_torchvision.py $m 1 --opsets 13,17 '"$(echo $newer)"' > /dev/null 2>&1 || status=1'
+    echo 'python3 convert_opset.py $m 17 21 '"$(echo $newer)"' || status=1'
+  fi
   echo 'for g in graphs/*.onnx; do python3 onnx_graph_only.py fill $g $m/${g##*/} $m/${g##*/} || status=1; done'
   echo 'for f in $m/*.onnx $m/*.npy; do ln -sf ../exported-cuda/${f##*/} stage/exported-opencl/; done'
 } > .device/run.sh
