@@ -251,26 +251,20 @@ CudaGraph *capture_cuda_graph(const std::function<int()> &steps, std::string *wh
     capturing = false;
     CuGraph graph = nullptr;
     const CuResult ended = d.end_capture(stream, &graph);
-    size_t nodes = 0;
-    if (steps_result == 0 && ended == 0 && graph && (d.graph_nodes(graph, nullptr, &nodes) != 0 || nodes == 0)) {
-        // Halide launched on another stream (an application's own get-stream handler, installed
-        // after cortado's): the kernels ran instead of being captured.
-        d.destroy_graph(graph);
-        *why = "nothing was captured (Halide's kernels go to another stream)";
-        return nullptr;
-    }
-    if (steps_result != 0 || ended != 0 || !graph) {
+    const auto refuse = [&](const std::string &reason) -> CudaGraph * {
         if (graph) d.destroy_graph(graph);
-        *why = steps_result != 0 ? "a kernel failed under capture (Halide error " + std::to_string(steps_result) + ")"
-                                 : "cuStreamEndCapture failed: " + error_text(ended);
+        *why = reason;
         return nullptr;
-    }
+    };
+    if (steps_result != 0) return refuse("a kernel failed under capture (Halide error " + std::to_string(steps_result) + ")");
+    if (ended != 0 || !graph) return refuse("cuStreamEndCapture failed: " + error_text(ended));
+    size_t nodes = 0;
+    // None: Halide launched on another stream (an application's own get-stream handler,
+    // installed after cortado's), so the kernels ran instead of being captured.
+    if (d.graph_nodes(graph, nullptr, &nodes) != 0 || nodes == 0)
+        return refuse("nothing was captured (Halide's kernels go to another stream)");
     CuGraphExec exec = nullptr;
-    if (CuResult result = d.instantiate(&exec, graph, 0)) {
-        d.destroy_graph(graph);
-        *why = "cuGraphInstantiate failed: " + error_text(result);
-        return nullptr;
-    }
+    if (CuResult result = d.instantiate(&exec, graph, 0)) return refuse("cuGraphInstantiate failed: " + error_text(result));
     return new CudaGraph{graph, exec, context_identity(scope.context())};
 }
 

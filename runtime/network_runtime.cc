@@ -462,6 +462,14 @@ void network_destroy(Network *network) { delete network; }
 
 namespace {
 
+// The network runs kernel by kernel from now on, for `why`; its graph, if any, is dropped.
+void refuse_graph(Network &network, const std::string &why) {
+    destroy_cuda_graph(network.graph);
+    network.graph = nullptr;
+    network.graph_refused = true;
+    network.launch_mode = "kernel by kernel (no CUDA graph: " + why + ")";
+}
+
 // The network's steps in order, with the blob callback after each (and profiling).
 int run_steps(Network *network) {
     const NetworkDescription &d = *network->description;
@@ -519,8 +527,8 @@ int forward_steps(Network *network, const float *input, float *output) {
         if (capturing.owns_lock()) {
             std::string why;
             network->graph = capture_cuda_graph([network] { return run_steps(network); }, &why);
-            network->graph_refused = !network->graph;
-            network->launch_mode = network->graph ? "one CUDA graph" : "kernel by kernel (no CUDA graph: " + why + ")";
+            if (network->graph) network->launch_mode = "one CUDA graph";
+            else refuse_graph(*network, why);
         }
     }
     std::shared_lock<std::shared_mutex> forwarding;
@@ -544,15 +552,14 @@ int forward_steps(Network *network, const float *input, float *output) {
         const TensorSpec &t = d.tensors[d.input_tensor];
         network->callback(network->callback_user, t.blob_name, t.rank, t.shape, arena + t.offset);
     }
-    std::string why;
-    if (network->graph && !plain && launch_cuda_graph(network->graph, &why) != 0) {
+    bool replayed = false;
+    if (network->graph && !plain) {
+        std::string why;
+        replayed = launch_cuda_graph(network->graph, &why) == 0;
         // Kernel by kernel from now on (a launch that fails once, for memory say, would again).
-        destroy_cuda_graph(network->graph);
-        network->graph = nullptr;
-        network->graph_refused = true;
-        network->launch_mode = "kernel by kernel (no CUDA graph: " + why + ")";
+        if (!replayed) refuse_graph(*network, why);
     }
-    if (!network->graph || plain) {
+    if (!replayed) {
         if (int result = run_steps(network)) return result;
     }
     if (network->device) {

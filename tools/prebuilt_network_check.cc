@@ -26,6 +26,7 @@
 
 #include "compiler/network_weights.h"
 #include "compiler/reference/blob_check.h"
+#include "compiler/target_features.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
@@ -123,8 +124,8 @@ int main(int argc, char **argv) {
             check_replays(unfused, plan, net, seed, replays, own_weights ? &weights : nullptr);
         // On CUDA the forwards must have replayed a graph, unless the run turned graphs off.
         const char *graphs = std::getenv("CORTADO_CUDA_GRAPHS");
-        const bool graph_expected = replays > 0 && std::string(argv[3]).find("cuda") != std::string::npos &&
-                                    !(graphs && std::string(graphs) == "0");
+        const bool graph_expected =
+            replays > 0 && gpu_api(argv[3]) == "cuda" && !(graphs && std::string(graphs) == "0");
         const bool replays_pass =
             replay_error <= check.tolerance && (!graph_expected || net.launch_mode() == "one CUDA graph");
         if (replays > 0)

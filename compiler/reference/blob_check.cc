@@ -80,18 +80,30 @@ std::string compare_non_finite(const std::vector<float> &actual, const std::vect
     return report;
 }
 
+// `shape`'s worth of uniform(-1, 1) values drawn from `random`: the checks' inputs.
+std::vector<float> uniform_input(const Shape &shape, std::mt19937_64 &random) {
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    std::vector<float> input(static_cast<size_t>(element_count(shape)));
+    for (float &v : input) v = uniform(random);
+    return input;
+}
+
+// The reference's values of `unfused`, by value id, on `input`.
+std::vector<reference::Tensor> reference_values(const Graph &unfused, const reference::WeightMap &weights,
+                                                const std::vector<float> &input) {
+    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
+    return reference::run_graph(unfused, weights,
+                                {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+}
+
 }  // namespace
 
 BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed,
                            const std::vector<LayerWeights> *weights) {
-    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
-    std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
     std::mt19937_64 random(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (float &v : input) v = uniform(random);
+    const std::vector<float> input = uniform_input(unfused.values[unfused.inputs[0]].shape, random);
     const auto expected =
-        reference::run_graph(unfused, reference_weights(weights ? *weights : seeded_weights(plan, seed)),
-                             {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+        reference_values(unfused, reference_weights(weights ? *weights : seeded_weights(plan, seed)), input);
     return compare_blobs(unfused, plan, net, input, expected);
 }
 
@@ -111,21 +123,16 @@ BlobCheck compare_blobs(const Graph &unfused, const NetworkPlan &plan, LoadedNet
 
 double check_replays(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed, int forwards,
                      const std::vector<LayerWeights> *weights) {
-    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
     const reference::WeightMap reference = reference_weights(weights ? *weights : seeded_weights(plan, seed));
     std::mt19937_64 random(seed ^ 0x9e3779b97f4a7c15ull);  // not check_every_blob's input
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     double worst = 0.0;
     for (int f = 0; f < forwards; f++) {
-        std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
-        for (float &v : input) v = uniform(random);
-        const auto expected = reference::run_graph(
-            unfused, reference, {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
-        const reference::Tensor &want = expected[unfused.outputs[0]];
+        const std::vector<float> input = uniform_input(unfused.values[unfused.inputs[0]].shape, random);
+        const auto expected = reference_values(unfused, reference, input);
         std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)),
                                   std::nanf(""));
         net.forward(input.data(), output.data());
-        const double error = reference::relative_l2_error(output.data(), want);
+        const double error = reference::relative_l2_error(output.data(), expected[unfused.outputs[0]]);
         if (!(error <= worst)) worst = std::isnan(error) ? std::numeric_limits<double>::infinity() : error;
     }
     return worst;
@@ -138,11 +145,9 @@ std::string check_non_finite(const Graph &unfused, const NetworkPlan &plan, Load
     const Shape &out_shape = unfused.values[unfused.outputs[0]].shape;
     const reference::WeightMap weights = reference_weights(seeded_weights(plan, seed));
     std::mt19937_64 random(seed);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
     std::string report;
     for (const std::vector<float> &specials : patterns) {
-        std::vector<float> input(static_cast<size_t>(element_count(in_shape)));
-        for (float &v : input) v = uniform(random);
+        std::vector<float> input = uniform_input(in_shape, random);
         std::uniform_int_distribution<size_t> position(0, input.size() - 1);
         std::string placed;
         for (float special : specials) {
@@ -150,8 +155,7 @@ std::string check_non_finite(const Graph &unfused, const NetworkPlan &plan, Load
             input[at] = special;
             placed += " " + std::to_string(special) + " at " + std::to_string(at);
         }
-        const auto expected = reference::run_graph(
-            unfused, weights, {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+        const auto expected = reference_values(unfused, weights, input);
         // Poison: finite and far from anything these ops produce, so an element the network
         // leaves unwritten fails whatever the reference holds there.
         std::vector<float> output(static_cast<size_t>(element_count(out_shape)), -3.0e38f);

@@ -84,30 +84,34 @@ class Library:
             lib.net_launch_mode.restype = ctypes.c_char_p
             lib.net_launch_mode.argtypes = [ctypes.c_void_p]
 
+    def create(self, weights_path):
+        ctx = self.lib.net_create(weights_path.encode(), 0)
+        if not ctx:
+            raise RuntimeError(self.lib.net_last_error().decode())
+        return ctx
+
+    def forward(self, ctx, host_in, host_out):
+        if self.lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr()) != 0:
+            raise RuntimeError(self.lib.net_last_error().decode())
+
+    def launch_mode(self, ctx):
+        return self.lib.net_launch_mode(ctx).decode() if hasattr(self.lib, "net_launch_mode") else "kernel by kernel"
+
     def run(self, weights_path, x, out_shape, iterations, kernel_times=None):
         lib = self.lib
-        ctx = lib.net_create(weights_path.encode(), 0)
-        if not ctx:
-            raise RuntimeError(lib.net_last_error().decode())
+        ctx = self.create(weights_path)
         try:
             host_in = x.detach().cpu().contiguous()
             host_out = torch.full(out_shape, float("nan"))
-            if lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr()) != 0:
-                raise RuntimeError(lib.net_last_error().decode())
+            self.forward(ctx, host_in, host_out)
             lib.net_set_profiling(ctx, 1)
             times = []
             for _ in range(iterations):
-                if lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr()) != 0:
-                    raise RuntimeError(lib.net_last_error().decode())
+                self.forward(ctx, host_in, host_out)
                 times.append(lib.net_layer_time_ms(ctx, 0))
             if kernel_times is not None:
                 lib.net_set_profiling(ctx, 0)
-
-                def forward():
-                    if lib.net_forward(ctx, host_in.data_ptr(), host_out.data_ptr()) != 0:
-                        raise RuntimeError(lib.net_last_error().decode())
-
-                kernel_times.append(kernel_ms(forward, iterations))
+                kernel_times.append(kernel_ms(lambda: self.forward(ctx, host_in, host_out), iterations))
             return host_out, timing(times)
         finally:
             lib.net_destroy(ctx)
@@ -319,15 +323,9 @@ def bench_network(case, bench_dir, scratch, iterations, generator):
     out_shape = graph["outputs"][0]["shape"]
 
     lib = Library(os.path.join(bench_dir, case["library"]))
-    ctx = lib.lib.net_create(model.encode(), 0)
-    if not ctx:
-        raise RuntimeError(lib.lib.net_last_error().decode())
+    ctx = lib.create(model)
     host_in, ours = x.contiguous(), torch.full(out_shape, float("nan"))
-
-    def forward():
-        if lib.lib.net_forward(ctx, host_in.data_ptr(), ours.data_ptr()) != 0:
-            raise RuntimeError(lib.lib.net_last_error().decode())
-
+    forward = lambda: lib.forward(ctx, host_in, ours)  # noqa: E731
     try:
         forward()
         row = bench_network_forward(case, graph, weights, x, ours, forward, iterations)
@@ -336,17 +334,10 @@ def bench_network(case, bench_dir, scratch, iterations, generator):
         lib.release()
     if "untuned_library" in case:  # tuning records changed some kernel: the default build too
         plain = Library(os.path.join(bench_dir, case["untuned_library"]))
-        plain_ctx = plain.lib.net_create(model.encode(), 0)
-        if not plain_ctx:
-            raise RuntimeError(plain.lib.net_last_error().decode())
+        plain_ctx = plain.create(model)
         plain_out = torch.full(out_shape, float("nan"))
-
-        def plain_forward():
-            if plain.lib.net_forward(plain_ctx, host_in.data_ptr(), plain_out.data_ptr()) != 0:
-                raise RuntimeError(plain.lib.net_last_error().decode())
-
         try:
-            row["untuned"] = wall_times(plain_forward, iterations)
+            row["untuned"] = wall_times(lambda: plain.forward(plain_ctx, host_in, plain_out), iterations)
             row["untuned_relative_error"] = float((plain_out - ours).norm() / ours.norm())
         finally:
             plain.lib.net_destroy(plain_ctx)
@@ -372,18 +363,10 @@ def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
             row["peer_timing"] = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
             return row
         row["peer_timing"] = wall_times(eager, iterations)
-        start = time.perf_counter()
-        torch._dynamo.reset()  # a fresh compile per network: no recompile limit, no dynamic shapes
-        # The issue-45 peer is mode="reduce-overhead" (CUDA graphs); rows before 2026-11-28 used
-        # the default mode, which $GPU_BENCH_COMPILE_MODE=default reproduces.
-        mode = os.environ.get("GPU_BENCH_COMPILE_MODE", "reduce-overhead")
-        compiled_network = torch.compile(network, dynamic=False, mode=mode)
-        row["compile_mode"] = mode
-        compiled = lambda: compiled_network(host_in.cuda()).cpu()  # noqa: E731
-        compiled_error = float((compiled() - expected).norm() / expected.norm())
-        row["compile_seconds"] = time.perf_counter() - start
-        row["peer_compiled_timing"] = wall_times(compiled, iterations)
-        row["compiled_relative_error"] = compiled_error
+        # reduce-overhead (CUDA graphs) is the whole-network peer cortado's graphs compete with;
+        # $GPU_BENCH_COMPILE_MODE=default gives torch.compile's default mode.
+        time_compiled(row, network, host_in, expected, iterations,
+                      os.environ.get("GPU_BENCH_COMPILE_MODE", "reduce-overhead"))
     return row
 
 
@@ -399,16 +382,11 @@ def bench_exported(case, bench_dir, iterations, generator):
     onnx_path = os.path.join(bench_dir, case["network"] + ".onnx")
     x = (torch.rand(case["batch"], 3, 224, 224, generator=generator) * 2 - 1).contiguous()
     lib = Library(os.path.join(bench_dir, case["library"]))
-    ctx = lib.lib.net_create(os.path.join(bench_dir, case["network"] + ".caffemodel").encode(), 0)
-    if not ctx:
-        raise RuntimeError(lib.lib.net_last_error().decode())
+    weights_path = os.path.join(bench_dir, case["network"] + ".caffemodel")
+    ctx = lib.create(weights_path)
     ours = torch.full((case["batch"], 21, 224, 224) if case["network"] in SEGMENTERS else (case["batch"], 1000),
                       float("nan"))
-
-    def forward():
-        if lib.lib.net_forward(ctx, x.data_ptr(), ours.data_ptr()) != 0:
-            raise RuntimeError(lib.lib.net_last_error().decode())
-
+    forward = lambda: lib.forward(ctx, x, ours)  # noqa: E731
     try:
         forward()
         set_tf32(False)
@@ -433,43 +411,40 @@ def bench_exported(case, bench_dir, iterations, generator):
                 return row
             row["cortado"] = wall_times(forward, iterations)
             row["peer_timing"] = wall_times(eager, iterations)
-            row["launch_mode"] = launch_mode(lib, ctx)
+            row["launch_mode"] = lib.launch_mode(ctx)
             if row["launch_mode"] == "one CUDA graph":
-                row["kernel_by_kernel"] = kernel_by_kernel_times(lib, bench_dir, case, x, ours.shape, iterations)
+                row["kernel_by_kernel"] = kernel_by_kernel_times(lib, weights_path, x, ours.shape, iterations)
             if case["network"] in os.environ.get("GPU_BENCH_REDUCE_OVERHEAD", "").split(","):
-                start = time.perf_counter()
-                torch._dynamo.reset()
-                compiled_model = torch.compile(model, mode="reduce-overhead", dynamic=False)
-                compiled = lambda: compiled_model(x.cuda()).cpu()  # noqa: E731
-                row["compiled_relative_error"] = float((compiled() - expected).norm() / expected.norm())
-                row["compile_seconds"] = time.perf_counter() - start
-                row["peer_compiled_timing"] = wall_times(compiled, iterations)
+                time_compiled(row, model, x, expected, iterations, "reduce-overhead")
     finally:
         lib.lib.net_destroy(ctx)
         lib.release()
     return row
 
 
-def launch_mode(lib, ctx):
-    return lib.lib.net_launch_mode(ctx).decode() if hasattr(lib.lib, "net_launch_mode") else "kernel by kernel"
+def time_compiled(row, module, host_in, expected, iterations, mode):
+    """torch.compile(module, mode=mode), compiled fresh (no recompile limit, no dynamic shapes),
+    checked against `expected` and timed as eager is, copies included, into `row`."""
+    start = time.perf_counter()
+    torch._dynamo.reset()
+    compiled_module = torch.compile(module, dynamic=False, mode=mode)
+    compiled = lambda: compiled_module(host_in.cuda()).cpu()  # noqa: E731
+    row["compiled_relative_error"] = float((compiled() - expected).norm() / expected.norm())
+    row["compile_seconds"] = time.perf_counter() - start
+    row["compile_mode"] = mode
+    row["peer_compiled_timing"] = wall_times(compiled, iterations)
 
 
-def kernel_by_kernel_times(lib, bench_dir, case, x, out_shape, iterations):
+def kernel_by_kernel_times(lib, weights_path, x, out_shape, iterations):
     """The same library's forward with CUDA graphs off (a second context, made and captured under
     CORTADO_CUDA_GRAPHS=0), input and output copies included."""
     os.environ["CORTADO_CUDA_GRAPHS"] = "0"
-    ctx = lib.lib.net_create(os.path.join(bench_dir, case["network"] + ".caffemodel").encode(), 0)
+    ctx = None
     try:
-        if not ctx:
-            raise RuntimeError(lib.lib.net_last_error().decode())
+        ctx = lib.create(weights_path)
         out = torch.full(out_shape, float("nan"))
-
-        def forward():
-            if lib.lib.net_forward(ctx, x.data_ptr(), out.data_ptr()) != 0:
-                raise RuntimeError(lib.lib.net_last_error().decode())
-
-        times = wall_times(forward, iterations)
-        if launch_mode(lib, ctx) == "one CUDA graph":
+        times = wall_times(lambda: lib.forward(ctx, x, out), iterations)
+        if lib.launch_mode(ctx) == "one CUDA graph":
             raise RuntimeError("CORTADO_CUDA_GRAPHS=0 did not keep the forward kernel by kernel")
         return times
     finally:
