@@ -18,7 +18,7 @@
 //   memory pools get cuMemAlloc / cuMemFree and no graphs.
 //
 // A capture can fail (a kernel that would copy or synchronise while captured, a driver without
-// graphs): the network then runs kernel by kernel, as before, and says why in its launch mode.
+// graphs): the network then runs kernel by kernel and says why in its launch mode.
 // Capturing while another thread's forward copies on the legacy stream would make either fail, so
 // a capture takes exclusively a lock that every CUDA forward of this library holds shared (and
 // waits for a later forward when it cannot).

@@ -40,8 +40,7 @@ cp build-fuzz/onnx-models/*.onnx "$corpus/onnx/"
 
 # The memory limit leaves room for the largest tensor the ONNX importer folds by design (1 GiB of
 # floats, frontend/onnx_constants.h kMaxFoldedElements) and a copy of it as a layer's weights: a
-# 4 KiB model whose ConstantOfShape made a 235 M-float Conv bias used 1.95 GB, over the 2048 MB
-# limit this had before (such a bias is now refused before its copy).
+# few KiB of ConstantOfShape can legitimately ask for that much.
 pids=()
 for target in prototxt onnx caffemodel npy; do
   build-fuzz/tests/fuzz/fuzz_$target "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
