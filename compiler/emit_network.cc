@@ -133,7 +133,7 @@ void emit_tables(std::ostringstream &c, const NetworkPlan &plan, const std::stri
         std::vector<int64_t> shape = t.shape;
         shape.resize(kMaxRank, 0);
         c << "    {" << quoted(t.blob_name) << ", " << t.offset << ", " << t.shape.size() << ", " << int_list(shape)
-          << ", " << t.channel_block << "},\n";
+          << ", " << t.channel_block << ", " << t.batch_stride << "},\n";
     }
     c << "};\n\nconst BlobSpec kBlobs[] = {\n";
     for (const PlannedBlob &b : plan.blobs) {
@@ -162,9 +162,10 @@ void emit_tables(std::ostringstream &c, const NetworkPlan &plan, const std::stri
         for (const PlannedView &v : s.views) {
             std::vector<int> extents = v.extents;
             extents.resize(kMaxRank, 0);
-            c << "    {" << v.tensor << ", " << v.extents.size() << ", " << int_list(extents) << "},\n";
+            c << "    {" << v.tensor << ", " << v.extents.size() << ", " << int_list(extents) << ", " << v.batch_dim
+              << ", " << v.batch_stride << "},\n";
         }
-    c << "    {0, 0, {0, 0, 0, 0}},\n};\n\nconst StepSpec kSteps[] = {\n";
+    c << "    {0, 0, {0, 0, 0, 0}, -1, 0},\n};\n\nconst StepSpec kSteps[] = {\n";
     int first_view = 0;
     for (const PlannedStep &s : plan.steps) {
         c << "    {" << quoted(s.layer) << ", "

@@ -7,6 +7,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <type_traits>
@@ -40,6 +41,13 @@ std::string KernelInstance::op_signature_hash() const { return content_hash_hex(
 std::string KernelInstance::signature() const { return op_signature() + "|" + ops::fields_text(choice); }
 
 std::string KernelInstance::function_name() const { return "cortado_k_" + content_hash_hex(signature()); }
+
+int64_t tensor_span(const PlannedTensor &tensor) {
+    const int64_t count = element_count(tensor.shape);
+    if (tensor.batch_stride <= 0) return count;
+    const int64_t batch = tensor.shape[0];
+    return (batch - 1) * tensor.batch_stride + count / batch;
+}
 
 double NetworkPlan::tolerance() const {
     double loosest = ops::Choice{}.tolerance;
@@ -549,10 +557,10 @@ class Planner {
         shape.inner = views.back().extents[0];
         shape.outer = views.back().extents[2];
         const int k = kernel(layer, shape, {}, shape.inputs());
-        // In place needs each input's slice to be one dense range: nothing outside the axis
-        // repeats it (batch 1, for channels).
-        if (p.in_place && shape.outer == 1) {
-            ConcatSlices slices{int(plan_.steps.size()), tensor_of(layer.outputs[0]), {}, {}};
+        // In place needs each input's slice to be one range per image: nothing but the batch
+        // repeats it (axis 1, or batch 1).
+        if (p.in_place && (shape.outer == 1 || a == 1)) {
+            ConcatSlices slices{int(plan_.steps.size()), tensor_of(layer.outputs[0]), shape.outer, {}, {}};
             int64_t offset = 0;
             for (const PlannedView &v : views) {
                 if (v.tensor == slices.output) break;
@@ -854,12 +862,52 @@ class Planner {
         return {storage, offset};
     }
 
+    // Whether every step that reads or writes the tensors in storage `top` can take them with
+    // their images a stride apart (at batch > 1, a slice of each image of a concatenation): a
+    // generator that declares its activations with require_activation_shape, and a view whose
+    // image is its outermost dimension (batch_dimension).
+    bool batch_strides_allowed(int top, int batch) const {
+        static const std::set<std::string> strided_ops = {"conv2d",        "pooling",       "concat",
+                                                          "channel_affine", "inner_product", "lrn",
+                                                          "deconv2d"};
+        for (size_t t = 0; t < plan_.tensors.size(); t++) {
+            if (top_storage(storage_of_[t]).first != top) continue;
+            const PlannedTensor &tensor = plan_.tensors[t];
+            if (int(t) == plan_.output_tensor || tensor.channel_block || tensor.shape.empty() ||
+                tensor.shape[0] != batch)
+                return false;
+            for (const PlannedStep &step : plan_.steps)
+                for (const PlannedView &v : step.views)
+                    if (step.kernel >= 0 && v.tensor == int(t) &&
+                        (!strided_ops.count(plan_.kernels[step.kernel].op) || batch_dimension(v, tensor) < 0))
+                        return false;
+        }
+        return true;
+    }
+
+    // The view's dimension that indexes the image, as require_activation_shape finds it: the
+    // outermost of extent batch with only ones after it, the dimensions inside it one image;
+    // -1 if there is none.
+    static int batch_dimension(const PlannedView &v, const PlannedTensor &tensor) {
+        const int64_t batch = tensor.shape.empty() ? 0 : tensor.shape[0];
+        for (int d = int(v.extents.size()) - 1; d >= 1; d--) {
+            if (v.extents[d] == batch) {
+                int64_t image = 1;
+                for (int i = 0; i < d; i++) image *= v.extents[i];
+                return image * batch == element_count(tensor.shape) ? d : -1;
+            }
+            if (v.extents[d] != 1) return -1;
+        }
+        return -1;
+    }
+
     // Concatenations whose inputs can be written where the concatenation keeps them: each input's
     // storage (or the concatenation it already lies in, as DenseNet's growing concatenations
     // share one buffer) is placed in the output's at its slice, and the Concat step runs no
-    // kernel. Only storage one kernel writes moves (not the network's input, which the caller
-    // fills); channel-blocked tensors stay where they are; OpenCL places only at offsets its
-    // sub-buffers can start on.
+    // kernel. At batch > 1 a slice repeats in every image, so the tensors placed take a batch
+    // stride, and every step that touches them must accept one. Only storage one kernel writes
+    // moves (not the network's input, which the caller fills); channel-blocked tensors stay where
+    // they are; OpenCL places only at offsets its sub-buffers can start on.
     void concatenate_in_place() {
         const std::string api = gpu_api(info_.halide_target);
         // CUDA's vector loads want 16-byte alignment; OpenCL sub-buffers the 1 KiB place_tensors uses.
@@ -887,11 +935,17 @@ class Planner {
                 it->second.second += element_count(plan_.tensors[c.inputs[i]].shape);
                 fits = top != root && (fresh || it->second.first == at) && !plan_.tensors[c.inputs[i]].channel_block;
             }
+            // At batch > 1 each piece covers its slice of every image: piece.second counts them all.
+            // CUDA's vector loads want every image's slice aligned; an OpenCL sub-buffer only its start.
+            const int64_t image = floats[root] / c.batch;
+            fits = fits && (c.batch == 1 || api != "cuda" || image % align == 0);
             for (const auto &[top, piece] : pieces)
                 fits = fits && top != storage_of_[plan_.input_tensor] && writers[top] == (concatenation[top] ? 0 : 1) &&
-                       piece.second == floats[top] && piece.first % align == 0;
+                       piece.second == floats[top] && piece.first % align == 0 &&
+                       (c.batch == 1 || batch_strides_allowed(top, c.batch));
             if (!fits) continue;
             for (const auto &[top, piece] : pieces) placed_in_[top] = {root, piece.first};
+            if (c.batch > 1) batched_roots_.insert(root);
             writers[root] = 0;
             concatenation[root] = true;
             PlannedStep &step = plan_.steps[c.step];
@@ -900,6 +954,25 @@ class Planner {
             step.in_place = true;
         }
         drop_unused_kernels();
+        give_batch_strides(floats);
+    }
+
+    // Each tensor placed in a concatenation at batch > 1 steps by that concatenation's image, and
+    // so do the views of it.
+    void give_batch_strides(const std::vector<int64_t> &floats) {
+        for (size_t t = 0; t < plan_.tensors.size(); t++) {
+            PlannedTensor &tensor = plan_.tensors[t];
+            const int top = top_storage(storage_of_[t]).first;
+            if (!batched_roots_.count(top)) continue;
+            const int64_t image = floats[top] / tensor.shape[0];
+            if (image != element_count(tensor.shape) / tensor.shape[0]) tensor.batch_stride = image;
+        }
+        for (PlannedStep &step : plan_.steps)
+            for (PlannedView &v : step.views) {
+                if (v.tensor < 0 || plan_.tensors[v.tensor].batch_stride == 0) continue;
+                v.batch_dim = batch_dimension(v, plan_.tensors[v.tensor]);
+                v.batch_stride = plan_.tensors[v.tensor].batch_stride;
+            }
     }
 
     void place_tensors() {
@@ -909,7 +982,7 @@ class Planner {
         auto touch = [&](int tensor, int step) {
             const auto [top, offset] = top_storage(storage_of_[tensor]);
             StorageRequest &r = requests[top];
-            r.floats = std::max(r.floats, offset + element_count(plan_.tensors[tensor].shape));
+            r.floats = std::max(r.floats, offset + tensor_span(plan_.tensors[tensor]));
             r.first_step = std::min(r.first_step, step);
             r.last_step = std::max(r.last_step, step);
         };
@@ -940,6 +1013,7 @@ class Planner {
     // inputs with the offsets of their slices in the output.
     struct ConcatSlices {
         int step, output;
+        int batch;  // images the slices repeat in (1: each slice is one range)
         std::vector<int> inputs;
         std::vector<int64_t> offsets;
     };
@@ -955,6 +1029,7 @@ class Planner {
     // storage root -> the storage root it was placed in (-1: none) and its offset there
     std::vector<std::pair<int, int64_t>> placed_in_;
     std::vector<ConcatSlices> concats_;
+    std::set<int> batched_roots_;  // concatenations placed in at batch > 1
     std::map<std::string, int> kernel_index_;
     std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
 };

@@ -48,6 +48,9 @@ struct PlannedTensor {
     Shape shape;
     int64_t offset = 0;     // floats into the arena
     int channel_block = 0;  // > 0: stored channel-blocked (ops::Layout) between the steps that share it
+    // > 0: its images lie this many floats apart, not densely: it is one slice of every image of
+    // the concatenation it was placed in at batch > 1.
+    int64_t batch_stride = 0;
     // The tensor whose storage holds it: itself, the tensor it is a view of (Reshape, Split, ...),
     // or the concatenation it was placed in (ConcatParams::in_place).
     int storage = 0;
@@ -71,7 +74,15 @@ struct PlannedParam {
 struct PlannedView {
     int tensor;                // >= 0 tensor index, < 0 param -1 - index
     std::vector<int> extents;  // innermost first
+    // For a tensor with a batch stride: the dimension whose index is the image (the outermost of
+    // extent batch, ones after it; generators/buffer_shape.h), which steps by the stride.
+    int batch_dim = -1;
+    int64_t batch_stride = 0;
 };
+
+// The floats from a tensor's first element to past its last: its count, or with a batch stride
+// the last image's end.
+int64_t tensor_span(const PlannedTensor &tensor);
 
 struct PlannedStep {
     std::string layer;  // with fused layers: "conv1+relu1"

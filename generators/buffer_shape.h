@@ -17,4 +17,25 @@ void require_dense_shape(BufferLike &&buffer, const std::vector<int> &extents) {
     }
 }
 
+// An activation of `batch` images: dense within each image, and at batch > 1 the images lie a
+// stride apart that the caller passes. A tensor can then be its slice of every image of a larger
+// one: the producers of a concatenation write it in place (compiler/kernel_plan.cc). The batch's
+// dimension is the outermost whose extent is `batch`, with only ones after it, the rule the
+// planner's views follow; at batch 1, or where no dimension is the batch, the buffer is dense.
+template <typename BufferLike>
+void require_activation_shape(BufferLike &&buffer, const std::vector<int> &extents, int batch) {
+    int batch_dim = -1;
+    for (int d = int(extents.size()) - 1; d >= 1 && batch > 1; d--) {
+        if (extents[d] == batch) batch_dim = d;
+        if (extents[d] != 1) break;
+    }
+    if (batch_dim < 0) return require_dense_shape(buffer, extents);
+    int stride = 1;
+    for (int d = 0; d < int(extents.size()); d++) {
+        buffer.dim(d).set_bounds(0, extents[d]);
+        if (d < batch_dim) buffer.dim(d).set_stride(stride);
+        stride *= extents[d];
+    }
+}
+
 }  // namespace cortado

@@ -93,10 +93,10 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
             affine.output = fused;
         }
         output = affine.output;
-        require_dense_shape(input, {s.inner, s.channels, s.outer});
+        require_activation_shape(input, {s.inner, s.channels, s.outer}, s.outer);
         require_dense_shape(scale, {s.channels});
         require_dense_shape(shift, {s.channels});
-        require_dense_shape(output, {s.inner, s.channels, s.outer});
+        require_activation_shape(output, {s.inner, s.channels, s.outer}, s.outer);
         apply_schedule(affine, op, get_target());
     }
 };

@@ -16,8 +16,8 @@ class LRNGenerator : public Halide::Generator<LRNGenerator> {
         const LRNShape &s = op.shape;
         LRN lrn(input, s);
         output = lrn.output;
-        require_dense_shape(input, {s.w, s.h, s.channels, s.batch});
-        require_dense_shape(output, {s.w, s.h, s.channels, s.batch});
+        require_activation_shape(input, {s.w, s.h, s.channels, s.batch}, s.batch);
+        require_activation_shape(output, {s.w, s.h, s.channels, s.batch}, s.batch);
         apply_schedule(lrn, op, get_target());
     }
 };

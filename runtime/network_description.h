@@ -85,14 +85,19 @@ struct TensorSpec {
     // 0: stored as its shape says (NCHW); b > 0: an N x C x H x W tensor stored channel-blocked
     // (ops/choice.h, Layout), which the blob callback is shown as NCHW.
     int channel_block;
+    // > 0: its images lie this many floats apart (its slice of each image of a concatenation
+    // written in place), which the blob callback is shown dense; 0: dense.
+    int64_t batch_stride;
 };
 
-// One kernel argument: a dense view of a tensor or of a parameter buffer, in Halide's
-// innermost-first order.
+// One kernel argument: a view of a tensor or of a parameter buffer, in Halide's innermost-first
+// order, dense but for the tensor's batch stride.
 struct ViewSpec {
     int tensor;  // >= 0: TensorSpec index; < 0: ParamSpec index -1 - tensor
     int rank;
     int extents[kMaxRank];
+    int batch_dim;         // the dimension that steps by batch_stride (dimensions after it are 1)
+    int64_t batch_stride;  // 0: dense
 };
 
 struct StepSpec {

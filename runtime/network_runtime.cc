@@ -64,6 +64,31 @@ int64_t tensor_count(const TensorSpec &t) {
     return n;
 }
 
+// A tensor whose images lie TensorSpec::batch_stride apart copied into `dense`.
+const float *gathered(const TensorSpec &t, const float *strided, std::vector<float> *dense) {
+    const int64_t image = tensor_count(t) / t.shape[0];
+    dense->resize(size_t(tensor_count(t)));
+    for (int64_t i = 0; i < t.shape[0]; i++)
+        std::copy(strided + i * t.batch_stride, strided + i * t.batch_stride + image, dense->data() + i * image);
+    return dense->data();
+}
+
+// The tensor as the blob callback shows it: dense, in its shape's order.
+const float *callback_view(const TensorSpec &t, const float *stored, std::vector<float> *scratch) {
+    if (t.channel_block) return unblocked(t, stored, scratch);
+    if (t.batch_stride) return gathered(t, stored, scratch);
+    return stored;
+}
+
+// The floats from a view's first element to past its last.
+int64_t view_span(const ViewSpec &view) {
+    int64_t count = 1;
+    for (int i = 0; i < view.rank; i++) count *= view.extents[i];
+    if (view.batch_stride == 0) return count;
+    const int64_t batch = view.extents[view.batch_dim];
+    return (batch - 1) * view.batch_stride + count / batch;
+}
+
 // Caffe accepts a legacy 4-D blob (1x1xNxK) where the layer wants (N, K): compare shapes with
 // leading ones dropped.
 bool same_shape(const std::vector<int64_t> &found, int rank, const int64_t *expected) {
@@ -105,7 +130,7 @@ struct Network {
     std::vector<double> step_ms;
     BlobCallback callback = nullptr;
     void *callback_user = nullptr;
-    std::vector<float> unblocked;  // a channel-blocked tensor in NCHW, for the blob callback
+    std::vector<float> unblocked;  // a blocked or batch-strided tensor made dense, for the blob callback
     // Where the weights came from (its path held in weights_path), for single_image
     // (network_forward_batch), made on first use.
     WeightSource weights;
@@ -348,9 +373,8 @@ bool attach_device(Network &network) {
             network.buffers[v].set_host_dirty(true);  // weights go up on first use, then stay
             continue;
         }
-        int64_t count = 1;
-        for (int i = 0; i < view.rank; i++) count *= view.extents[i];
-        if (!crop_device_arena(network, d.tensors[view.tensor].offset, count, &network.buffers[v])) return false;
+        if (!crop_device_arena(network, d.tensors[view.tensor].offset, view_span(view), &network.buffers[v]))
+            return false;
         network.view_is_crop[v] = true;
     }
     auto whole_tensor = [&](int tensor, halide_buffer_t *buffer, halide_dimension_t *dim) {
@@ -428,9 +452,10 @@ Network *create(const NetworkDescription *description, const WeightSource &sourc
         buf.type = halide_type_t(halide_type_float, 32, 1);
         buf.dimensions = view.rank;
         buf.dim = &network->dimensions[size_t(v) * kMaxRank];
-        int32_t stride = 1;
+        int64_t stride = 1;
         for (int i = 0; i < view.rank; i++) {
-            buf.dim[i] = halide_dimension_t(0, view.extents[i], stride);
+            if (i == view.batch_dim && view.batch_stride) stride = view.batch_stride;
+            buf.dim[i] = halide_dimension_t(0, view.extents[i], int32_t(stride));
             stride *= view.extents[i];
         }
     }
@@ -506,8 +531,7 @@ int run_steps(Network *network) {
                 out->flags = 0;
             }
             network->callback(network->callback_user, t.blob_name, t.rank, t.shape,
-                              t.channel_block ? unblocked(t, arena + t.offset, &network->unblocked)
-                                              : arena + t.offset);
+                              callback_view(t, arena + t.offset, &network->unblocked));
         }
     }
     return 0;

@@ -506,10 +506,11 @@ TEST(Caffe, ScaleBySecondBottomChecksItsShape) {
     EXPECT_NE(e.find("layer 's' (Scale): has 3 bottoms, expected 1..2"), std::string::npos) << e;
 }
 
-// A Concat whose inputs each have one writer runs no kernel at batch 1: the producers write
-// into their slices. DenseNet's growing concatenations share one buffer; the network's input,
-// an input read by two concatenations that do not nest, a batch of 2 (slices no longer dense) and
-// OpenCL offsets a sub-buffer cannot start on keep the copy.
+// A Concat whose inputs each have one writer runs no kernel: the producers write into their
+// slices, at batch above 1 with the concatenation's image as their batch stride. DenseNet's
+// growing concatenations share one buffer; the network's input, an input read by two
+// concatenations that do not nest, an input that a kernel without batch strides reads at batch 2,
+// and OpenCL offsets a sub-buffer cannot start on keep the copy.
 TEST(Planner, ConcatenationsRunInPlaceWhereTheSlicesAllow) {
     const auto conv = [](const std::string &name, const std::string &bottom, int outputs) {
         return "layer { name: \"" + name + "\" type: \"Convolution\" bottom: \"" + bottom + "\" top: \"" + name +
@@ -553,9 +554,35 @@ TEST(Planner, ConcatenationsRunInPlaceWhereTheSlicesAllow) {
     EXPECT_EQ(offset(plan, "c"), base + 6 * plane);
     for (const KernelInstance &k : plan.kernels) EXPECT_NE(k.op, "concat");
 
+    const auto tensor = [](const NetworkPlan &plan, const std::string &blob) {
+        for (const PlannedTensor &t : plan.tensors)
+            if (t.blob_name == blob) return t;
+        ADD_FAILURE() << "no tensor " << blob;
+        return PlannedTensor{};
+    };
     const NetworkPlan batch2 = planned(dense, 2, "x86-64-linux-avx2");
-    EXPECT_GE(step(batch2, "ab").kernel, 0);
-    EXPECT_GE(step(batch2, "abc").kernel, 0);
+    EXPECT_EQ(step(batch2, "ab").kernel, -1);
+    EXPECT_EQ(step(batch2, "abc").kernel, -1);
+    const int64_t image = (4 + 2 + 2) * plane, base2 = offset(batch2, "abc");
+    EXPECT_EQ(offset(batch2, "b"), base2 + 4 * plane);
+    EXPECT_EQ(offset(batch2, "c"), base2 + 6 * plane);
+    for (const char *blob : {"a", "b", "c", "ab"}) EXPECT_EQ(tensor(batch2, blob).batch_stride, image) << blob;
+    EXPECT_EQ(tensor(batch2, "abc").batch_stride, 0);
+    EXPECT_EQ(tensor_span(tensor(batch2, "b")), image + 2 * plane);
+    // Conv "c" reads ab as (x, y, channels, batch) and writes c as (pixels, channels, batch, 1):
+    // the batch dimension steps by the image either way.
+    for (const PlannedStep &s : batch2.steps)
+        for (const PlannedView &v : s.views)
+            if (v.tensor >= 0 && tensor(batch2, batch2.tensors[v.tensor].blob_name).batch_stride) {
+                EXPECT_EQ(v.batch_stride, image) << s.layer;
+                ASSERT_GE(v.batch_dim, 1) << s.layer;
+                EXPECT_EQ(v.extents[v.batch_dim], 2) << s.layer;
+            }
+    // A standalone Sigmoid reads b as one flat range: b stays dense, and so ab copies at batch 2.
+    const std::string flat_reader =
+        dense + "layer { name: \"s\" type: \"Sigmoid\" bottom: \"b\" top: \"s\" }\n" + concat("out", {"d", "s"});
+    EXPECT_GE(step(planned(flat_reader, 2, "x86-64-linux-avx2"), "ab").kernel, 0);
+    EXPECT_EQ(step(planned(flat_reader, 1, "x86-64-linux-avx2"), "ab").kernel, -1);
     // Offsets of 4 and 6 planes (256 and 384 floats): the first OpenCL can start a sub-buffer
     // on, the second not, so the inner concatenation goes in place and the outer copies.
     const NetworkPlan opencl = planned(dense, 1, "x86-64-linux-opencl");

@@ -681,6 +681,30 @@ TEST(Concat, ChannelAndSpatialAxes) {
                              {1, 2, 4, 3}, "axis 2");
 }
 
+// Producers written into their slices of a concatenation at batch 3, each image's slice a batch
+// stride from the last: a convolution with its ReLU, a 1x1 convolution and a pooling write them;
+// a concatenation nests in a larger one (DenseNet's growth); BatchNorm + Scale + ReLU, a
+// convolution, LRN, pooling and an InnerProduct read them.
+TEST(Concat, WrittenInPlaceAtBatchAboveOne) {
+    const std::string layers =
+        layer("a", "Convolution", "data", "a", conv_params(5, "kernel_size: 3 pad: 1")) + layer("ra", "ReLU", "a", "a") +
+        layer("b", "Convolution", "data", "b", conv_params(3, "kernel_size: 1")) +
+        layer("p", "Pooling", "data", "p", "pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 }") +
+        layer("ab", "Concat", "a b p", "ab") +
+        layer("bn", "BatchNorm", "ab", "n",
+              "batch_norm_param { use_global_stats: true } "
+              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
+        layer("sc", "Scale", "n", "n", "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
+        layer("rn", "ReLU", "n", "n") + layer("c", "Convolution", "n", "c", conv_params(2, "kernel_size: 3 pad: 1")) +
+        layer("abc", "Concat", "ab c", "abc") + layer("l", "LRN", "abc", "l", "lrn_param { local_size: 3 }") +
+        layer("q", "Pooling", "l", "q", "pooling_param { pool: AVE kernel_size: 2 stride: 2 }") +
+        layer("fc", "InnerProduct", "q", "fc",
+              "inner_product_param { num_output: 6 weight_filler { type: \"gaussian\" std: 0.2 } }");
+    // 16 x 16 planes: every slice starts where an OpenCL sub-buffer may, so PoCL places them too.
+    expect_matches_reference(layers, {3, 4, 16, 16}, "nested concatenations in place at batch 3");
+    expect_matches_reference(layers, {1, 4, 9, 9}, "the same at batch 1");
+}
+
 TEST(Eltwise, SumWithCoefficientsProductMax) {
     expect_matches_reference(three_blobs() + layer("e", "Eltwise", "a b c", "e",
                                                    "eltwise_param { operation: SUM coeff: 0.5 coeff: -2 coeff: 1.5 }"),

@@ -44,7 +44,7 @@ std::string memory_line(const NetworkPlan &plan) {
     for (const PlannedTensor &tensor : plan.tensors) {
         int64_t &floats = reach[tensor.storage];
         floats = std::max(floats, tensor.offset - plan.tensors[size_t(tensor.storage)].offset +
-                                      element_count(tensor.shape));
+                                      tensor_span(tensor));
     }
     int64_t bound = 0;
     for (int s = 0; s <= steps; s++) {
