@@ -967,12 +967,26 @@ class Planner {
             const int64_t image = floats[top] / tensor.shape[0];
             if (image != element_count(tensor.shape) / tensor.shape[0]) tensor.batch_stride = image;
         }
-        for (PlannedStep &step : plan_.steps)
+        bool restrided = false;
+        for (PlannedStep &step : plan_.steps) {
+            bool strided = false;
             for (PlannedView &v : step.views) {
                 if (v.tensor < 0 || plan_.tensors[v.tensor].batch_stride == 0) continue;
                 v.batch_dim = batch_dimension(v, plan_.tensors[v.tensor]);
                 v.batch_stride = plan_.tensors[v.tensor].batch_stride;
+                strided = true;
             }
+            // Its kernel takes the images' stride at run time (a kernel of its own: the same
+            // kernel may serve dense steps, which keep the code they had).
+            if (!strided || plan_.kernels[step.kernel].choice.batch_strided) continue;
+            KernelInstance instance = plan_.kernels[step.kernel];
+            instance.choice.batch_strided = true;
+            const auto [it, fresh] = kernel_index_.emplace(instance.signature(), int(plan_.kernels.size()));
+            if (fresh) plan_.kernels.push_back(std::move(instance));
+            step.kernel = it->second;
+            restrided = true;
+        }
+        if (restrided) drop_unused_kernels();
     }
 
     void place_tensors() {

@@ -17,15 +17,16 @@ void require_dense_shape(BufferLike &&buffer, const std::vector<int> &extents) {
     }
 }
 
-// An activation of `batch` images: dense within each image, and at batch > 1 the images lie a
-// stride apart that the caller passes. A tensor can then be its slice of every image of a larger
-// one: the producers of a concatenation write it in place (compiler/kernel_plan.cc). The batch's
-// dimension is the outermost whose extent is `batch`, with only ones after it, the rule the
-// planner's views follow; at batch 1, or where no dimension is the batch, the buffer is dense.
+// An activation of `batch` images: dense within each image, and for a kernel whose choice is
+// batch_strided (ops/choice.h) the images lie a stride apart that the caller passes. A tensor can
+// then be its slice of every image of a larger one: the producers of a concatenation write it in
+// place (compiler/kernel_plan.cc). The batch's dimension is the outermost whose extent is
+// `batch`, with only ones after it, the rule the planner's views follow; otherwise, and for every
+// other kernel, the buffer is dense.
 template <typename BufferLike>
-void require_activation_shape(BufferLike &&buffer, const std::vector<int> &extents, int batch) {
+void require_activation_shape(BufferLike &&buffer, const std::vector<int> &extents, int batch, bool strided) {
     int batch_dim = -1;
-    for (int d = int(extents.size()) - 1; d >= 1 && batch > 1; d--) {
+    for (int d = int(extents.size()) - 1; d >= 1 && strided && batch > 1; d--) {
         if (extents[d] == batch) batch_dim = d;
         if (extents[d] != 1) break;
     }

@@ -20,13 +20,13 @@ class ConcatGenerator : public Halide::Generator<ConcatGenerator> {
         std::vector<Halide::Func> funcs;
         int total = 0;
         for (size_t i = 0; i < inputs.size(); i++) {
-            require_activation_shape(inputs[i], {s.inner, s.channels[i], s.outer}, s.outer);
+            require_activation_shape(inputs[i], {s.inner, s.channels[i], s.outer}, s.outer, op.choice.batch_strided);
             funcs.push_back(inputs[i]);
             total += s.channels[i];
         }
         Concat concat(funcs, s);
         output = concat.output;
-        require_activation_shape(output, {s.inner, total, s.outer}, s.outer);
+        require_activation_shape(output, {s.inner, total, s.outer}, s.outer, op.choice.batch_strided);
         apply_schedule(concat, op, get_target());
     }
 };

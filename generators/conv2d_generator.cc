@@ -44,10 +44,10 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         const Conv2dShape &s = op.shape;
         Conv2d conv(input, weights, bias, s, op.choice.epilogue, residual_func());
         output = conv.output;
-        require_activation_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch}, s.batch);
+        require_activation_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch}, s.batch, op.choice.batch_strided);
         require_dense_shape(weights, {s.kernel_w, s.kernel_h, s.in_channels / s.group, s.out_channels});
         require_dense_shape(bias, {s.out_channels});
-        require_output_shape({s.out_w, s.out_h, s.out_channels, s.batch}, s.batch);
+        require_output_shape({s.out_w, s.out_h, s.out_channels, s.batch}, s.batch, op.choice.batch_strided);
         apply_schedule(conv, op, get_target());
     }
 
@@ -55,9 +55,9 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
     Halide::Func residual_func() const { return residual ? Halide::Func(*residual) : Halide::Func(); }
 
     // The output's shape, and the residual's, which is the same (require_activation_shape).
-    void require_output_shape(const std::vector<int> &extents, int batch) {
-        require_activation_shape(output, extents, batch);
-        if (residual) require_activation_shape(*residual, extents, batch);
+    void require_output_shape(const std::vector<int> &extents, int batch, bool strided) {
+        require_activation_shape(output, extents, batch, strided);
+        if (residual) require_activation_shape(*residual, extents, batch, strided);
     }
 
     // Channel-blocked tensors (ops::Layout) hold whole blocks, and a blocked output's blocks
@@ -92,12 +92,14 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
                                 shared_panels ? width / op.choice.knobs.get("channels") : 0, in_block, out_block,
                                 residual_func());
         output = conv.output;
-        require_activation_shape(
-            input, ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2), s.batch);
+        require_activation_shape(input,
+                                 ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2),
+                                 s.batch, op.choice.batch_strided);
         require_dense_shape(weights, {width, depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});
         require_output_shape(
-            ops::layout_extents(op.choice.layout_out, {s.out_w * s.out_h, s.out_channels, s.batch, 1}, 1), s.batch);
+            ops::layout_extents(op.choice.layout_out, {s.out_w * s.out_h, s.out_channels, s.batch, 1}, 1), s.batch,
+            op.choice.batch_strided);
         apply_schedule(conv, op, get_target());
     }
 
@@ -129,12 +131,13 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Conv2dWinograd conv(input, packed, bias, s, op.choice.epilogue, m, width, op.choice.knobs.get("k_block"),
                             channels_innermost, in_block, out_block, residual_func());
         output = conv.output;
-        require_activation_shape(
-            input, ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2), s.batch);
+        require_activation_shape(input,
+                                 ops::layout_extents(op.choice.layout_in, {s.in_w, s.in_h, s.in_channels, s.batch}, 2),
+                                 s.batch, op.choice.batch_strided);
         require_dense_shape(weights, {width, s.in_channels / s.group, panels, alpha * alpha});
         require_dense_shape(bias, {s.out_channels});
         require_output_shape(ops::layout_extents(op.choice.layout_out, {s.out_w, s.out_h, s.out_channels, s.batch}, 2),
-                             s.batch);
+                             s.batch, op.choice.batch_strided);
         apply_schedule(conv, op, get_target());
     }
 
@@ -182,13 +185,14 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         output = g.output;
         const int pixels = s.out_h * s.out_w;
         if (fully_connected) {
-            require_activation_shape(input, {d.depth, d.rows, 1, 1}, s.batch);
-            require_output_shape({d.cols, d.rows, 1, 1}, s.batch);
+            require_activation_shape(input, {d.depth, d.rows, 1, 1}, s.batch, op.choice.batch_strided);
+            require_output_shape({d.cols, d.rows, 1, 1}, s.batch, op.choice.batch_strided);
         } else {
-            require_activation_shape(
-                input, ops::layout_extents(op.choice.layout_in, {pixels, s.in_channels, s.batch, 1}, 1), s.batch);
+            require_activation_shape(input,
+                                     ops::layout_extents(op.choice.layout_in, {pixels, s.in_channels, s.batch, 1}, 1),
+                                     s.batch, op.choice.batch_strided);
             require_output_shape(ops::layout_extents(op.choice.layout_out, {pixels, s.out_channels, s.batch, 1}, 1),
-                                 s.batch);
+                                 s.batch, op.choice.batch_strided);
         }
         require_dense_shape(weights, {width, d.depth, panels, 1});
         require_dense_shape(bias, {s.out_channels});

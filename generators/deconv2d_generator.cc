@@ -19,10 +19,10 @@ class Deconv2dGenerator : public Halide::Generator<Deconv2dGenerator> {
             throw Halide::CompileError("deconv2d: channels are not a multiple of the group");
         Deconv2d deconv(input, weights, bias, s);
         output = deconv.output;
-        require_activation_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch}, s.batch);
+        require_activation_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch}, s.batch, op.choice.batch_strided);
         require_dense_shape(weights, {s.kernel_w, s.kernel_h, s.out_channels / s.group, s.in_channels});
         require_dense_shape(bias, {s.out_channels});
-        require_activation_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch}, s.batch);
+        require_activation_shape(output, {s.out_w, s.out_h, s.out_channels, s.batch}, s.batch, op.choice.batch_strided);
         apply_schedule(deconv, op, get_target());
     }
 };

@@ -93,10 +93,10 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
             affine.output = fused;
         }
         output = affine.output;
-        require_activation_shape(input, {s.inner, s.channels, s.outer}, s.outer);
+        require_activation_shape(input, {s.inner, s.channels, s.outer}, s.outer, op.choice.batch_strided);
         require_dense_shape(scale, {s.channels});
         require_dense_shape(shift, {s.channels});
-        require_activation_shape(output, {s.inner, s.channels, s.outer}, s.outer);
+        require_activation_shape(output, {s.inner, s.channels, s.outer}, s.outer, op.choice.batch_strided);
         apply_schedule(affine, op, get_target());
     }
 };

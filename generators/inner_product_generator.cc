@@ -21,10 +21,10 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         // Every variant keeps `lanes` partial sums: vector lanes on CPUs, threads of a block on GPUs.
         InnerProduct ip(input, weights, bias, s, op.choice.epilogue, op.choice.knobs.get("lanes"));
         output = ip.output;
-        require_activation_shape(input, {s.inputs, s.rows}, s.rows);
+        require_activation_shape(input, {s.inputs, s.rows}, s.rows, op.choice.batch_strided);
         require_dense_shape(weights, {s.inputs, s.outputs});
         require_dense_shape(bias, {s.outputs});
-        require_activation_shape(output, {s.outputs, s.rows}, s.rows);
+        require_activation_shape(output, {s.outputs, s.rows}, s.rows, op.choice.batch_strided);
         apply_schedule(ip, op, get_target());
     }
 
@@ -44,10 +44,10 @@ class InnerProductGenerator : public Halide::Generator<InnerProductGenerator> {
         Gemm g(rows, panel, bias, op.choice.epilogue.bias ? BiasAxis::Columns : BiasAxis::None, ops::gemm_dims(s),
                op.choice.epilogue, op.choice.knobs.get("k_block"), 2);
         output = g.output;
-        require_activation_shape(input, {s.inputs, s.rows}, s.rows);
+        require_activation_shape(input, {s.inputs, s.rows}, s.rows, op.choice.batch_strided);
         require_dense_shape(weights, {width * s.inputs, panels});
         require_dense_shape(bias, {s.outputs});
-        require_activation_shape(output, {s.outputs, s.rows}, s.rows);
+        require_activation_shape(output, {s.outputs, s.rows}, s.rows, op.choice.batch_strided);
         apply_schedule(g, op, get_target());
     }
 };

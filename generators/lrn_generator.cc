@@ -16,8 +16,8 @@ class LRNGenerator : public Halide::Generator<LRNGenerator> {
         const LRNShape &s = op.shape;
         LRN lrn(input, s);
         output = lrn.output;
-        require_activation_shape(input, {s.w, s.h, s.channels, s.batch}, s.batch);
-        require_activation_shape(output, {s.w, s.h, s.channels, s.batch}, s.batch);
+        require_activation_shape(input, {s.w, s.h, s.channels, s.batch}, s.batch, op.choice.batch_strided);
+        require_activation_shape(output, {s.w, s.h, s.channels, s.batch}, s.batch, op.choice.batch_strided);
         apply_schedule(lrn, op, get_target());
     }
 };

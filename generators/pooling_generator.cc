@@ -18,8 +18,8 @@ class PoolingGenerator : public Halide::Generator<PoolingGenerator> {
         const auto form = forms.find(op.choice.variant);
         Pooling pool(input, s, form != forms.end() ? form->second(s, get_target()) : MaxPoolingForm::Window);
         output = pool.output;
-        require_activation_shape(input, {s.in_w, s.in_h, s.channels, s.batch}, s.batch);
-        require_activation_shape(output, {s.out_w, s.out_h, s.channels, s.batch}, s.batch);
+        require_activation_shape(input, {s.in_w, s.in_h, s.channels, s.batch}, s.batch, op.choice.batch_strided);
+        require_activation_shape(output, {s.out_w, s.out_h, s.channels, s.batch}, s.batch, op.choice.batch_strided);
         apply_schedule(pool, op, get_target());
     }
 };

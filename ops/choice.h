@@ -113,9 +113,8 @@ inline std::string field_value(Layout l) {
 inline void parse_field(const std::string &text, Layout &l) {
     l = Layout{};
     if (text == "nchw") return;
-    const std::string digits = text.size() > 5 && text.compare(0, 4, "nchw") == 0 && text.back() == 'c'
-                                   ? text.substr(4, text.size() - 5)
-                                   : "";
+    const std::string digits =
+        text.size() > 5 && text.compare(0, 4, "nchw") == 0 && text.back() == 'c' ? text.substr(4, text.size() - 5) : "";
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3 ||
         std::stoi(digits) == 0)
         throw std::invalid_argument("unknown layout '" + text + "' (nchw, or nchw<b>c with b channels per block)");
@@ -147,6 +146,10 @@ struct Choice {
     // Relative L2 error against the double-precision reference that the variant is held to:
     // 1e-5 for exact variants, larger (and documented with the variant) for approximate ones.
     float tolerance = 1e-5f;
+    // Its activations' images lie a stride apart that the caller passes, not densely: a tensor
+    // it reads or writes is a slice of a concatenation written in place at batch > 1
+    // (generators/buffer_shape.h). Set by the planner, not by the variant's rules.
+    bool batch_strided = false;
 
     template <typename Visit>
     void fields(Visit &&visit) {
@@ -165,6 +168,7 @@ struct Choice {
         visit("activation_function", a.function), visit("activation_min", a.min), visit("activation_max", a.max);
         visit("activation_alpha", a.alpha), visit("activation_beta", a.beta), visit("activation_gamma", a.gamma);
         visit("tolerance", tolerance);
+        visit("batch_strided", batch_strided);
     }
 };
 

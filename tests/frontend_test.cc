@@ -571,13 +571,22 @@ TEST(Planner, ConcatenationsRunInPlaceWhereTheSlicesAllow) {
     EXPECT_EQ(tensor_span(tensor(batch2, "b")), image + 2 * plane);
     // Conv "c" reads ab as (x, y, channels, batch) and writes c as (pixels, channels, batch, 1):
     // the batch dimension steps by the image either way.
-    for (const PlannedStep &s : batch2.steps)
+    // Only the kernels of steps that touch a strided tensor take the stride at run time.
+    for (const PlannedStep &s : batch2.steps) {
+        bool strided = false;
         for (const PlannedView &v : s.views)
             if (v.tensor >= 0 && tensor(batch2, batch2.tensors[v.tensor].blob_name).batch_stride) {
                 EXPECT_EQ(v.batch_stride, image) << s.layer;
                 ASSERT_GE(v.batch_dim, 1) << s.layer;
                 EXPECT_EQ(v.extents[v.batch_dim], 2) << s.layer;
+                strided = true;
             }
+        if (s.kernel >= 0) {
+            EXPECT_EQ(batch2.kernels[s.kernel].choice.batch_strided, strided) << s.layer;
+        }
+    }
+    EXPECT_TRUE(batch2.kernels[step(batch2, "a").kernel].choice.batch_strided);
+    EXPECT_FALSE(batch2.kernels[step(batch2, "d").kernel].choice.batch_strided) << "d reads abc, which is dense";
     // A standalone Sigmoid reads b as one flat range: b stays dense, and so ab copies at batch 2.
     const std::string flat_reader =
         dense + "layer { name: \"s\" type: \"Sigmoid\" bottom: \"b\" top: \"s\" }\n" + concat("out", {"d", "s"});
