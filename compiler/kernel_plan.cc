@@ -867,9 +867,12 @@ class Planner {
     // generator that declares its activations with require_activation_shape, and a view whose
     // image is its outermost dimension (batch_dimension).
     bool batch_strides_allowed(int top, int batch) const {
-        static const std::set<std::string> strided_ops = {"conv2d",        "pooling",       "concat",
-                                                          "channel_affine", "inner_product", "lrn",
-                                                          "deconv2d"};
+        // The generators that declare activations with require_activation_shape. Those of
+        // conv2d, pooling, lrn and deconv2d pass it the shape's batch, the image count; those of
+        // concat, channel_affine and inner_product the view's last extent (outer, rows), which is
+        // the image count only where the view's last dimension indexes the images.
+        static const std::set<std::string> batch_ops = {"conv2d", "pooling", "lrn", "deconv2d"};
+        static const std::set<std::string> last_extent_ops = {"concat", "channel_affine", "inner_product"};
         for (size_t t = 0; t < plan_.tensors.size(); t++) {
             if (top_storage(storage_of_[t]).first != top) continue;
             const PlannedTensor &tensor = plan_.tensors[t];
@@ -877,10 +880,13 @@ class Planner {
                 tensor.shape[0] != batch)
                 return false;
             for (const PlannedStep &step : plan_.steps)
-                for (const PlannedView &v : step.views)
-                    if (step.kernel >= 0 && v.tensor == int(t) &&
-                        (!strided_ops.count(plan_.kernels[step.kernel].op) || batch_dimension(v, tensor) < 0))
-                        return false;
+                for (const PlannedView &v : step.views) {
+                    if (step.kernel < 0 || v.tensor != int(t)) continue;
+                    const std::string &op = plan_.kernels[step.kernel].op;
+                    const int d = batch_dimension(v, tensor);
+                    const bool last = d == int(v.extents.size()) - 1;
+                    if (d < 0 || !(batch_ops.count(op) || (last_extent_ops.count(op) && last))) return false;
+                }
         }
         return true;
     }
@@ -939,10 +945,12 @@ class Planner {
             // CUDA's vector loads want every image's slice aligned; an OpenCL sub-buffer only its start.
             const int64_t image = floats[root] / c.batch;
             fits = fits && (c.batch == 1 || api != "cuda" || image % align == 0);
+            // A piece whose slices already repeat in every image (placed at batch > 1) goes only
+            // into a concatenation that repeats them the same way, along the channels.
             for (const auto &[top, piece] : pieces)
                 fits = fits && top != storage_of_[plan_.input_tensor] && writers[top] == (concatenation[top] ? 0 : 1) &&
                        piece.second == floats[top] && piece.first % align == 0 &&
-                       (c.batch == 1 || batch_strides_allowed(top, c.batch));
+                       (c.batch == 1 ? !batched_roots_.count(top) : batch_strides_allowed(top, c.batch));
             if (!fits) continue;
             for (const auto &[top, piece] : pieces) placed_in_[top] = {root, piece.first};
             if (c.batch > 1) batched_roots_.insert(root);

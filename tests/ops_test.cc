@@ -703,6 +703,28 @@ TEST(Concat, WrittenInPlaceAtBatchAboveOne) {
     // 16 x 16 planes: every slice starts where an OpenCL sub-buffer may, so PoCL places them too.
     expect_matches_reference(layers, {3, 4, 16, 16}, "nested concatenations in place at batch 3");
     expect_matches_reference(layers, {1, 4, 9, 9}, "the same at batch 1");
+
+    // A channel concatenation in place at batch 2 inside a concatenation along the batch: its
+    // slices keep their stride, or the batch concatenation copies.
+    const std::string slices = layer("a", "Convolution", "data", "a", conv_params(4, "kernel_size: 3 pad: 1")) +
+                               layer("b", "Convolution", "data", "b", conv_params(4, "kernel_size: 1")) +
+                               layer("ab", "Concat", "a b", "ab");
+    expect_matches_reference(
+        slices + layer("e", "Convolution", "data", "e", conv_params(8, "kernel_size: 1")) +
+            layer("y", "Concat", "ab e", "y", "concat_param { axis: 0 }") +
+            layer("p", "Pooling", "y", "p", "pooling_param { pool: MAX kernel_size: 2 stride: 2 }"),
+        {2, 3, 8, 8}, "channel concatenation inside a batch concatenation");
+    // Kernels whose images are not their view's last dimension read a strided slice: a batch
+    // concatenation of a (its images its channels' axis) and a Scale along the batch.
+    expect_matches_reference(
+        slices + layer("f", "Convolution", "data", "f", conv_params(4, "kernel_size: 1")) +
+            layer("z", "Concat", "a f", "z", "concat_param { axis: 0 }") +
+            layer("zr", "Reshape", "z", "zr", "reshape_param { shape { dim: 2 dim: 8 dim: 8 dim: 8 } }") +
+            layer("sum", "Eltwise", "ab zr", "sum") +
+            layer("s", "Scale", "b", "s",
+                  "scale_param { axis: 0 num_axes: 1 filler { type: \"uniform\" min: 0.5 max: 2 } }") +
+            layer("out", "Concat", "sum s", "out"),
+        {2, 3, 8, 8}, "slices read by a batch concatenation and a Scale along the batch");
 }
 
 TEST(Eltwise, SumWithCoefficientsProductMax) {
