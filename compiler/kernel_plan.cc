@@ -879,14 +879,15 @@ class Planner {
             if (int(t) == plan_.output_tensor || tensor.channel_block || tensor.shape.empty() ||
                 tensor.shape[0] != batch)
                 return false;
-            for (const PlannedStep &step : plan_.steps)
-                for (const PlannedView &v : step.views) {
-                    if (step.kernel < 0 || v.tensor != int(t)) continue;
-                    const std::string &op = plan_.kernels[step.kernel].op;
-                    const int d = batch_dimension(v, tensor);
-                    const bool last = d == int(v.extents.size()) - 1;
-                    if (d < 0 || !(batch_ops.count(op) || (last_extent_ops.count(op) && last))) return false;
-                }
+            for (const auto &[s, view] : views_of_[t]) {
+                const PlannedStep &step = plan_.steps[s];
+                if (step.kernel < 0) continue;  // a concatenation placed already: its views are gone
+                const PlannedView &v = step.views[view];
+                const std::string &op = plan_.kernels[step.kernel].op;
+                const int d = batch_dimension(v, tensor);
+                const bool last = d == int(v.extents.size()) - 1;
+                if (d < 0 || !(batch_ops.count(op) || (last_extent_ops.count(op) && last))) return false;
+            }
         }
         return true;
     }
@@ -926,6 +927,11 @@ class Planner {
         for (size_t t = 0; t < plan_.tensors.size(); t++)
             floats[storage_of_[t]] = std::max(floats[storage_of_[t]], element_count(plan_.tensors[t].shape));
         placed_in_.assign(storages, {-1, 0});
+        views_of_.assign(plan_.tensors.size(), {});
+        for (size_t s = 0; s < plan_.steps.size(); s++)
+            for (size_t v = 0; v < plan_.steps[s].views.size(); v++)
+                if (plan_.steps[s].views[v].tensor >= 0)
+                    views_of_[plan_.steps[s].views[v].tensor].push_back({int(s), int(v)});
         std::vector<bool> concatenation(storages, false);  // written only through its placed inputs
         for (const ConcatSlices &c : concats_) {
             const int root = storage_of_[c.output];
@@ -1052,6 +1058,7 @@ class Planner {
     std::vector<std::pair<int, int64_t>> placed_in_;
     std::vector<ConcatSlices> concats_;
     std::set<int> batched_roots_;  // concatenations placed in at batch > 1
+    std::vector<std::vector<std::pair<int, int>>> views_of_;  // tensor -> (step, view) reading or writing it
     std::map<std::string, int> kernel_index_;
     std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
 };
