@@ -18,6 +18,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/content_hash.h"
 #include "frontend/shape_inference.h"
+#include "ops/batch_dimension.h"
 #include "ops/concat.h"
 #include "ops/conv2d.h"
 #include "ops/deconv2d.h"
@@ -892,20 +893,15 @@ class Planner {
         return true;
     }
 
-    // The view's dimension that indexes the image, as require_activation_shape finds it: the
-    // outermost of extent batch with only ones after it, the dimensions inside it one image;
-    // -1 if there is none.
+    // The view's dimension that indexes the image (ops::batch_dimension, as the generators find
+    // it), provided the dimensions inside it are one image; -1 otherwise.
     static int batch_dimension(const PlannedView &v, const PlannedTensor &tensor) {
         const int64_t batch = tensor.shape.empty() ? 0 : tensor.shape[0];
-        for (int d = int(v.extents.size()) - 1; d >= 1; d--) {
-            if (v.extents[d] == batch) {
-                int64_t image = 1;
-                for (int i = 0; i < d; i++) image *= v.extents[i];
-                return image * batch == element_count(tensor.shape) ? d : -1;
-            }
-            if (v.extents[d] != 1) return -1;
-        }
-        return -1;
+        const int d = ops::batch_dimension(v.extents, batch);
+        if (d < 0) return -1;
+        int64_t image = 1;
+        for (int i = 0; i < d; i++) image *= v.extents[i];
+        return image * batch == element_count(tensor.shape) ? d : -1;
     }
 
     // Concatenations whose inputs can be written where the concatenation keeps them: each input's

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "ops/batch_dimension.h"
 
 namespace cortado {
 
@@ -20,16 +21,11 @@ void require_dense_shape(BufferLike &&buffer, const std::vector<int> &extents) {
 // An activation of `batch` images: dense within each image, and for a kernel whose choice is
 // batch_strided (ops/choice.h) the images lie a stride apart that the caller passes. A tensor can
 // then be its slice of every image of a larger one: the producers of a concatenation write it in
-// place (compiler/kernel_plan.cc). The batch's dimension is the outermost whose extent is
-// `batch`, with only ones after it, the rule the planner's views follow; otherwise, and for every
-// other kernel, the buffer is dense.
+// place (compiler/kernel_plan.cc). The batch's dimension is ops::batch_dimension's, the rule the
+// planner's views follow; where there is none, and for every other kernel, the buffer is dense.
 template <typename BufferLike>
 void require_activation_shape(BufferLike &&buffer, const std::vector<int> &extents, int batch, bool strided) {
-    int batch_dim = -1;
-    for (int d = int(extents.size()) - 1; d >= 1 && strided && batch > 1; d--) {
-        if (extents[d] == batch) batch_dim = d;
-        if (extents[d] != 1) break;
-    }
+    const int batch_dim = strided ? ops::batch_dimension(extents, batch) : -1;
     if (batch_dim < 0) return require_dense_shape(buffer, extents);
     int stride = 1;
     for (int d = 0; d < int(extents.size()); d++) {

@@ -113,8 +113,9 @@ inline std::string field_value(Layout l) {
 inline void parse_field(const std::string &text, Layout &l) {
     l = Layout{};
     if (text == "nchw") return;
-    const std::string digits =
-        text.size() > 5 && text.compare(0, 4, "nchw") == 0 && text.back() == 'c' ? text.substr(4, text.size() - 5) : "";
+    const std::string digits = text.size() > 5 && text.compare(0, 4, "nchw") == 0 && text.back() == 'c'
+                                   ? text.substr(4, text.size() - 5)
+                                   : "";
     if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 3 ||
         std::stoi(digits) == 0)
         throw std::invalid_argument("unknown layout '" + text + "' (nchw, or nchw<b>c with b channels per block)");

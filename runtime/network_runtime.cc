@@ -80,13 +80,10 @@ const float *callback_view(const TensorSpec &t, const float *stored, std::vector
     return stored;
 }
 
-// The floats from a view's first element to past its last.
-int64_t view_span(const ViewSpec &view) {
-    int64_t count = 1;
-    for (int i = 0; i < view.rank; i++) count *= view.extents[i];
-    if (view.batch_stride == 0) return count;
-    const int64_t batch = view.extents[view.batch_dim];
-    return (batch - 1) * view.batch_stride + count / batch;
+// The floats from a tensor's first element to past its last: with a batch stride, to the last
+// image's end.
+int64_t tensor_span(const TensorSpec &t) {
+    return t.batch_stride ? (t.shape[0] - 1) * t.batch_stride + tensor_count(t) / t.shape[0] : tensor_count(t);
 }
 
 // Caffe accepts a legacy 4-D blob (1x1xNxK) where the layer wants (N, K): compare shapes with
@@ -373,8 +370,8 @@ bool attach_device(Network &network) {
             network.buffers[v].set_host_dirty(true);  // weights go up on first use, then stay
             continue;
         }
-        if (!crop_device_arena(network, d.tensors[view.tensor].offset, view_span(view), &network.buffers[v]))
-            return false;
+        const TensorSpec &t = d.tensors[view.tensor];
+        if (!crop_device_arena(network, t.offset, tensor_span(t), &network.buffers[v])) return false;
         network.view_is_crop[v] = true;
     }
     auto whole_tensor = [&](int tensor, halide_buffer_t *buffer, halide_dimension_t *dim) {
