@@ -393,7 +393,7 @@ class Planner {
                 input.extents = {depth, batch, 1, 1};
                 output.extents = {p.num_output, batch, 1, 1};
             } else {
-                input.extents = {pixels, depth, batch, 1};
+                input.extents = {shape.in_h * shape.in_w, depth, batch, 1};
                 output.extents = {pixels, p.num_output, batch, 1};
             }
             packed = param_view(panel_param(weights, p.num_output, depth, width, false),
@@ -761,15 +761,14 @@ class Planner {
     }
 
     // Whether convolution step `step` can read (as_input) or write its tensor channel-blocked in
-    // blocks of `block`: its variant handles blocks, and its tiles hold whole blocks.
+    // blocks of `block`: its variant handles blocks, and its tiles hold whole blocks. A residual
+    // sum reads its residual in the output's layout, so block_channels blocks both or neither.
     bool conv_takes_blocks(int step, int block, bool as_input) const {
         const ops::Conv2dShape &s = conv_shapes_.at(step);
         const ops::Choice &choice = plan_.kernels[plan_.steps[step].kernel].choice;
         const auto *variant = family_.op<ops::Conv2dShape>().find(choice.variant);
         if (!variant || !variant->channel_blocks) return false;
         if (as_input) return s.in_channels % block == 0;
-        // A residual sum reads its residual in the output's layout; residuals stay NCHW.
-        if (choice.epilogue.sum) return false;
         if (s.out_channels % block != 0 || ops::panel_width(choice) % block != 0) return false;
         if (choice.form.is(ops::Algorithm::Winograd)) {
             // Transformed by blocks of col_block channels, or of whole groups, from
@@ -782,31 +781,59 @@ class Planner {
         return !gemm || choice.knobs.get("col_block") % block == 0;
     }
 
+    // The view through which convolution step `step` reads the residual of its fused sum, or -1.
+    int residual_view(int step) const {
+        const PlannedStep &planned = plan_.steps[step];
+        if (!plan_.kernels[planned.kernel].choice.epilogue.sum) return -1;
+        return int(planned.views.size()) - 2;  // (input, weights, bias, residual, output)
+    }
+
     // Channel-blocked activations (ops::Layout), in blocks of one vector, where they pay: a
-    // tensor that one such convolution writes and only such convolutions read. The layout then
+    // tensor that one such convolution writes and only such convolutions read, as their input
+    // or as the residual of their fused sum. A residual and the sum's output share a layout, so
+    // a chain of residual blocks (ResNet's) is blocked as a whole or not at all. The layout then
     // changes nowhere, so no transform runs; the network's input and output, tensors that other
     // steps read and tensors that share storage (in-place layers) stay NCHW.
     void block_channels() {
         if (!gpu_api(info_.halide_target).empty() || info_.family == "hvx") return;
         if (layouts_ == ActivationLayouts::Nchw) return;
         const int block = info_.float_lanes();
-        std::vector<std::vector<std::pair<int, size_t>>> readers(plan_.tensors.size());  // (step, view)
-        std::vector<int> storage_users(plan_.tensors.size(), 0);
-        for (size_t t = 0; t < plan_.tensors.size(); t++) storage_users[storage_of_[t]]++;
+        const size_t tensors = plan_.tensors.size();
+        std::vector<std::vector<std::pair<int, size_t>>> readers(tensors);  // (step, view)
+        std::vector<int> storage_users(tensors, 0);
+        for (size_t t = 0; t < tensors; t++) storage_users[storage_of_[t]]++;
         for (int s = 0; s < int(plan_.steps.size()); s++)
             for (size_t v = 0; v + 1 < plan_.steps[s].views.size(); v++)
                 if (plan_.steps[s].views[v].tensor >= 0) readers[plan_.steps[s].views[v].tensor].emplace_back(s, v);
-        std::vector<bool> blocked(plan_.tensors.size(), false);
+        // Each tensor's own conditions.
+        std::vector<bool> may_block(tensors, false);
         for (const auto &[step, shape] : conv_shapes_) {
             const int t = plan_.steps[step].output_tensor;
             if (t == plan_.output_tensor || storage_of_[t] != t || storage_users[t] > 1 || readers[t].empty() ||
                 !conv_takes_blocks(step, block, false))
                 continue;
             bool all = true;
-            for (const auto &[reader, view] : readers[t])
-                all = all && view == 0 && conv_shapes_.count(reader) && conv_takes_blocks(reader, block, true);
-            blocked[t] = all;
+            for (const auto &[reader, view] : readers[t]) {
+                const bool conv = conv_shapes_.count(reader) > 0;
+                all = all && conv &&
+                      ((view == 0 && conv_takes_blocks(reader, block, true)) || int(view) == residual_view(reader));
+            }
+            may_block[t] = all;
         }
+        // Residuals and their sums' outputs, grouped: a group is blocked when all of it may be.
+        std::vector<int> group(tensors);
+        for (size_t t = 0; t < tensors; t++) group[t] = int(t);
+        const auto root = [&](int t) {
+            while (group[t] != t) t = group[t] = group[group[t]];
+            return t;
+        };
+        for (const auto &[step, shape] : conv_shapes_)
+            if (const int v = residual_view(step); v >= 0)
+                group[root(plan_.steps[step].views[v].tensor)] = root(plan_.steps[step].output_tensor);
+        std::vector<bool> group_may_block(tensors, true);
+        for (size_t t = 0; t < tensors; t++) group_may_block[root(int(t))] = group_may_block[root(int(t))] && may_block[t];
+        std::vector<bool> blocked(tensors, false);
+        for (size_t t = 0; t < tensors; t++) blocked[t] = may_block[t] && group_may_block[root(int(t))];
         for (const auto &[step, shape] : conv_shapes_) {
             PlannedStep &planned = plan_.steps[step];
             const int in = planned.views.front().tensor, out = planned.output_tensor;
@@ -826,6 +853,8 @@ class Planner {
                 PlannedView &view = planned.views.back();
                 view.extents = ops::layout_extents(instance.choice.layout_out, view.extents, winograd ? 2 : 1);
                 plan_.tensors[out].channel_block = block;
+                // The residual, in the same group, is blocked too and seen as the output is.
+                if (const int v = residual_view(step); v >= 0) planned.views[v].extents = view.extents;
             }
             const std::string key = instance.signature();
             if (!kernel_index_.count(key)) {

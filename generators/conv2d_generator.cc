@@ -141,13 +141,19 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         apply_schedule(conv, op, get_target());
     }
 
+    // The input pixel that output pixel `p` of a 1x1 convolution reads: itself at stride 1.
+    static Halide::Expr input_pixel(const Conv2dShape &s, const Halide::Expr &p) {
+        if (s.stride_w == 1 && s.stride_h == 1) return p;
+        return p % s.out_w * s.stride_w + p / s.out_w * (s.stride_h * s.in_w);
+    }
+
     // The GEMM variants read the tensors in place through the planner's views, with the weights
     // packed in panels of `width` output channels (ops::WeightPacking), zero-padded:
     // - fully connected: input (K, batch), weights (width, K, panels) read as b, output (co, batch);
     // - 1x1: input (pixels, channels, batch) read as b, weights (width, K, panels) read as a,
     //   output (pixels, co, batch);
     // - 1x1 with channels in the lanes: the input read as a, the weights as b, the output
-    //   written transposed.
+    //   written transposed; at any stride, the input (input pixels, channels, batch).
     // Every view has four dimensions, the unused ones of extent 1.
     void generate_gemm(const ops::Conv2dOp &op) {
         using namespace Halide;
@@ -168,10 +174,10 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             a(k, y, n) = input(k, min(y, d.rows - 1), 0, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else if (channel_lanes && in_block > 0) {
-            a(k, y, n) = input(k % in_block + in_block * min(y, d.rows - 1), k / in_block, n, 0);
+            a(k, y, n) = input(k % in_block + in_block * input_pixel(s, min(y, d.rows - 1)), k / in_block, n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else if (channel_lanes) {
-            a(k, y, n) = input(min(y, d.rows - 1), k, n, 0);
+            a(k, y, n) = input(input_pixel(s, min(y, d.rows - 1)), k, n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else {
             a(k, y, n) = weights(y % width, k, min(y / width, panels - 1), 0);
@@ -189,7 +195,7 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             require_output_shape({d.cols, d.rows, 1, 1}, s.batch, op.choice.batch_strided);
         } else {
             require_activation_shape(input,
-                                     ops::layout_extents(op.choice.layout_in, {pixels, s.in_channels, s.batch, 1}, 1),
+                                     ops::layout_extents(op.choice.layout_in, {s.in_w * s.in_h, s.in_channels, s.batch, 1}, 1),
                                      s.batch, op.choice.batch_strided);
             require_output_shape(ops::layout_extents(op.choice.layout_out, {pixels, s.out_channels, s.batch, 1}, 1),
                                  s.batch, op.choice.batch_strided);

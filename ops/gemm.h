@@ -53,11 +53,18 @@ inline bool is_pointwise(const Conv2dShape &s) {
     return s.group == 1 && s.kernel_h == 1 && s.kernel_w == 1 && s.stride_h == 1 && s.stride_w == 1 && s.pad_h == 0 &&
            s.pad_w == 0;
 }
+// Any 1x1 convolution without padding in one group, at any stride: each output pixel reads one
+// input pixel (ResNet's downsampling shortcuts at stride 2). The GEMM that reads its input by
+// broadcasts (channels in the lanes) reads those pixels where they lie.
+inline bool is_strided_pointwise(const Conv2dShape &s) {
+    return s.group == 1 && s.kernel_h == 1 && s.kernel_w == 1 && s.pad_h == 0 && s.pad_w == 0;
+}
 inline GemmDims pointwise_gemm_dims(const Conv2dShape &s) {
     return {s.out_channels, s.out_h * s.out_w, s.in_channels, s.batch};
 }
-// The same product with the roles swapped, for maps too small to fill vectors of pixels:
-// pixels (y) by output channels (x, the weights are b), C stored transposed.
+// The same product with the roles swapped, for maps too small to fill vectors of pixels and for
+// strides above 1: output pixels (y) by output channels (x, the weights are b), C stored
+// transposed.
 inline GemmDims pointwise_channel_gemm_dims(const Conv2dShape &s) {
     return {s.out_h * s.out_w, s.out_channels, s.in_channels, s.batch};
 }

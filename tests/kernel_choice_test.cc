@@ -21,6 +21,7 @@
 #include "compiler/target_description.h"
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
+#include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
 #include "frontend/shape_inference.h"
 #include "generators/concat.h"
@@ -585,6 +586,45 @@ TEST(Layouts, ChannelBlocksJoinConvolutionsThatHandleThemOnly) {
     } catch (const CompileError &e) {
         EXPECT_NE(std::string(e.what()).find("--layouts is 'nhwc': nchw"), std::string::npos) << e.what();
     }
+}
+
+// A residual block: c2 adds c1 (the sum fused into c2's epilogue), then `reader` reads the sum.
+Graph residual_block(const std::string &reader) {
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: 14 dim: 14 }\n"
+        "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 1 } }\n"
+        "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 } }\n"
+        "layer { name: \"s\" type: \"Eltwise\" bottom: \"c2\" bottom: \"c1\" top: \"s\" }\n" +
+            reader,
+        "residual.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    fuse_layers(graph);
+    return graph;
+}
+
+// A residual and the output of the sum that reads it share a layout: both blocked when every
+// reader of either takes blocks, both NCHW when one does not (here pooling reads the sum).
+TEST(Layouts, AResidualIsBlockedWithItsSumOrNotAtAll) {
+    ScopedKnobs knobs("conv2d.variant=cpu_direct_channel_lanes");
+    const NetworkPlan conv = plan_network(
+        residual_block("layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" "
+                       "convolution_param { num_output: 32 kernel_size: 1 } }\n"),
+        "net", kAvx2, test_plan_options());
+    ASSERT_EQ(conv.steps.size(), 3u) << "the sum did not fuse";
+    EXPECT_EQ(channel_block_of(conv, "c1"), 8);
+    EXPECT_EQ(conv.tensors[conv.steps[1].output_tensor].channel_block, 8);
+    const ops::Choice &sum = conv.kernels[conv.steps[1].kernel].choice;
+    EXPECT_TRUE(sum.epilogue.sum);
+    EXPECT_EQ(ops::field_value(sum.layout_in) + " " + ops::field_value(sum.layout_out), "nchw8c nchw8c");
+    const std::vector<PlannedView> &views = conv.steps[1].views;
+    EXPECT_EQ(views[views.size() - 2].extents, views.back().extents) << "the residual is seen as the output";
+    EXPECT_EQ(views.back().extents, (std::vector<int>{8 * 14 * 14, 4, 1, 1}));
+
+    const NetworkPlan pooled = plan_network(
+        residual_block("layer { name: \"p\" type: \"Pooling\" bottom: \"s\" top: \"p\" "
+                       "pooling_param { pool: MAX kernel_size: 2 stride: 2 } }\n"),
+        "net", kAvx2, test_plan_options());
+    for (const PlannedTensor &t : pooled.tensors) EXPECT_EQ(t.channel_block, 0) << t.blob_name;
 }
 
 // Winograd reads a blocked input either way, and writes a blocked output only from

@@ -218,8 +218,9 @@ TEST(Convolution, WinogradVariantsForced) {
 
 // Channel-blocked tensors between convolutions (kernel_plan.cc), each chain forced onto one
 // variant that reads and writes blocks: blocked inputs with and without padding, strides,
-// groups, 1x1 and 5x5 layers, maps that are not whole tiles, batch 2. Every blob, blocked ones
-// included (the runtime shows them as NCHW), matches the reference, and the plan did block.
+// groups, 1x1 and 5x5 layers, maps that are not whole tiles, batch 2, residual sums fused into
+// the convolutions that read their residual blocked, stride-2 1x1 shortcuts. Every blob, blocked
+// ones included (the runtime shows them as NCHW), matches the reference, and the plan did block.
 TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
     if (!cpu_test_target()) GTEST_SKIP() << test_target() << " keeps every activation NCHW";
     const auto relu = [](const std::string &top) { return layer("r" + top, "ReLU", top, top); };
@@ -232,6 +233,18 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
                                   relu("c1") +
                                   layer("c2", "Convolution", "c1", "c2", conv_params(32, "kernel_size: 1")) +
                                   layer("c3", "Convolution", "c2", "c3", conv_params(16, "kernel_size: 1"));
+    // Residual blocks as ResNet's: each sum fuses into the convolution after the one it adds,
+    // reading its residual blocked; a stride-2 1x1 shortcut; the last convolution reads the
+    // second sum, so every sum's tensors are blocked but the network's output is not.
+    const auto residual = [&](const std::string &k3) {
+        return layer("c1", "Convolution", "data", "c1", conv_params(32, "kernel_size: 1")) + relu("c1") +
+               layer("c2", "Convolution", "c1", "c2", conv_params(32, k3 + " pad: " + (k3.back() == '3' ? "1" : "0"))) +
+               layer("s1", "Eltwise", "c2 c1", "s1") + relu("s1") +
+               layer("c3", "Convolution", "s1", "c3", conv_params(64, "kernel_size: 1 stride: 2")) +
+               layer("c4", "Convolution", "s1", "c4", conv_params(64, "kernel_size: 1 stride: 2")) +
+               layer("s2", "Eltwise", "c4 c3", "s2") + relu("s2") +
+               layer("c5", "Convolution", "s2", "c5", conv_params(16, "kernel_size: 1"));
+    };
     const auto winograd = [&](int k) {
         const std::string kernel = "kernel_size: " + std::to_string(k);
         const std::string pad = " pad: " + std::to_string(k / 2);
@@ -246,6 +259,8 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
     } chains[] = {
         {"conv2d.variant=cpu_direct_channel_lanes", direct, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_gemm_1x1_channel_lanes", pointwise, {2, 32, 7, 9}},
+        {"conv2d.variant=cpu_gemm_1x1_channel_lanes", residual("kernel_size: 1"), {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_direct_channel_lanes", residual("kernel_size: 3"), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", winograd(3), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.col_block=64", winograd(3), {1, 16, 14, 14}},
         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
@@ -254,6 +269,9 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         const ScopedKnobs forced(chain.knobs);
         const BlobCheck check = expect_matches_reference(chain.layers, chain.input, chain.knobs);
         EXPECT_GE(check.blocked_tensors, 2) << chain.knobs << ": the chain was not blocked";
+        if (chain.layers.find("\"s2\"") != std::string::npos) {
+            EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": c1, the sums' and c3, not c5's output";
+        }
         const ScopedLayouts nchw(ActivationLayouts::Nchw);
         EXPECT_EQ(expect_matches_reference(chain.layers, chain.input, std::string(chain.knobs) + ", NCHW only")
                       .blocked_tensors,

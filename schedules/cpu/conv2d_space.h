@@ -54,7 +54,9 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
                                               ops::pointwise_channel_gemm_dims, registers);
     channels.form = ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes);
     channels.channel_blocks = true;  // tiles of whole blocks of output channels, read by broadcasts
-    channels.unsupported = not_pointwise;
+    channels.unsupported = [](const Conv2dShape &s) {
+        return ops::is_strided_pointwise(s) ? "" : "not a 1x1 kernel without padding, in one group";
+    };
     space.variants.push_back(std::move(channels));
     // Winograd is never a default: it is less exact than the 1e-5 every default is held to.
     space.variants.push_back(conv2d_winograd(2, 3, registers));
@@ -67,6 +69,9 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
             return s.out_h * s.out_w >= kPixelLanesMinPixels && s.out_channels >= kPixelLanesMinChannels
                        ? "cpu_gemm_1x1"
                        : "cpu_gemm_1x1_channel_lanes";
+        // A strided 1x1 layer sums as deep as a pointwise one, and blocks its reduction the same
+        // way; the direct convolution streams every weight panel whole per register tile.
+        if (ops::is_strided_pointwise(s)) return "cpu_gemm_1x1_channel_lanes";
         return channel_lanes_apply(s, t) && ops::reduction_depth(s) >= kCpuChannelLanesMinDepth ? kChannelLanes
                                                                                                 : direct_name;
     };
