@@ -117,7 +117,7 @@ struct ChoiceSources {
 template <typename Shape>
 KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, int array_inputs,
                              const schedules::TargetInfo &info, const schedules::FamilySpace &family,
-                             const ChoiceSources &sources_by_kind) {
+                             const ChoiceSources &sources_by_kind, const ChoiceSettings *planner = nullptr) {
     KernelInstance instance;
     instance.op = Shape::kOp;
     instance.shape = ops::fields_text(shape);
@@ -132,6 +132,7 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
     add(sources_by_kind.experiment, instance.op);
     add(sources_by_kind.overrides, instance.op_signature_hash());
     add(sources_by_kind.table, instance.op);
+    if (planner) sources.push_back(planner);  // the planner's own choice: above the default rule only
     for (const ChoiceSettings *s : sources)
         if (!s->op.empty() && s->op != instance.op)
             throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " +
@@ -148,11 +149,15 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
 
 class Planner {
   public:
-    Planner(const Graph &graph, const PlanTarget &target, const PlanOptions &options)
+    // `channel_lanes_pointwise`: the 1x1 layers to run on the channel-lanes GEMM unless a
+    // stronger source says otherwise (plan_network).
+    Planner(const Graph &graph, const PlanTarget &target, const PlanOptions &options,
+            std::set<std::string> channel_lanes_pointwise = {})
         : graph_(graph),
           info_(resolve_plan_target(target)),
           family_(schedules::families().at(info_.family)),
-          layouts_(options.layouts) {
+          layouts_(options.layouts),
+          channel_lanes_pointwise_(std::move(channel_lanes_pointwise)) {
         sources_ = ChoiceSources{target, options};
         plan_.opencl_build_options = target.opencl_build_options;
     }
@@ -178,6 +183,7 @@ class Planner {
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
         block_channels();
+        note_pointwise_layouts();
         concatenate_in_place();
         place_tensors();
         // The budget the kernels were scheduled for: the runtime must grant at least that much
@@ -304,8 +310,11 @@ class Planner {
     template <typename Shape>
     int kernel(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {}, int array_inputs = 0) {
         KernelInstance instance;
+        ChoiceSettings channel_lanes{kLayoutRule, channel_lanes_gemm(), {}, "", false};
+        const bool switched = std::is_same_v<Shape, ops::Conv2dShape> && channel_lanes_pointwise_.count(layer.name);
         try {
-            instance = choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_);
+            instance =
+                choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_, switched ? &channel_lanes : nullptr);
         } catch (const CompileError &e) {
             fail(layer, e.what());
         }
@@ -325,6 +334,7 @@ class Planner {
     }
 
     void add_step(const Layer &layer, int kernel_index, std::vector<PlannedView> views) {
+        step_layers_[int(plan_.steps.size())] = layer.name;
         plan_.steps.push_back(
             PlannedStep{step_name(layer), kernel_index, std::move(views), tensor_of(layer.outputs[0])});
     }
@@ -794,9 +804,14 @@ class Planner {
     // a chain of residual blocks (ResNet's) is blocked as a whole or not at all. The layout then
     // changes nowhere, so no transform runs; the network's input and output, tensors that other
     // steps read and tensors that share storage (in-place layers) stay NCHW.
+    // Whether this plan's activations may be channel-blocked: on CPU families other than HVX's,
+    // unless the options keep every activation NCHW.
+    bool blocks_channels() const {
+        return gpu_api(info_.halide_target).empty() && info_.family != "hvx" && layouts_ != ActivationLayouts::Nchw;
+    }
+
     void block_channels() {
-        if (!gpu_api(info_.halide_target).empty() || info_.family == "hvx") return;
-        if (layouts_ == ActivationLayouts::Nchw) return;
+        if (!blocks_channels()) return;
         const int block = info_.float_lanes();
         const size_t tensors = plan_.tensors.size();
         std::vector<std::vector<std::pair<int, size_t>>> readers(tensors);  // (step, view)
@@ -864,6 +879,36 @@ class Planner {
             planned.kernel = kernel_index_[key];
         }
         drop_unused_kernels();
+    }
+
+  public:
+    // After run(): the 1x1 layers on the pixel-lanes GEMM by the default rule, which read and
+    // write NCHW whatever their neighbours do; and of the layers switched to the channel-lanes
+    // GEMM, those whose output was then blocked.
+    const std::set<std::string> &pixel_lanes_by_default() const { return pixel_lanes_by_default_; }
+    const std::set<std::string> &switched_and_blocked() const { return switched_and_blocked_; }
+
+  private:
+    static constexpr const char *kLayoutRule = "layout rule";
+
+    // The family's GEMM for 1x1 layers that reads and writes channel blocks ("" if none).
+    std::string channel_lanes_gemm() const {
+        for (const auto &v : family_.op<ops::Conv2dShape>().variants)
+            if (v.channel_blocks && v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes)) return v.name;
+        return "";
+    }
+
+    void note_pointwise_layouts() {
+        if (!blocks_channels() || channel_lanes_gemm().empty()) return;
+        for (const auto &[step, shape] : conv_shapes_) {
+            const PlannedStep &planned = plan_.steps[step];
+            const KernelInstance &k = plan_.kernels[planned.kernel];
+            const std::string &layer = step_layers_.at(step);
+            if (k.variant_source == "default rule" && k.choice.form.is_conv_gemm(ops::ConvGemmForm::PixelLanes))
+                pixel_lanes_by_default_.insert(layer);
+            if (k.variant_source == kLayoutRule && plan_.tensors[planned.output_tensor].channel_block > 0)
+                switched_and_blocked_.insert(layer);
+        }
     }
 
     void drop_unused_kernels() {
@@ -1086,6 +1131,8 @@ class Planner {
     std::vector<std::vector<std::pair<int, int>>> views_of_;  // tensor -> (step, view) reading or writing it
     std::map<std::string, int> kernel_index_;
     std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
+    std::map<int, std::string> step_layers_;       // step index -> the (first) layer it computes
+    std::set<std::string> channel_lanes_pointwise_, pixel_lanes_by_default_, switched_and_blocked_;
 };
 
 }  // namespace
@@ -1104,9 +1151,26 @@ KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilo
                          ChoiceSources{target, options});
 }
 
+// The default rule puts a large 1x1 layer's pixels in the vector lanes, which reads and writes
+// NCHW. Where its readers take channel blocks (ResNet's bottlenecks, DenseNet's 1x1 before each
+// 3x3), the GEMM with channels in the lanes writes its output blocked, and every convolution
+// around it reads whole blocks. Written NCHW, that GEMM's output costs a scalar store per
+// channel plane (MobileNetV2's expansions, read by depthwise layers), so the plan switches a
+// layer only where its output is then blocked: it plans again with the switched set until
+// every switched layer's output is (each round drops layers, so it ends). Records and knobs
+// still decide first.
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
                          const PlanOptions &options) {
-    return Planner(graph, target, options).run(name);
+    Planner first(graph, target, options);
+    NetworkPlan plan = first.run(name);
+    std::set<std::string> switched = first.pixel_lanes_by_default();
+    while (!switched.empty()) {
+        Planner trial(graph, target, options, switched);
+        NetworkPlan trial_plan = trial.run(name);
+        if (trial.switched_and_blocked() == switched) return trial_plan;
+        switched = trial.switched_and_blocked();
+    }
+    return plan;
 }
 
 }  // namespace cortado

@@ -627,6 +627,42 @@ TEST(Layouts, AResidualIsBlockedWithItsSumOrNotAtAll) {
     for (const PlannedTensor &t : pooled.tensors) EXPECT_EQ(t.channel_block, 0) << t.blob_name;
 }
 
+// A 1x1 layer on a 28x28 map, which the default rule runs with pixels in the lanes, then `reader`.
+Graph pointwise_then(const std::string &reader) {
+    Graph graph = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: 28 dim: 28 }\n"
+        "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 64 kernel_size: 1 } }\n" +
+            reader,
+        "pointwise.prototxt", ImportOptions{});
+    infer_shapes(graph);
+    return graph;
+}
+
+// The plan moves a default-ruled 1x1 layer to the GEMM with channels in the lanes where its output
+// is then blocked (a 3x3 convolution reads it), and says so; not where pooling reads it, nor where
+// a stronger source chose its variant.
+TEST(Layouts, APointwiseLayerTakesChannelLanesWhereItsOutputStaysBlocked) {
+    const std::string conv = "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" "
+                             "convolution_param { num_output: 64 kernel_size: 3 pad: 1 } }\n";
+    const NetworkPlan switched = plan_network(pointwise_then(conv), "net", kAvx2, test_plan_options());
+    const KernelInstance &c1 = switched.kernels[switched.steps[0].kernel];
+    EXPECT_EQ(c1.choice.variant, "cpu_gemm_1x1_channel_lanes");
+    EXPECT_EQ(c1.variant_source, "layout rule");
+    EXPECT_EQ(channel_block_of(switched, "c1"), 8);
+
+    const NetworkPlan pooled = plan_network(
+        pointwise_then("layer { name: \"p\" type: \"Pooling\" bottom: \"c1\" top: \"p\" "
+                       "pooling_param { pool: MAX kernel_size: 2 stride: 2 } }\n"),
+        "net", kAvx2, test_plan_options());
+    EXPECT_EQ(pooled.kernels[pooled.steps[0].kernel].choice.variant, "cpu_gemm_1x1");
+    EXPECT_EQ(pooled.kernels[pooled.steps[0].kernel].variant_source, "default rule");
+
+    ScopedKnobs knobs("conv2d.variant=cpu_gemm_1x1");
+    const NetworkPlan forced = plan_network(pointwise_then(conv), "net", kAvx2, test_plan_options());
+    EXPECT_EQ(forced.kernels[forced.steps[0].kernel].choice.variant, "cpu_gemm_1x1");
+    EXPECT_EQ(channel_block_of(forced, "c1"), 0);
+}
+
 // Winograd reads a blocked input either way, and writes a blocked output only from
 // channel-innermost products.
 TEST(Layouts, WinogradWritesBlocksOnlyFromChannelInnermostProducts) {
