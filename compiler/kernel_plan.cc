@@ -149,15 +149,15 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
 
 class Planner {
   public:
-    // `channel_lanes_pointwise`: the 1x1 layers to run on the channel-lanes GEMM unless a
-    // stronger source says otherwise (plan_network).
+    // `moved`: layers to run on the given variant, one that reads and writes channel blocks,
+    // unless a stronger source says otherwise (plan_network).
     Planner(const Graph &graph, const PlanTarget &target, const PlanOptions &options,
-            std::set<std::string> channel_lanes_pointwise = {})
+            std::map<std::string, std::string> moved = {})
         : graph_(graph),
           info_(resolve_plan_target(target)),
           family_(schedules::families().at(info_.family)),
           layouts_(options.layouts),
-          channel_lanes_pointwise_(std::move(channel_lanes_pointwise)) {
+          moved_(std::move(moved)) {
         sources_ = ChoiceSources{target, options};
         plan_.opencl_build_options = target.opencl_build_options;
     }
@@ -183,7 +183,7 @@ class Planner {
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
         block_channels();
-        note_pointwise_layouts();
+        note_movable_layers();
         concatenate_in_place();
         place_tensors();
         // The budget the kernels were scheduled for: the runtime must grant at least that much
@@ -310,11 +310,11 @@ class Planner {
     template <typename Shape>
     int kernel(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {}, int array_inputs = 0) {
         KernelInstance instance;
-        ChoiceSettings channel_lanes{kLayoutRule, channel_lanes_gemm(), {}, "", false};
-        const bool switched = std::is_same_v<Shape, ops::Conv2dShape> && channel_lanes_pointwise_.count(layer.name);
+        const auto move = std::is_same_v<Shape, ops::Conv2dShape> ? moved_.find(layer.name) : moved_.end();
+        const ChoiceSettings layout_rule{kLayoutRule, move != moved_.end() ? move->second : "", {}, "", false};
         try {
-            instance =
-                choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_, switched ? &channel_lanes : nullptr);
+            instance = choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_,
+                                     move != moved_.end() ? &layout_rule : nullptr);
         } catch (const CompileError &e) {
             fail(layer, e.what());
         }
@@ -467,6 +467,7 @@ class Planner {
         }
         const int k = kernel(layer, shape);
         add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
+        pooling_shapes_[int(plan_.steps.size()) - 1] = shape;
     }
 
     void plan(const Layer &layer, const PadParams &p) {
@@ -791,25 +792,39 @@ class Planner {
         return !gemm || choice.knobs.get("col_block") % block == 0;
     }
 
+    // Whether step `step` can read (as_input) or write its tensor channel-blocked: a convolution
+    // (conv_takes_blocks) or a pooling whose variant handles blocks, on whole blocks.
+    bool takes_blocks(int step, int block, bool as_input) const {
+        if (conv_shapes_.count(step)) return conv_takes_blocks(step, block, as_input);
+        const auto pooling = pooling_shapes_.find(step);
+        if (pooling == pooling_shapes_.end()) return false;
+        const auto *variant =
+            family_.op<ops::PoolingShape>().find(plan_.kernels[plan_.steps[step].kernel].choice.variant);
+        return variant && variant->channel_blocks && pooling->second.channels % block == 0;
+    }
+
     // The view through which convolution step `step` reads the residual of its fused sum, or -1.
     int residual_view(int step) const {
+        if (!conv_shapes_.count(step)) return -1;
         const PlannedStep &planned = plan_.steps[step];
         if (!plan_.kernels[planned.kernel].choice.epilogue.sum) return -1;
         return int(planned.views.size()) - 2;  // (input, weights, bias, residual, output)
     }
 
-    // Channel-blocked activations (ops::Layout), in blocks of one vector, where they pay: a
-    // tensor that one such convolution writes and only such convolutions read, as their input
-    // or as the residual of their fused sum. A residual and the sum's output share a layout, so
-    // a chain of residual blocks (ResNet's) is blocked as a whole or not at all. The layout then
-    // changes nowhere, so no transform runs; the network's input and output, tensors that other
-    // steps read and tensors that share storage (in-place layers) stay NCHW.
     // Whether this plan's activations may be channel-blocked: on CPU families other than HVX's,
     // unless the options keep every activation NCHW.
     bool blocks_channels() const {
         return gpu_api(info_.halide_target).empty() && info_.family != "hvx" && layouts_ != ActivationLayouts::Nchw;
     }
 
+    // Channel-blocked activations (ops::Layout), in blocks of one vector, where they pay: a
+    // tensor that one such convolution or pooling writes and only such steps read, as their
+    // input or as the residual of a convolution's fused sum. A residual and the sum's output
+    // share a layout, so a chain of residual blocks (ResNet's) is blocked as a whole or not at
+    // all. A pooling writes blocks only from a blocked input: from NCHW its lanes would gather
+    // across planes. The layout then changes nowhere, so no transform runs; the network's input
+    // and output, tensors that other steps read and tensors that share storage (in-place
+    // layers) stay NCHW.
     void block_channels() {
         if (!blocks_channels()) return;
         const int block = info_.float_lanes();
@@ -820,19 +835,19 @@ class Planner {
         for (int s = 0; s < int(plan_.steps.size()); s++)
             for (size_t v = 0; v + 1 < plan_.steps[s].views.size(); v++)
                 if (plan_.steps[s].views[v].tensor >= 0) readers[plan_.steps[s].views[v].tensor].emplace_back(s, v);
+        std::vector<int> blocking_steps;
+        for (const auto &[step, shape] : conv_shapes_) blocking_steps.push_back(step);
+        for (const auto &[step, shape] : pooling_shapes_) blocking_steps.push_back(step);
         // Each tensor's own conditions.
         std::vector<bool> may_block(tensors, false);
-        for (const auto &[step, shape] : conv_shapes_) {
+        for (const int step : blocking_steps) {
             const int t = plan_.steps[step].output_tensor;
             if (t == plan_.output_tensor || storage_of_[t] != t || storage_users[t] > 1 || readers[t].empty() ||
-                !conv_takes_blocks(step, block, false))
+                !takes_blocks(step, block, false))
                 continue;
             bool all = true;
-            for (const auto &[reader, view] : readers[t]) {
-                const bool conv = conv_shapes_.count(reader) > 0;
-                all = all && conv &&
-                      ((view == 0 && conv_takes_blocks(reader, block, true)) || int(view) == residual_view(reader));
-            }
+            for (const auto &[reader, view] : readers[t])
+                all = all && ((view == 0 && takes_blocks(reader, block, true)) || int(view) == residual_view(reader));
             may_block[t] = all;
         }
         // Residuals and their sums' outputs, grouped: a group is blocked when all of it may be.
@@ -848,8 +863,16 @@ class Planner {
         std::vector<bool> group_may_block(tensors, true);
         for (size_t t = 0; t < tensors; t++) group_may_block[root(int(t))] = group_may_block[root(int(t))] && may_block[t];
         std::vector<bool> blocked(tensors, false);
-        for (size_t t = 0; t < tensors; t++) blocked[t] = may_block[t] && group_may_block[root(int(t))];
-        for (const auto &[step, shape] : conv_shapes_) {
+        // A pooling's output is blocked only with its input; each round unblocks groups, so it ends.
+        for (bool changed = true; changed;) {
+            for (size_t t = 0; t < tensors; t++) blocked[t] = may_block[t] && group_may_block[root(int(t))];
+            changed = false;
+            for (const auto &[step, shape] : pooling_shapes_) {
+                const int in = plan_.steps[step].views.front().tensor, out = plan_.steps[step].output_tensor;
+                if (blocked[out] && !blocked[in]) group_may_block[root(out)] = false, changed = true;
+            }
+        }
+        for (const int step : blocking_steps) {
             PlannedStep &planned = plan_.steps[step];
             const int in = planned.views.front().tensor, out = planned.output_tensor;
             if (!blocked[in] && !blocked[out]) continue;
@@ -857,7 +880,8 @@ class Planner {
             // The NCHW views, blocked (ops::layout_extents): the channels are the third axis of
             // (W, H, C, N) and the second of the GEMM forms' (pixels, C, N, 1).
             const bool gemm = instance.choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes);
-            const bool winograd = instance.choice.form.is(ops::Algorithm::Winograd);
+            // Pooling's and Winograd's outputs are seen as (W, H, C, N) too.
+            const bool spatial_output = pooling_shapes_.count(step) || instance.choice.form.is(ops::Algorithm::Winograd);
             if (blocked[in]) {
                 instance.choice.layout_in.channel_block = block;
                 PlannedView &view = planned.views.front();
@@ -866,7 +890,7 @@ class Planner {
             if (blocked[out]) {
                 instance.choice.layout_out.channel_block = block;
                 PlannedView &view = planned.views.back();
-                view.extents = ops::layout_extents(instance.choice.layout_out, view.extents, winograd ? 2 : 1);
+                view.extents = ops::layout_extents(instance.choice.layout_out, view.extents, spatial_output ? 2 : 1);
                 plan_.tensors[out].channel_block = block;
                 // The residual, in the same group, is blocked too and seen as the output is.
                 if (const int v = residual_view(step); v >= 0) planned.views[v].extents = view.extents;
@@ -882,32 +906,40 @@ class Planner {
     }
 
   public:
-    // After run(): the 1x1 layers on the pixel-lanes GEMM by the default rule, which read and
-    // write NCHW whatever their neighbours do; and of the layers switched to the channel-lanes
-    // GEMM, those whose output was then blocked.
-    const std::set<std::string> &pixel_lanes_by_default() const { return pixel_lanes_by_default_; }
-    const std::set<std::string> &switched_and_blocked() const { return switched_and_blocked_; }
+    // After run(): the default-ruled convolutions that read and write NCHW only, each with the
+    // variant of the family that would compute it in channel blocks; and of the layers moved to
+    // such a variant, those whose output was then blocked.
+    const std::map<std::string, std::string> &movable() const { return movable_; }
+    std::map<std::string, std::string> moved_and_blocked() const { return moved_and_blocked_; }
 
   private:
     static constexpr const char *kLayoutRule = "layout rule";
 
-    // The family's GEMM for 1x1 layers that reads and writes channel blocks ("" if none).
-    std::string channel_lanes_gemm() const {
-        for (const auto &v : family_.op<ops::Conv2dShape>().variants)
-            if (v.channel_blocks && v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes)) return v.name;
+    // The variant that computes convolution `s` in channel blocks where the default's cannot: a
+    // 1x1 layer the GEMM with channels in the lanes, a layer whose groups take whole vectors of
+    // output channels the direct convolution with channels in the lanes ("" if neither).
+    std::string blocked_variant(const ops::Conv2dShape &s) const {
+        for (const auto &v : family_.op<ops::Conv2dShape>().variants) {
+            if (!v.channel_blocks || (v.unsupported && !v.unsupported(s).empty())) continue;
+            if (v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes) && ops::is_strided_pointwise(s)) return v.name;
+            if (v.form.is(ops::Algorithm::ChannelLanes) && !ops::is_strided_pointwise(s) &&
+                ops::panel_fits_groups(s, info_.float_lanes()))
+                return v.name;
+        }
         return "";
     }
 
-    void note_pointwise_layouts() {
-        if (!blocks_channels() || channel_lanes_gemm().empty()) return;
+    void note_movable_layers() {
+        if (!blocks_channels()) return;
         for (const auto &[step, shape] : conv_shapes_) {
             const PlannedStep &planned = plan_.steps[step];
             const KernelInstance &k = plan_.kernels[planned.kernel];
             const std::string &layer = step_layers_.at(step);
-            if (k.variant_source == "default rule" && k.choice.form.is_conv_gemm(ops::ConvGemmForm::PixelLanes))
-                pixel_lanes_by_default_.insert(layer);
+            const auto *variant = family_.op<ops::Conv2dShape>().find(k.choice.variant);
+            if (k.variant_source == "default rule" && variant && !variant->channel_blocks)
+                if (const std::string to = blocked_variant(shape); !to.empty()) movable_[layer] = to;
             if (k.variant_source == kLayoutRule && plan_.tensors[planned.output_tensor].channel_block > 0)
-                switched_and_blocked_.insert(layer);
+                moved_and_blocked_[layer] = k.choice.variant;
         }
     }
 
@@ -1131,8 +1163,9 @@ class Planner {
     std::vector<std::vector<std::pair<int, int>>> views_of_;  // tensor -> (step, view) reading or writing it
     std::map<std::string, int> kernel_index_;
     std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
+    std::map<int, ops::PoolingShape> pooling_shapes_;  // step index -> its pooling's shape
     std::map<int, std::string> step_layers_;       // step index -> the (first) layer it computes
-    std::set<std::string> channel_lanes_pointwise_, pixel_lanes_by_default_, switched_and_blocked_;
+    std::map<std::string, std::string> moved_, movable_, moved_and_blocked_;  // layer -> variant
 };
 
 }  // namespace
@@ -1151,24 +1184,25 @@ KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilo
                          ChoiceSources{target, options});
 }
 
-// The default rule puts a large 1x1 layer's pixels in the vector lanes, which reads and writes
-// NCHW. Where its readers take channel blocks (ResNet's bottlenecks, DenseNet's 1x1 before each
-// 3x3), the GEMM with channels in the lanes writes its output blocked, and every convolution
-// around it reads whole blocks. Written NCHW, that GEMM's output costs a scalar store per
-// channel plane (MobileNetV2's expansions, read by depthwise layers), so the plan switches a
-// layer only where its output is then blocked: it plans again with the switched set until
-// every switched layer's output is (each round drops layers, so it ends). Records and knobs
-// still decide first.
+// The default rules choose by shape, and some of their choices read and write NCHW only: a
+// large 1x1 layer with pixels in the lanes, a shallow layer (a first layer on colour channels)
+// with output x in the lanes. Where such a layer's readers take channel blocks (ResNet's
+// bottlenecks and stem, DenseNet's 1x1 before each 3x3), the variant with channels in the lanes
+// writes its output blocked, and the layers around it read whole blocks. Written NCHW, that
+// variant's output costs a scalar store per channel plane (MobileNetV2's expansions, read by
+// depthwise layers), so the plan moves a layer only where its output is then blocked: it plans
+// again with the moved set until every moved layer's output is (each round drops layers, so it
+// ends). Records and knobs still decide first.
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
                          const PlanOptions &options) {
     Planner first(graph, target, options);
     NetworkPlan plan = first.run(name);
-    std::set<std::string> switched = first.pixel_lanes_by_default();
-    while (!switched.empty()) {
-        Planner trial(graph, target, options, switched);
+    std::map<std::string, std::string> moved = first.movable();
+    while (!moved.empty()) {
+        Planner trial(graph, target, options, moved);
         NetworkPlan trial_plan = trial.run(name);
-        if (trial.switched_and_blocked() == switched) return trial_plan;
-        switched = trial.switched_and_blocked();
+        if (trial.moved_and_blocked() == moved) return trial_plan;
+        moved = trial.moved_and_blocked();
     }
     return plan;
 }

@@ -2,7 +2,8 @@
 // the window clipped to the *padded* extent (Caffe counts padding cells that lie inside
 // in + pad), or with count_padding off by the cells inside the image (ONNX's
 // count_include_pad=0). Unlike Caffe's MAX, a NaN in the window is kept, never hidden.
-// Buffers: input (x, y, c, n), output (x, y, c, n).
+// Buffers: input (x, y, c, n), output (x, y, c, n); either may be channel-blocked (ops::Layout):
+// (b·x + c % b, y, c / b, n), read and written through the same window (the Window form).
 #pragma once
 
 #include <functional>
@@ -56,11 +57,27 @@ struct Pooling {
     // The input with the window's fill outside the image (AVE and Window); inlined unless a
     // schedule stages rows of it, so that the window's loads need no bounds selects.
     Halide::Func padded{"padded"};
+    // Blocked layouts (input_block, output_block > 0): the input seen in NCHW coordinates, the
+    // window's sum (AVE, a Func so that schedules can vectorise it), and the result in NCHW
+    // coordinates, which `output` stores blocked.
+    const int input_block, output_block;
+    Halide::Func unblocked_input{"unblocked_input"};
+    Halide::Func window_sum{"window_sum"};
+    Halide::Func pooled{"pooled"};
     Halide::Func output{"pooling"};
 
-    Pooling(Halide::Func input, const PoolingShape &s, MaxPoolingForm wanted)
-        : max_form(supported_max_pooling_form(s, wanted)) {
+    Pooling(Halide::Func stored_input, const PoolingShape &s, MaxPoolingForm wanted, int input_channel_block = 0,
+            int output_channel_block = 0)
+        : max_form(input_channel_block > 0 || output_channel_block > 0 ? MaxPoolingForm::Window
+                                                                       : supported_max_pooling_form(s, wanted)),
+          input_block(input_channel_block),
+          output_block(output_channel_block) {
         using namespace Halide;
+        Func input = stored_input;
+        if (input_block > 0) {
+            unblocked_input(x, y, c, n) = stored_input(c % input_block + input_block * x, y, c / input_block, n);
+            input = unblocked_input;
+        }
         Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
         if (max_form != MaxPoolingForm::Window) {
             // likely() lets Halide split off the edge iterations, so the steady state loads plainly.
@@ -92,19 +109,32 @@ struct Pooling {
                                                              {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
         padded(x, y, c, n) = outside(x, y, c, n);
         Expr window = padded(x0 + r.x, y0 + r.y, c, n);
+        const bool blocked = input_block > 0 || output_block > 0;
+        Func &result = output_block > 0 ? pooled : output;
+        Expr total;
+        if (s.average && blocked) {
+            window_sum(x, y, c, n) = 0.0f;
+            window_sum(x, y, c, n) += window;
+            total = window_sum(x, y, c, n);
+        } else if (s.average) {
+            total = sum(window);
+        }
         if (s.average && !s.count_padding) {
             Expr w = min(x0 + s.kernel_w, s.in_w) - max(x0, 0);
             Expr h = min(y0 + s.kernel_h, s.in_h) - max(y0, 0);
-            output(x, y, c, n) = sum(window) / cast<float>(w * h);
+            result(x, y, c, n) = total / cast<float>(w * h);
         } else if (s.average) {
             Expr w = min(x0 + s.kernel_w, s.in_w + s.pad_right) - x0;
             Expr h = min(y0 + s.kernel_h, s.in_h + s.pad_bottom) - y0;
-            output(x, y, c, n) = sum(window) / cast<float>(w * h);
+            result(x, y, c, n) = total / cast<float>(w * h);
         } else {
             window_max(x, y, c, n) = -std::numeric_limits<float>::infinity();
             window_max(x, y, c, n) = max_keeping_nan(window, window_max(x, y, c, n));
-            output(x, y, c, n) = window_max(x, y, c, n);
+            result(x, y, c, n) = window_max(x, y, c, n);
         }
+        // Stored blocked: x is b·x + the channel within its block, c the block.
+        if (output_block > 0)
+            output(x, y, c, n) = pooled(x / output_block, y, c * output_block + x % output_block, n);
     }
 };
 

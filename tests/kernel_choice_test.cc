@@ -543,8 +543,8 @@ int channel_block_of(const NetworkPlan &plan, const std::string &blob) {
     return -1;
 }
 
-// On the CPU, tensors between convolutions that handle blocks are blocked by one vector (8 on
-// AVX2); the network's input, the tensor pooling reads, GPU plans and ActivationLayouts::Nchw stay
+// On the CPU, tensors between convolutions and poolings that handle blocks are blocked by one
+// vector (8 on AVX2); the network's input and output, GPU plans and ActivationLayouts::Nchw stay
 // NCHW. Each step's kernel and views agree with its tensors' layouts.
 TEST(Layouts, ChannelBlocksJoinConvolutionsThatHandleThemOnly) {
     const Graph graph = chain_to_pooling();
@@ -554,13 +554,17 @@ TEST(Layouts, ChannelBlocksJoinConvolutionsThatHandleThemOnly) {
         EXPECT_EQ(channel_block_of(plan, "data"), 0);
         EXPECT_EQ(channel_block_of(plan, "c1"), 8);
         EXPECT_EQ(channel_block_of(plan, "c2"), 8);
-        EXPECT_EQ(channel_block_of(plan, "c3"), 0) << "pooling reads it";
+        EXPECT_EQ(channel_block_of(plan, "c3"), 8) << "pooling reads blocks";
+        EXPECT_EQ(channel_block_of(plan, "p"), 0) << "the network's output";
         const ops::Choice &first = plan.kernels[plan.steps[0].kernel].choice;
         const ops::Choice &middle = plan.kernels[plan.steps[1].kernel].choice;
         const ops::Choice &last = plan.kernels[plan.steps[2].kernel].choice;
         EXPECT_EQ(ops::field_value(first.layout_in) + " " + ops::field_value(first.layout_out), "nchw nchw8c");
         EXPECT_EQ(ops::field_value(middle.layout_in) + " " + ops::field_value(middle.layout_out), "nchw8c nchw8c");
-        EXPECT_EQ(ops::field_value(last.layout_in) + " " + ops::field_value(last.layout_out), "nchw8c nchw");
+        EXPECT_EQ(ops::field_value(last.layout_in) + " " + ops::field_value(last.layout_out), "nchw8c nchw8c");
+        const ops::Choice &pooling = plan.kernels[plan.steps[3].kernel].choice;
+        EXPECT_EQ(ops::field_value(pooling.layout_in) + " " + ops::field_value(pooling.layout_out), "nchw8c nchw");
+        EXPECT_EQ(plan.steps[3].views.front().extents, (std::vector<int>{8 * 14, 14, 4, 1}));
         EXPECT_EQ(plan.steps[1].views.front().extents, (std::vector<int>{8 * 14, 14, 4, 1}));
         EXPECT_EQ(plan.steps[1].views.back().extents, (std::vector<int>{8 * 14 * 14, 4, 1, 1}));
         for (const KernelInstance &k : plan.kernels)  // the NCHW kernels the blocked ones replaced are gone
@@ -603,7 +607,7 @@ Graph residual_block(const std::string &reader) {
 }
 
 // A residual and the output of the sum that reads it share a layout: both blocked when every
-// reader of either takes blocks, both NCHW when one does not (here pooling reads the sum).
+// reader of either takes blocks, both NCHW when one does not (here LRN reads the sum).
 TEST(Layouts, AResidualIsBlockedWithItsSumOrNotAtAll) {
     ScopedKnobs knobs("conv2d.variant=cpu_direct_channel_lanes");
     const NetworkPlan conv = plan_network(
@@ -621,8 +625,7 @@ TEST(Layouts, AResidualIsBlockedWithItsSumOrNotAtAll) {
     EXPECT_EQ(views.back().extents, (std::vector<int>{8 * 14 * 14, 4, 1, 1}));
 
     const NetworkPlan pooled = plan_network(
-        residual_block("layer { name: \"p\" type: \"Pooling\" bottom: \"s\" top: \"p\" "
-                       "pooling_param { pool: MAX kernel_size: 2 stride: 2 } }\n"),
+        residual_block("layer { name: \"n\" type: \"LRN\" bottom: \"s\" top: \"n\" }\n"),
         "net", kAvx2, test_plan_options());
     for (const PlannedTensor &t : pooled.tensors) EXPECT_EQ(t.channel_block, 0) << t.blob_name;
 }
@@ -639,8 +642,9 @@ Graph pointwise_then(const std::string &reader) {
 }
 
 // The plan moves a default-ruled 1x1 layer to the GEMM with channels in the lanes where its output
-// is then blocked (a 3x3 convolution reads it), and says so; not where pooling reads it, nor where
-// a stronger source chose its variant.
+// is then blocked (a 3x3 convolution reads it), and says so; not where LRN reads it, nor where a
+// stronger source chose its variant. A shallow first layer (3 channels) moves to the direct
+// convolution with channels in the lanes where a pooling that feeds a convolution reads it.
 TEST(Layouts, APointwiseLayerTakesChannelLanesWhereItsOutputStaysBlocked) {
     const std::string conv = "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" "
                              "convolution_param { num_output: 64 kernel_size: 3 pad: 1 } }\n";
@@ -650,12 +654,24 @@ TEST(Layouts, APointwiseLayerTakesChannelLanesWhereItsOutputStaysBlocked) {
     EXPECT_EQ(c1.variant_source, "layout rule");
     EXPECT_EQ(channel_block_of(switched, "c1"), 8);
 
-    const NetworkPlan pooled = plan_network(
-        pointwise_then("layer { name: \"p\" type: \"Pooling\" bottom: \"c1\" top: \"p\" "
-                       "pooling_param { pool: MAX kernel_size: 2 stride: 2 } }\n"),
-        "net", kAvx2, test_plan_options());
+    const NetworkPlan pooled =
+        plan_network(pointwise_then("layer { name: \"n\" type: \"LRN\" bottom: \"c1\" top: \"n\" }\n"), "net",
+                     kAvx2, test_plan_options());
     EXPECT_EQ(pooled.kernels[pooled.steps[0].kernel].choice.variant, "cpu_gemm_1x1");
     EXPECT_EQ(pooled.kernels[pooled.steps[0].kernel].variant_source, "default rule");
+
+    Graph stem = import_caffe_prototxt_text(
+        "input: \"data\"\ninput_shape { dim: 1 dim: 3 dim: 32 dim: 32 }\n"
+        "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 7 stride: 2 pad: 3 } }\n"
+        "layer { name: \"p\" type: \"Pooling\" bottom: \"c1\" top: \"p\" pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 } }\n"
+        "layer { name: \"c2\" type: \"Convolution\" bottom: \"p\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 3 pad: 1 } }\n",
+        "stem.prototxt", ImportOptions{});
+    infer_shapes(stem);
+    const NetworkPlan stem_plan = plan_network(stem, "net", kAvx2, test_plan_options());
+    EXPECT_EQ(stem_plan.kernels[stem_plan.steps[0].kernel].choice.variant, "cpu_direct_channel_lanes");
+    EXPECT_EQ(stem_plan.kernels[stem_plan.steps[0].kernel].variant_source, "layout rule");
+    EXPECT_EQ(channel_block_of(stem_plan, "c1"), 8);
+    EXPECT_EQ(channel_block_of(stem_plan, "p"), 8);
 
     ScopedKnobs knobs("conv2d.variant=cpu_gemm_1x1");
     const NetworkPlan forced = plan_network(pointwise_then(conv), "net", kAvx2, test_plan_options());

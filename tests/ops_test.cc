@@ -219,7 +219,8 @@ TEST(Convolution, WinogradVariantsForced) {
 // Channel-blocked tensors between convolutions (kernel_plan.cc), each chain forced onto one
 // variant that reads and writes blocks: blocked inputs with and without padding, strides,
 // groups, 1x1 and 5x5 layers, maps that are not whole tiles, batch 2, residual sums fused into
-// the convolutions that read their residual blocked, stride-2 1x1 shortcuts. Every blob, blocked
+// the convolutions that read their residual blocked, stride-2 1x1 shortcuts, MAX, AVE and global
+// poolings between them. Every blob, blocked
 // ones included (the runtime shows them as NCHW), matches the reference, and the plan did block.
 TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
     if (!cpu_test_target()) GTEST_SKIP() << test_target() << " keeps every activation NCHW";
@@ -245,6 +246,15 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
                layer("s2", "Eltwise", "c4 c3", "s2") + relu("s2") +
                layer("c5", "Convolution", "s2", "c5", conv_params(16, "kernel_size: 1"));
     };
+    // Poolings between blocked convolutions: MAX with padding and a window past the image's end,
+    // AVE counting padding, and a global AVE that reads blocks and writes the NCHW output.
+    const std::string pooled =
+        layer("c1", "Convolution", "data", "c1", conv_params(32, "kernel_size: 3 pad: 1")) + relu("c1") +
+        layer("p1", "Pooling", "c1", "p1", "pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 }") +
+        layer("c2", "Convolution", "p1", "c2", conv_params(32, "kernel_size: 1")) +
+        layer("p2", "Pooling", "c2", "p2", "pooling_param { pool: AVE kernel_size: 3 stride: 2 pad: 1 }") +
+        layer("c3", "Convolution", "p2", "c3", conv_params(32, "kernel_size: 3 pad: 1")) +
+        layer("p3", "Pooling", "c3", "p3", "pooling_param { pool: AVE global_pooling: true }");
     const auto winograd = [&](int k) {
         const std::string kernel = "kernel_size: " + std::to_string(k);
         const std::string pad = " pad: " + std::to_string(k / 2);
@@ -261,6 +271,7 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         {"conv2d.variant=cpu_gemm_1x1_channel_lanes", pointwise, {2, 32, 7, 9}},
         {"conv2d.variant=cpu_gemm_1x1_channel_lanes", residual("kernel_size: 1"), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_direct_channel_lanes", residual("kernel_size: 3"), {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_direct_channel_lanes", pooled, {2, 16, 13, 10}},
         {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", winograd(3), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.col_block=64", winograd(3), {1, 16, 14, 14}},
         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
@@ -271,6 +282,9 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         EXPECT_GE(check.blocked_tensors, 2) << chain.knobs << ": the chain was not blocked";
         if (chain.layers.find("\"s2\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": c1, the sums' and c3, not c5's output";
+        }
+        if (chain.layers.find("\"p3\"") != std::string::npos) {
+            EXPECT_EQ(check.blocked_tensors, 5) << chain.knobs << ": every tensor but the input and p3";
         }
         const ScopedLayouts nchw(ActivationLayouts::Nchw);
         EXPECT_EQ(expect_matches_reference(chain.layers, chain.input, std::string(chain.knobs) + ", NCHW only")

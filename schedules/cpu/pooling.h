@@ -24,8 +24,32 @@ inline MaxPoolingForm max_pooling_form(const PoolingShape &s, const Halide::Targ
     return supported_max_pooling_form(s, narrow ? MaxPoolingForm::FramedPlane : MaxPoolingForm::ClampedRows);
 }
 
+// A channel-blocked input or output: the lanes take one block of channels, which both layouts
+// store contiguously at a pixel, and the window (the Window form) is summed per vector of them.
+// A blocked output is stored a pixel's block at a time; an NCHW one scatters the lanes across
+// planes (a 1x1 output, global pooling's, is contiguous either way).
+inline void schedule_blocked_pooling(Pooling &a, const PoolingShape &s) {
+    using namespace Halide;
+    const int block = std::max(a.input_block, a.output_block);
+    Var task{"task"}, l{"l"}, xo{"xo"}, co{"co"}, ci{"ci"};
+    Func window = s.average ? a.window_sum : a.window_max;
+    if (a.output_block > 0) {
+        // (b·x + lane, y, block, n): rows of one block are the parallel tasks, so that batch 1
+        // with few blocks still has many.
+        a.output.split(a.x, xo, l, block).vectorize(l).fuse(a.y, a.c, task).fuse(task, a.n, task).parallel(task);
+        window.compute_at(a.output, xo).vectorize(a.c, block);
+    } else {
+        a.output.split(a.c, co, ci, block).reorder(ci, a.x, a.y, co, a.n).vectorize(ci);
+        a.output.fuse(co, a.n, task).parallel(task);
+        window.compute_at(a.output, a.x).vectorize(a.c, block);
+    }
+    Stage taps = window.update().vectorize(a.c, block);
+    if (s.kernel_w * s.kernel_h <= 25) taps.unroll(a.r.x).unroll(a.r.y);
+}
+
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &target) {
     using namespace Halide;
+    if (a.input_block > 0 || a.output_block > 0) return schedule_blocked_pooling(a, s);
     if (pools_whole_planes(s, target)) {
         // The lanes' loads are gathers, one cache line per channel, each line read whole by the
         // window's taps that follow.

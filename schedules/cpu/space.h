@@ -63,7 +63,9 @@ inline FamilySpace space(
     FamilySpace f;
     f.name = "cpu";
     f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);
-    f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("cpu_direct", {"schedules/cpu/pooling.h"}));
+    auto pooling = plain_variant<PoolingShape>("cpu_direct", {"schedules/cpu/pooling.h"});
+    pooling.channel_blocks = true;  // reads and writes blocks of channels (schedule_blocked_pooling)
+    f.op<PoolingShape>() = single_variant(std::move(pooling));
     f.op<PadShape>() = single_variant(plain_variant<PadShape>("cpu_direct", {"schedules/cpu/pad.h"}));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("cpu_direct", {"schedules/cpu/lrn.h"}));
     f.op<InnerProductShape>() = inner_product_space(inner_product_lane_partials(), registers);
