@@ -311,10 +311,11 @@ class Planner {
     int kernel(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {}, int array_inputs = 0) {
         KernelInstance instance;
         const auto move = std::is_same_v<Shape, ops::Conv2dShape> ? moved_.find(layer.name) : moved_.end();
-        const ChoiceSettings layout_rule{kLayoutRule, move != moved_.end() ? move->second : "", {}, "", false};
+        std::optional<ChoiceSettings> layout_rule;
+        if (move != moved_.end()) layout_rule = ChoiceSettings{kLayoutRule, move->second, {}, "", false};
         try {
             instance = choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_,
-                                     move != moved_.end() ? &layout_rule : nullptr);
+                                     layout_rule ? &*layout_rule : nullptr);
         } catch (const CompileError &e) {
             fail(layer, e.what());
         }
@@ -861,7 +862,8 @@ class Planner {
             if (const int v = residual_view(step); v >= 0)
                 group[root(plan_.steps[step].views[v].tensor)] = root(plan_.steps[step].output_tensor);
         std::vector<bool> group_may_block(tensors, true);
-        for (size_t t = 0; t < tensors; t++) group_may_block[root(int(t))] = group_may_block[root(int(t))] && may_block[t];
+        for (size_t t = 0; t < tensors; t++)
+            if (!may_block[t]) group_may_block[root(int(t))] = false;
         std::vector<bool> blocked(tensors, false);
         // A pooling's output is blocked only with its input; each round unblocks groups, so it ends.
         for (bool changed = true; changed;) {
@@ -910,7 +912,7 @@ class Planner {
     // variant of the family that would compute it in channel blocks; and of the layers moved to
     // such a variant, those whose output was then blocked.
     const std::map<std::string, std::string> &movable() const { return movable_; }
-    std::map<std::string, std::string> moved_and_blocked() const { return moved_and_blocked_; }
+    const std::map<std::string, std::string> &moved_and_blocked() const { return moved_and_blocked_; }
 
   private:
     static constexpr const char *kLayoutRule = "layout rule";
@@ -919,11 +921,11 @@ class Planner {
     // 1x1 layer the GEMM with channels in the lanes, a layer whose groups take whole vectors of
     // output channels the direct convolution with channels in the lanes ("" if neither).
     std::string blocked_variant(const ops::Conv2dShape &s) const {
+        const bool pointwise = ops::is_strided_pointwise(s);
         for (const auto &v : family_.op<ops::Conv2dShape>().variants) {
             if (!v.channel_blocks || (v.unsupported && !v.unsupported(s).empty())) continue;
-            if (v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes) && ops::is_strided_pointwise(s)) return v.name;
-            if (v.form.is(ops::Algorithm::ChannelLanes) && !ops::is_strided_pointwise(s) &&
-                ops::panel_fits_groups(s, info_.float_lanes()))
+            if (pointwise ? v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes)
+                          : v.form.is(ops::Algorithm::ChannelLanes) && ops::panel_fits_groups(s, info_.float_lanes()))
                 return v.name;
         }
         return "";
