@@ -22,6 +22,7 @@
 #include "ops/concat.h"
 #include "ops/conv2d.h"
 #include "ops/deconv2d.h"
+#include "ops/depthwise.h"
 #include "ops/elementwise.h"
 #include "ops/gemm.h"
 #include "ops/inner_product.h"
@@ -618,6 +619,11 @@ class Planner {
         add_step(layer, k,
                  {in, scale_view, param_view(shift, {channels}),
                   three_axis_view(layer.outputs[0], axis_begin, axis_end)});
+        // Over the channels of an NCHW tensor (of each image, or of all), it can read and write
+        // blocks of them.
+        const Shape &x = shape(layer.inputs[0]);
+        if (x.size() == 4 && axis_end == 2 && axis_begin <= 1)
+            affine_channels_[int(plan_.steps.size()) - 1] = int(x[1]);
     }
 
     // A BatchNorm's three blobs (mean, variance, moving-average factor), seeded as Caffe's
@@ -794,14 +800,29 @@ class Planner {
     }
 
     // Whether step `step` can read (as_input) or write its tensor channel-blocked: a convolution
-    // (conv_takes_blocks) or a pooling whose variant handles blocks, on whole blocks.
+    // (conv_takes_blocks), or a pooling or a channel affine map whose variant handles blocks, on
+    // whole blocks.
     bool takes_blocks(int step, int block, bool as_input) const {
         if (conv_shapes_.count(step)) return conv_takes_blocks(step, block, as_input);
-        const auto pooling = pooling_shapes_.find(step);
-        if (pooling == pooling_shapes_.end()) return false;
-        const auto *variant =
-            family_.op<ops::PoolingShape>().find(plan_.kernels[plan_.steps[step].kernel].choice.variant);
-        return variant && variant->channel_blocks && pooling->second.channels % block == 0;
+        const std::string &variant = plan_.kernels[plan_.steps[step].kernel].choice.variant;
+        if (const auto pooling = pooling_shapes_.find(step); pooling != pooling_shapes_.end()) {
+            const auto *spec = family_.op<ops::PoolingShape>().find(variant);
+            return spec && spec->channel_blocks && pooling->second.channels % block == 0;
+        }
+        if (const auto affine = affine_channels_.find(step); affine != affine_channels_.end()) {
+            const auto *spec = family_.op<ops::ChannelAffineShape>().find(variant);
+            return spec && spec->channel_blocks && affine->second % block == 0;
+        }
+        return false;
+    }
+
+    // The steps that write blocks only from a blocked input (their lanes would gather across
+    // planes from NCHW): poolings and channel affine maps.
+    std::vector<int> blocked_from_blocks_steps() const {
+        std::vector<int> steps;
+        for (const auto &[step, shape] : pooling_shapes_) steps.push_back(step);
+        for (const auto &[step, channels] : affine_channels_) steps.push_back(step);
+        return steps;
     }
 
     // The view through which convolution step `step` reads the residual of its fused sum, or -1.
@@ -836,9 +857,8 @@ class Planner {
         for (int s = 0; s < int(plan_.steps.size()); s++)
             for (size_t v = 0; v + 1 < plan_.steps[s].views.size(); v++)
                 if (plan_.steps[s].views[v].tensor >= 0) readers[plan_.steps[s].views[v].tensor].emplace_back(s, v);
-        std::vector<int> blocking_steps;
+        std::vector<int> blocking_steps = blocked_from_blocks_steps();
         for (const auto &[step, shape] : conv_shapes_) blocking_steps.push_back(step);
-        for (const auto &[step, shape] : pooling_shapes_) blocking_steps.push_back(step);
         // Each tensor's own conditions.
         std::vector<bool> may_block(tensors, false);
         for (const int step : blocking_steps) {
@@ -865,11 +885,12 @@ class Planner {
         for (size_t t = 0; t < tensors; t++)
             if (!may_block[t]) group_may_block[root(int(t))] = false;
         std::vector<bool> blocked(tensors, false);
-        // A pooling's output is blocked only with its input; each round unblocks groups, so it ends.
+        // A pooling's or an affine map's output is blocked only with its input; each round
+        // unblocks groups, so it ends.
         for (bool changed = true; changed;) {
             for (size_t t = 0; t < tensors; t++) blocked[t] = may_block[t] && group_may_block[root(int(t))];
             changed = false;
-            for (const auto &[step, shape] : pooling_shapes_) {
+            for (const int step : blocked_from_blocks_steps()) {
                 const int in = plan_.steps[step].views.front().tensor, out = plan_.steps[step].output_tensor;
                 if (blocked[out] && !blocked[in]) group_may_block[root(out)] = false, changed = true;
             }
@@ -880,8 +901,10 @@ class Planner {
             if (!blocked[in] && !blocked[out]) continue;
             KernelInstance instance = plan_.kernels[planned.kernel];
             // The NCHW views, blocked (ops::layout_extents): the channels are the third axis of
-            // (W, H, C, N) and the second of the GEMM forms' (pixels, C, N, 1).
-            const bool gemm = instance.choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes);
+            // (W, H, C, N) and the second of the GEMM forms' (pixels, C, N, 1) and of the affine
+            // maps' (inner, channels, outer).
+            const bool gemm = instance.choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes) ||
+                              affine_channels_.count(step);
             // Pooling's and Winograd's outputs are seen as (W, H, C, N) too.
             const bool spatial_output = pooling_shapes_.count(step) || instance.choice.form.is(ops::Algorithm::Winograd);
             if (blocked[in]) {
@@ -918,14 +941,15 @@ class Planner {
     static constexpr const char *kLayoutRule = "layout rule";
 
     // The variant that computes convolution `s` in channel blocks where the default's cannot: a
-    // 1x1 layer the GEMM with channels in the lanes, a layer whose groups take whole vectors of
-    // output channels the direct convolution with channels in the lanes ("" if neither).
+    // 1x1 layer the GEMM with channels in the lanes, a depthwise layer or one whose groups take
+    // whole vectors of output channels a convolution with channels in the lanes ("" if none).
     std::string blocked_variant(const ops::Conv2dShape &s) const {
         const bool pointwise = ops::is_strided_pointwise(s);
+        const bool lanes_fit = ops::reads_own_channel(s) || ops::panel_fits_groups(s, info_.float_lanes());
         for (const auto &v : family_.op<ops::Conv2dShape>().variants) {
             if (!v.channel_blocks || (v.unsupported && !v.unsupported(s).empty())) continue;
             if (pointwise ? v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes)
-                          : v.form.is(ops::Algorithm::ChannelLanes) && ops::panel_fits_groups(s, info_.float_lanes()))
+                          : v.form.is(ops::Algorithm::ChannelLanes) && lanes_fit)
                 return v.name;
         }
         return "";
@@ -1166,6 +1190,7 @@ class Planner {
     std::map<std::string, int> kernel_index_;
     std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
     std::map<int, ops::PoolingShape> pooling_shapes_;  // step index -> its pooling's shape
+    std::map<int, int> affine_channels_;  // step index -> the channels of a channel affine map over NCHW's
     std::map<int, std::string> step_layers_;       // step index -> the (first) layer it computes
     std::map<std::string, std::string> moved_, movable_, moved_and_blocked_;  // layer -> variant
 };

@@ -39,8 +39,19 @@ inline void define_blocked_padded(Halide::Func &padded, Halide::Func input, cons
     padded(v, y, cb, n) = zero_outside(v - block * s.pad_w, y - s.pad_h, cb, n);
 }
 
-// Input element (x, y, c, n) of a padded input made by define_padded (block 0) or
-// define_blocked_padded.
+// The same from an NCHW input, staged into blocks of `block` channels (a depthwise layer whose
+// lanes each read their own channel): a vector of lanes is then one load. Lanes past the last
+// channel read zeros.
+inline void define_padded_in_blocks(Halide::Func &padded, Halide::Func input, const Conv2dShape &s, int block) {
+    using namespace Halide;
+    Var v{"v"}, y{"y"}, cb{"cb"}, n{"n"};
+    Func zero_outside = BoundaryConditions::constant_exterior(
+        input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
+    padded(v, y, cb, n) = zero_outside(v / block - s.pad_w, y - s.pad_h, cb * block + v % block, n);
+}
+
+// Input element (x, y, c, n) of a padded input made by define_padded (block 0),
+// define_blocked_padded or define_padded_in_blocks.
 inline Halide::Expr read_padded(Halide::Func padded, int block, Halide::Expr x, Halide::Expr y, Halide::Expr c,
                                 Halide::Expr n) {
     return block == 0 ? padded(x, y, c, n) : padded(c % block + block * x, y, c / block, n);

@@ -17,11 +17,15 @@
 // C/b, N) and `padded` is then that array zero-padded (define_blocked_padded); a blocked output
 // is written as (b·q + lane, C/b, N, 1), whole vectors of a panel stored in place.
 // A panel never spans two groups (the variants' rules keep `width` a divisor of the channels
-// per group), so every lane of a tile reads the same input channel.
+// per group), so every lane of a tile reads the same input channel; except in a depthwise layer
+// with one output channel per input channel, where each lane reads its own channel: the input is
+// then read in blocks, an NCHW one staged into blocks of the panel's width
+// (define_padded_in_blocks), so that a vector of lanes is one load, not a gather across planes.
 #pragma once
 
 #include "Halide.h"
 #include "generators/conv2d.h"
+#include "ops/depthwise.h"
 
 namespace cortado {
 
@@ -35,6 +39,7 @@ struct Conv2dChannelLanes {
     Halide::Func by_thread{"conv_by_thread"};  // GPU form: (q, lane, t, panel, n), the activation applied
     Halide::Func output{"conv2d"};  // (q, c, n, unit), or blocked (v, block, n, unit); the activation applied
     int width, threads, input_block, output_block;
+    int padded_block = 0;  // the channel block `padded` is stored in; 0: NCHW
 
     Conv2dChannelLanes(Halide::Func input, Halide::Func packed, Halide::Func bias, const Conv2dShape &s,
                        const ops::Epilogue &epilogue, int panel_width, int threads_per_panel = 0,
@@ -42,8 +47,11 @@ struct Conv2dChannelLanes {
         : width(panel_width), threads(threads_per_panel), input_block(input_channel_block),
           output_block(output_channel_block) {
         using namespace Halide;
-        if (input_block == 0) define_padded(padded, input, s);
-        else define_blocked_padded(padded, input, s, input_block);
+        const bool lane_channels = threads == 0 && ops::reads_own_channel(s);
+        padded_block = input_block > 0 ? input_block : lane_channels ? width : 0;
+        if (input_block > 0) define_blocked_padded(padded, input, s, input_block);
+        else if (lane_channels) define_padded_in_blocks(padded, input, s, width);
+        else define_padded(padded, input, s);
         const int in_per_group = s.in_channels / s.group, out_per_group = s.out_channels / s.group;
         r = RDom(0, s.kernel_w, 0, s.kernel_h, 0, in_per_group, "r");
         Expr px = q % s.out_w, py = q / s.out_w;
@@ -58,9 +66,9 @@ struct Conv2dChannelLanes {
         // Lanes past the last channel read the zero-padded panel and a clamped bias; never stored.
         tile(lane, q, n, panel) = epilogue.bias ? bias(min(channel, s.out_channels - 1)) : Expr(0.0f);
         const Expr in_x = px * s.stride_w + r.x * s.dilation_w, in_y = py * s.stride_h + r.y * s.dilation_h;
-        const Expr in_c = first_in_channel + r.z;
+        const Expr in_c = lane_channels ? channel : first_in_channel + r.z;
         tile(lane, q, n, panel) += packed(packed_lane, (r.z * s.kernel_h + r.y) * s.kernel_w + r.x, packed_panel) *
-                                   read_padded(padded, input_block, in_x, in_y, in_c, n);
+                                   read_padded(padded, padded_block, in_x, in_y, in_c, n);
         // The residual is read where the output is written: at the output's coordinates.
         const auto activate = [&](Expr value, std::vector<Expr> at) {
             return fused_activations(value, epilogue, residual_at(residual, at));

@@ -175,12 +175,26 @@ struct Eltwise {
     }
 };
 
+// A per-channel affine map over (inner, channels, outer). A channel-blocked tensor (ops::Layout,
+// `block` channels per block) is seen as (block·inner, channels / block, outer): a block's
+// lanes are channels c·block + x % block. A blocked output reads a blocked input.
 struct ChannelAffine {
     Halide::Var x{"x"}, c{"c"}, o{"o"};
     Halide::Func output{"channel_affine"};
-    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift, bool negative_only) {
-        Halide::Expr v = input(x, c, o), affine = v * scale(c) + shift(c);
-        output(x, c, o) = negative_only ? Halide::select(v < 0.0f, affine, v) : affine;
+    int input_block, output_block;
+    ChannelAffine(Halide::Func input, Halide::Func scale, Halide::Func shift, bool negative_only,
+                  int input_channel_block = 0, int output_channel_block = 0)
+        : input_block(input_channel_block), output_block(output_channel_block) {
+        using namespace Halide;
+        Expr v, channel = c;
+        if (output_block > 0) {
+            channel = c * output_block + x % output_block;
+            v = input(x, c, o);
+        } else {
+            v = input_block > 0 ? input(c % input_block + input_block * x, c / input_block, o) : input(x, c, o);
+        }
+        const Expr affine = v * scale(channel) + shift(channel);
+        output(x, c, o) = negative_only ? select(v < 0.0f, affine, v) : affine;
     }
 };
 

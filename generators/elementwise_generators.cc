@@ -82,7 +82,12 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
     void generate() {
         const auto op = read_descriptor<ops::ChannelAffineOp>(descriptor);
         const ops::ChannelAffineShape &s = op.shape;
-        ChannelAffine affine(input, scale, shift, s.negative_only);
+        const ops::Layout &in = op.choice.layout_in, &out = op.choice.layout_out;
+        if (out.blocked() && in.channel_block != out.channel_block)
+            throw Halide::CompileError("a blocked channel_affine output needs its input in the same blocks");
+        if ((in.blocked() && s.channels % in.channel_block) || (out.blocked() && s.channels % out.channel_block))
+            throw Halide::CompileError("the " + std::to_string(s.channels) + " channels are not whole blocks");
+        ChannelAffine affine(input, scale, shift, s.negative_only, in.channel_block, out.channel_block);
         // The activations fused from the next layers (BatchNorm -> ReLU before a convolution) on
         // the map's own expression, strict as in the eltwise generator: the map's NaN (inf * 0,
         // inf + -inf) must reach their NaN tests. The schedule then treats it as the affine's output.
@@ -93,10 +98,12 @@ class ChannelAffineGenerator : public Halide::Generator<ChannelAffineGenerator> 
             affine.output = fused;
         }
         output = affine.output;
-        require_activation_shape(input, {s.inner, s.channels, s.outer}, s.outer, op.choice.batch_strided);
+        require_activation_shape(input, ops::layout_extents(in, {s.inner, s.channels, s.outer}, 1), s.outer,
+                                 op.choice.batch_strided);
         require_dense_shape(scale, {s.channels});
         require_dense_shape(shift, {s.channels});
-        require_activation_shape(output, {s.inner, s.channels, s.outer}, s.outer, op.choice.batch_strided);
+        require_activation_shape(output, ops::layout_extents(out, {s.inner, s.channels, s.outer}, 1), s.outer,
+                                 op.choice.batch_strided);
         apply_schedule(affine, op, get_target());
     }
 };

@@ -10,4 +10,9 @@ namespace cortado::ops {
 // outputs per input channel): the memory-bound case the depthwise variants serve.
 inline bool is_depthwise(const Conv2dShape &s) { return s.group > 1 && s.in_channels == s.group; }
 
+// Whether each output channel reads the input channel of its own number (a depthwise layer of
+// one output per input channel), so that a vector of output channels reads a vector of input
+// channels.
+inline bool reads_own_channel(const Conv2dShape &s) { return is_depthwise(s) && s.out_channels == s.in_channels; }
+
 }  // namespace cortado::ops

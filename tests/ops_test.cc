@@ -220,7 +220,8 @@ TEST(Convolution, WinogradVariantsForced) {
 // variant that reads and writes blocks: blocked inputs with and without padding, strides,
 // groups, 1x1 and 5x5 layers, maps that are not whole tiles, batch 2, residual sums fused into
 // the convolutions that read their residual blocked, stride-2 1x1 shortcuts, MAX, AVE and global
-// poolings between them. Every blob, blocked
+// poolings between them, depthwise layers, channel affine maps (squeeze-and-excitation's scale,
+// BatchNorm). Every blob, blocked
 // ones included (the runtime shows them as NCHW), matches the reference, and the plan did block.
 TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
     if (!cpu_test_target()) GTEST_SKIP() << test_target() << " keeps every activation NCHW";
@@ -262,6 +263,36 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
                layer("c2", "Convolution", "c1", "c2", conv_params(64, kernel + pad + " group: 2")) +
                layer("c3", "Convolution", "c2", "c3", conv_params(16, kernel)) + relu("c3");
     };
+    // MobileNet's inverted residuals: depthwise layers between 1x1 ones, stride 1 and 2, one
+    // with a fused ReLU, every tensor between them blocked.
+    const std::string depthwise =
+        layer("c1", "Convolution", "data", "c1", conv_params(32, "kernel_size: 1")) + relu("c1") +
+        layer("d1", "Convolution", "c1", "d1", conv_params(32, "kernel_size: 3 pad: 1 group: 32")) + relu("d1") +
+        layer("c2", "Convolution", "d1", "c2", conv_params(48, "kernel_size: 1")) +
+        layer("d2", "Convolution", "c2", "d2", conv_params(48, "kernel_size: 5 stride: 2 pad: 2 group: 48")) +
+        layer("c3", "Convolution", "d2", "c3", conv_params(16, "kernel_size: 1"));
+    // Squeeze-and-excitation (EfficientNet's): the depthwise output scaled per image and channel
+    // by a Scale that reads it blocked; a BatchNorm + Scale + ReLU after a pooling, one channel
+    // affine map over blocks; a last BatchNorm (b4) that reads blocks and writes the NCHW output.
+    const std::string excited =
+        layer("c1", "Convolution", "data", "c1", conv_params(32, "kernel_size: 1")) + relu("c1") +
+        layer("d1", "Convolution", "c1", "d1", conv_params(32, "kernel_size: 3 pad: 1 group: 32")) + relu("d1") +
+        layer("g1", "Pooling", "d1", "g1", "pooling_param { pool: AVE global_pooling: true }") +
+        layer("f1", "Convolution", "g1", "f1", conv_params(8, "kernel_size: 1")) + relu("f1") +
+        layer("f2", "Convolution", "f1", "f2", conv_params(32, "kernel_size: 1")) +
+        layer("sg", "Sigmoid", "f2", "f2") + layer("fl", "Flatten", "f2", "fl") +
+        layer("se", "Scale", "d1 fl", "se", "scale_param { axis: 0 }") +
+        layer("c2", "Convolution", "se", "c2", conv_params(48, "kernel_size: 1")) +
+        layer("p2", "Pooling", "c2", "p2", "pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 }") +
+        layer("bn", "BatchNorm", "p2", "bn",
+              "batch_norm_param { use_global_stats: true } "
+              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
+        layer("sc", "Scale", "bn", "sc", "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
+        relu("sc") + layer("c3", "Convolution", "sc", "c3", conv_params(16, "kernel_size: 1")) +
+        layer("p4", "Pooling", "c3", "p4", "pooling_param { pool: AVE kernel_size: 2 stride: 1 }") +
+        layer("b4", "BatchNorm", "p4", "b4",
+              "batch_norm_param { use_global_stats: true } "
+              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }");
     const struct {
         const char *knobs;
         std::string layers;
@@ -275,6 +306,8 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", winograd(3), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.col_block=64", winograd(3), {1, 16, 14, 14}},
         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
+        {"conv2d.variant=cpu_depthwise_channel_lanes,conv2d.rows=5,conv2d.task_tiles=2", depthwise, {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_depthwise_channel_lanes", excited, {2, 16, 10, 9}},
     };
     for (const auto &chain : chains) {
         const ScopedKnobs forced(chain.knobs);
@@ -282,6 +315,12 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         EXPECT_GE(check.blocked_tensors, 2) << chain.knobs << ": the chain was not blocked";
         if (chain.layers.find("\"s2\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": c1, the sums' and c3, not c5's output";
+        }
+        if (chain.layers.find("\"se\"") != std::string::npos) {
+            EXPECT_EQ(check.blocked_tensors, 8) << chain.knobs << ": every tensor but the input, the excitation's and b4";
+        }
+        if (chain.layers.find("\"d2\"") != std::string::npos) {
+            EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": every tensor but the input and c3's output";
         }
         if (chain.layers.find("\"p3\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 5) << chain.knobs << ": every tensor but the input and p3";
@@ -294,14 +333,19 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
 }
 
 // Depthwise layers (one input channel per group), by the family's default and with its
-// depthwise variant's knobs forced small and odd: strides 1 and 2, maps narrower than a vector
+// depthwise variants' knobs forced small and odd: strides 1 and 2, maps narrower than a vector
 // and not a whole number of row tiles, no padding, two outputs per input channel, dilation,
-// batch 2, fused leaky ReLU, no bias; and MobileNetV2's 7x7 and 14x14 stride-2 shapes.
+// batch 2, fused leaky ReLU, no bias; and MobileNetV2's 7x7 and 14x14 stride-2 shapes. The
+// channel-lanes variant reads and writes NCHW here (its blocked chains: above), on channel counts
+// that are not whole vectors or panels; it cannot compute two outputs per channel, which then
+// take the default.
 TEST(Convolution, DepthwiseShapes) {
     std::vector<std::string> forced = {""};
     if (cpu_test_target()) {
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=1,conv2d.rows=3,conv2d.task_rows=5");
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=3,conv2d.rows=1,conv2d.task_planes=3");
+        forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.rows=5,conv2d.task_tiles=3");
+        forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.cols=32,conv2d.rows=3,conv2d.task_tiles=1");
     }
     if (gpu_test_target())
         forced.push_back(

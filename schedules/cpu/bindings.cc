@@ -53,6 +53,11 @@ const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_bindi
     kChannelLanes, [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Target &t) {
         schedule_conv2d_channel_lanes(a, op.shape, t, op.choice.knobs.get("rows"), op.choice.knobs.get("task_tiles"));
     }};
+const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_depthwise_channel_lanes_binding{
+    kDepthwiseChannelLanes, [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Target &t) {
+        schedule_conv2d_channel_lanes(a, op.shape, t, op.choice.knobs.get("rows"), op.choice.knobs.get("task_tiles"),
+                                      true);
+    }};
 
 // Channels in the lanes write C transposed (ops::ConvGemmForm).
 void conv2d_gemm(Gemm &g, const ops::Conv2dOp &op, const Target &t) {

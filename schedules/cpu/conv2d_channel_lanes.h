@@ -5,10 +5,12 @@
 // and broadcasts `pixels` inputs. Parallel tasks are one panel of channels by
 // `task_tiles` consecutive pixel tiles, so a batch-1 layer still has many tasks, and each task
 // streams one panel of weights. The padded input is materialised once so inner loads are
-// unguarded.
+// unguarded; or, `per_task` (the depthwise layers, memory-bound), each task stages the strip of
+// it that its tiles read, which stays in L2 and costs no second pass over memory.
 #pragma once
 
 #include <algorithm>
+#include <vector>
 
 #include "generators/conv2d_channel_lanes.h"
 #include "schedules/cpu/padded_input.h"
@@ -16,14 +18,12 @@
 namespace cortado::schedules::cpu {
 
 inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dShape &s, const Halide::Target &target,
-                                          int pixels, int task_tiles) {
+                                          int pixels, int task_tiles, bool per_task = false) {
     using namespace Halide;
     const int lanes = target.natural_vector_size<float>();
     pixels = std::min(pixels, s.out_w * s.out_h);
     Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
 
-    if ((s.pad_h > 0 || s.pad_w > 0) && a.input_block > 0) schedule_blocked_padded_input(a.padded, lanes);
-    else if (s.pad_h > 0 || s.pad_w > 0) schedule_padded_input(a.padded, lanes);
     if (a.output_block > 0) {
         // A blocked output: the same tasks and tiles, each tile stored as whole vectors of its
         // panel's blocks (ci), pixel after pixel (qi).
@@ -50,6 +50,14 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
             .fuse(task, a.n, task)
             .parallel(task)
             .unroll(qi);
+    }
+    if (per_task) {
+        const std::vector<Var> args = a.padded.args();
+        a.padded.compute_at(a.output, task).vectorize(args[0], lanes);
+    } else if ((s.pad_h > 0 || s.pad_w > 0) && a.input_block > 0) {
+        schedule_blocked_padded_input(a.padded, lanes);
+    } else if (s.pad_h > 0 || s.pad_w > 0) {
+        schedule_padded_input(a.padded, lanes);
     }
     // The tile's accumulators live in registers: every loop over the tile is unrolled or
     // vectorised. Its lanes are bounded to the whole panel, also in the last, partial one.

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <string>
 
+#include "ops/depthwise.h"
 #include "schedules/cpu/gemm_space.h"
 
 namespace cortado::schedules::cpu {
@@ -47,6 +48,9 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
     v.knobs = {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
                {"cols", 1, 256, "output channels per register tile, whole vectors"},
                {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
+    v.unsupported = [](const Conv2dShape &s) {
+        return ops::reads_own_channel(s) ? "a depthwise layer: no vector of output channels fits a group" : "";
+    };
     v.complete = [registers](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
         const int lanes = t.float_lanes(), regs = registers(t), accumulators = channel_lanes_accumulators(t, regs);
         // Of the widths that fit the groups, the one that wastes the fewest channels, weighted

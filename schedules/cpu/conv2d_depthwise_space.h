@@ -1,16 +1,22 @@
-// The depthwise convolution of the CPU families (Halide-free): its knobs and default rule
-// (schedule: conv2d_depthwise.h).
+// The depthwise convolutions of the CPU families (Halide-free): their knobs and default rules.
+// cpu_depthwise (schedule: conv2d_depthwise.h) puts output x in the lanes and reads and writes
+// NCHW; cpu_depthwise_channel_lanes (the channel-lanes algorithm, generators/
+// conv2d_channel_lanes.h, and its schedule) puts channels in the lanes and reads and writes
+// channel blocks, so that narrow maps fill whole vectors and a network's blocked layers stay
+// blocked through its depthwise ones.
 #pragma once
 
 #include <algorithm>
 #include <string>
 
 #include "ops/depthwise.h"
+#include "schedules/cpu/gemm_space.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {
 
 inline constexpr const char *kDepthwise = "cpu_depthwise";
+inline constexpr const char *kDepthwiseChannelLanes = "cpu_depthwise_channel_lanes";
 
 // Parallel tasks a layer is cut into at least: enough for two cores to finish together when one
 // is slowed down.
@@ -48,6 +54,51 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise() {
             return "vectors_x x rows = " + std::to_string(k.get("vectors_x") * k.get("rows")) +
                    " accumulators, more than the 12 that leave registers for the loads";
         return "";
+    };
+    return v;
+}
+
+// Input floats a task of cpu_depthwise_channel_lanes stages at most (256 KiB, within L2 with
+// the output it writes): a strip of rows of a map as wide as MobileNet's first (112).
+inline constexpr int kDepthwiseTaskInputs = 65536;
+
+inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount registers) {
+    VariantSpec<Conv2dShape> v;
+    v.name = kDepthwiseChannelLanes;
+    v.form = ops::Form::channel_lanes();
+    v.channel_blocks = true;
+    v.sources = {"schedules/cpu/conv2d_channel_lanes.h", "schedules/cpu/conv2d_depthwise_space.h"};
+    v.weights = ops::WeightPacking::ColumnPanels;
+    v.knobs = {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
+               {"cols", 1, 256, "output channels per register tile, whole vectors"},
+               {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
+    v.unsupported = [](const Conv2dShape &s) {
+        return ops::reads_own_channel(s) ? "" : "not a depthwise layer with one output channel per input channel";
+    };
+    v.complete = [registers](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
+        const int lanes = t.float_lanes();
+        // One vector of channels: a tap loads one weight vector and one input vector per pixel,
+        // so wider tiles save no loads; the registers go to pixels.
+        if (!k.has("cols")) k.set("cols", lanes);
+        const int pixels = s.out_w * s.out_h, vectors = std::max(1, k.get("cols") / lanes);
+        const int most = std::min(pixels, register_tile_rows(vectors, registers(t)));
+        // Of the row counts from a full tile down to half of it, the one that computes the most
+        // useful pixels per accumulator.
+        int rows = most;
+        const auto useful = [&](int r) { return double(pixels) / ((pixels + r - 1) / r * r) * r / most; };
+        for (int r = most; r >= (most + 1) / 2; r--)
+            if (useful(r) > useful(rows)) rows = r;
+        if (!k.has("rows")) k.set("rows", rows);
+        // Enough tasks for both cores, each staging at most kDepthwiseTaskInputs.
+        const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
+        const int panels = ops::panel_count(s.out_channels, k.get("cols"));
+        const int chunks = std::max(1, (kDepthwiseMinTasks + panels * s.batch - 1) / (panels * s.batch));
+        const int staged_per_tile = k.get("rows") * k.get("cols") * s.stride_h * s.stride_w;
+        const int largest = std::max(1, kDepthwiseTaskInputs / staged_per_tile);
+        if (!k.has("task_tiles")) k.set("task_tiles", std::clamp((tiles + chunks - 1) / chunks, 1, largest));
+    };
+    v.violated = [registers](const Conv2dShape &, const TargetInfo &t, const Knobs &k) -> std::string {
+        return register_tile_violation(t.float_lanes(), registers(t), k.get("rows"), k.get("cols"));
     };
     return v;
 }

@@ -26,7 +26,8 @@ inline constexpr int kCpuChannelLanesMinDepth = 192;
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
 // the pixels b; on small maps the other way round, channels in the vector lanes); depthwise
-// layers by a streaming schedule of their own; everything else by the channel-lanes direct
+// layers by a streaming schedule of their own (and in channel blocks where the planner's layout
+// rule moves them); everything else by the channel-lanes direct
 // convolution, and by `direct` (output x in the lanes) where no whole vector of channels fits a
 // group or the reduction is shallow.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
@@ -35,6 +36,7 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     space.variants.push_back(std::move(direct));
     space.variants.push_back(conv2d_channel_lanes(registers));
     space.variants.push_back(conv2d_depthwise());
+    space.variants.push_back(conv2d_depthwise_channel_lanes(registers));
     auto fc = gemm_variant<Conv2dShape>("cpu_gemm_fully_connected", ops::WeightPacking::ColumnPanels, false,
                                         ops::fully_connected_gemm_dims, registers);
     fc.form = ops::Form::conv_gemm(ops::ConvGemmForm::FullyConnected);

@@ -79,8 +79,9 @@ inline FamilySpace space(
     f.op<ActivationShape>() =
         single_variant(plain_variant<ActivationShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
     f.op<EltwiseShape>() = single_variant(plain_variant<EltwiseShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
-    f.op<ChannelAffineShape>() =
-        single_variant(plain_variant<ChannelAffineShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
+    auto affine = plain_variant<ChannelAffineShape>("cpu_direct", {"schedules/cpu/elementwise.h"});
+    affine.channel_blocks = true;  // reads and writes blocks of channels (schedule_channel_affine)
+    f.op<ChannelAffineShape>() = single_variant(std::move(affine));
     f.op<GemmShape>() = gemm_space(registers);
     return f;
 }
