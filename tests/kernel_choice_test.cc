@@ -1114,8 +1114,9 @@ TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
                 EXPECT_TRUE(names.insert(v.name).second) << family << " registers " << op << " " << v.name << " twice";
                 EXPECT_FALSE(v.sources.empty()) << family << " " << op << " " << v.name;
                 offered[op + " " + ops::field_value(v.form)].insert(v.name);
-                // Pooling's generator reads and writes blocks whatever the variant (its Window form).
-                if (v.channel_blocks && op != "pooling") {
+                // Pooling's generator reads and writes blocks whatever the variant (its Window
+                // form), and so does the channel affine map's (its one algorithm).
+                if (v.channel_blocks && op != "pooling" && op != "channel_affine") {
                     EXPECT_TRUE(v.form.is(ops::Algorithm::ChannelLanes) || v.form.is(ops::Algorithm::Winograd) ||
                                 v.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes))
                         << v.name << " reads blocks its algorithm cannot";

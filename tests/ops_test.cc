@@ -306,7 +306,7 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", winograd(3), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.col_block=64", winograd(3), {1, 16, 14, 14}},
         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
-        {"conv2d.variant=cpu_depthwise_channel_lanes,conv2d.rows=5,conv2d.task_tiles=2", depthwise, {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_depthwise_channel_lanes,conv2d.task_tiles=2", depthwise, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_depthwise_channel_lanes", excited, {2, 16, 10, 9}},
     };
     for (const auto &chain : chains) {
@@ -345,7 +345,7 @@ TEST(Convolution, DepthwiseShapes) {
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=1,conv2d.rows=3,conv2d.task_rows=5");
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=3,conv2d.rows=1,conv2d.task_planes=3");
         forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.rows=5,conv2d.task_tiles=3");
-        forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.cols=32,conv2d.rows=3,conv2d.task_tiles=1");
+        forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.cols=32,conv2d.rows=2,conv2d.task_tiles=1");
     }
     if (gpu_test_target())
         forced.push_back(
