@@ -786,6 +786,8 @@ class Planner {
         const ops::Choice &choice = plan_.kernels[plan_.steps[step].kernel].choice;
         const auto *variant = family_.op<ops::Conv2dShape>().find(choice.variant);
         if (!variant || !variant->channel_blocks) return false;
+        // Winograd's transforms run along whole vectors of channels.
+        if (block < info_.float_lanes() && choice.form.is(ops::Algorithm::Winograd)) return false;
         if (as_input) return s.in_channels % block == 0;
         if (s.out_channels % block != 0 || ops::panel_width(choice) % block != 0) return false;
         if (choice.form.is(ops::Algorithm::Winograd)) {
@@ -839,17 +841,26 @@ class Planner {
         return gpu_api(info_.halide_target).empty() && info_.family != "hvx" && layouts_ != ActivationLayouts::Nchw;
     }
 
-    // Channel-blocked activations (ops::Layout), in blocks of one vector, where they pay: a
-    // tensor that one such convolution or pooling writes and only such steps read, as their
-    // input or as the residual of a convolution's fused sum. A residual and the sum's output
-    // share a layout, so a chain of residual blocks (ResNet's) is blocked as a whole or not at
-    // all. A pooling writes blocks only from a blocked input: from NCHW its lanes would gather
-    // across planes. The layout then changes nowhere, so no transform runs; the network's input
-    // and output, tensors that other steps read and tensors that share storage (in-place
-    // layers) stay NCHW.
+    // The channel blocks a tensor may take, largest first: one vector of channels, and on
+    // targets of 16 lanes or more also half of one, for tensors whose channels are not whole
+    // vectors (MobileNetV3's 72 and 40, EfficientNet's 24): a half-vector store still beats a
+    // scalar store per channel plane.
+    std::vector<int> candidate_blocks() const {
+        const int lanes = info_.float_lanes();
+        return lanes >= 16 ? std::vector<int>{lanes, lanes / 2} : std::vector<int>{lanes};
+    }
+
+    // Channel-blocked activations (ops::Layout), in blocks of one vector (or half of one, above),
+    // where they pay: a tensor that one such convolution, pooling or affine map writes and only
+    // such steps read, as their input or as the residual of a convolution's fused sum. A residual
+    // and the sum's output share a layout, so a chain of residual blocks (ResNet's) is blocked as
+    // a whole, in one block size, or not at all. A pooling or an affine map writes blocks only
+    // from an input in the same blocks: from NCHW its lanes would gather across planes. The
+    // layout then changes nowhere, so no transform runs; the network's input and output, tensors
+    // that other steps read and tensors that share storage (in-place layers) stay NCHW.
     void block_channels() {
         if (!blocks_channels()) return;
-        const int block = info_.float_lanes();
+        const std::vector<int> blocks = candidate_blocks();
         const size_t tensors = plan_.tensors.size();
         std::vector<std::vector<std::pair<int, size_t>>> readers(tensors);  // (step, view)
         std::vector<int> storage_users(tensors, 0);
@@ -859,19 +870,22 @@ class Planner {
                 if (plan_.steps[s].views[v].tensor >= 0) readers[plan_.steps[s].views[v].tensor].emplace_back(s, v);
         std::vector<int> blocking_steps = blocked_from_blocks_steps();
         for (const auto &[step, shape] : conv_shapes_) blocking_steps.push_back(step);
-        // Each tensor's own conditions.
-        std::vector<bool> may_block(tensors, false);
-        for (const int step : blocking_steps) {
-            const int t = plan_.steps[step].output_tensor;
-            if (t == plan_.output_tensor || storage_of_[t] != t || storage_users[t] > 1 || readers[t].empty() ||
-                !takes_blocks(step, block, false))
-                continue;
-            bool all = true;
-            for (const auto &[reader, view] : readers[t])
-                all = all && ((view == 0 && takes_blocks(reader, block, true)) || int(view) == residual_view(reader));
-            may_block[t] = all;
-        }
-        // Residuals and their sums' outputs, grouped: a group is blocked when all of it may be.
+        // Each tensor's own conditions, per block size: may_block[i][t] for blocks[i].
+        std::vector<std::vector<bool>> may_block(blocks.size(), std::vector<bool>(tensors, false));
+        for (size_t i = 0; i < blocks.size(); i++)
+            for (const int step : blocking_steps) {
+                const int t = plan_.steps[step].output_tensor;
+                if (t == plan_.output_tensor || storage_of_[t] != t || storage_users[t] > 1 || readers[t].empty() ||
+                    !takes_blocks(step, blocks[i], false))
+                    continue;
+                bool all = true;
+                for (const auto &[reader, view] : readers[t])
+                    all = all && ((view == 0 && takes_blocks(reader, blocks[i], true)) ||
+                                  int(view) == residual_view(reader));
+                may_block[i][t] = all;
+            }
+        // Residuals and their sums' outputs, grouped: a group takes the largest block all of it
+        // may take.
         std::vector<int> group(tensors);
         for (size_t t = 0; t < tensors; t++) group[t] = int(t);
         const auto root = [&](int t) {
@@ -881,24 +895,32 @@ class Planner {
         for (const auto &[step, shape] : conv_shapes_)
             if (const int v = residual_view(step); v >= 0)
                 group[root(plan_.steps[step].views[v].tensor)] = root(plan_.steps[step].output_tensor);
-        std::vector<bool> group_may_block(tensors, true);
-        for (size_t t = 0; t < tensors; t++)
-            if (!may_block[t]) group_may_block[root(int(t))] = false;
-        std::vector<bool> blocked(tensors, false);
-        // A pooling's or an affine map's output is blocked only with its input; each round
-        // unblocks groups, so it ends.
+        std::vector<std::vector<bool>> group_may_block(blocks.size(), std::vector<bool>(tensors, true));
+        for (size_t i = 0; i < blocks.size(); i++)
+            for (size_t t = 0; t < tensors; t++)
+                if (!may_block[i][t]) group_may_block[i][root(int(t))] = false;
+        std::vector<int> block_of(tensors, 0);  // 0: NCHW
+        // A pooling's or an affine map's output is blocked only in its input's blocks; each round
+        // rules out block sizes for groups, so it ends.
         for (bool changed = true; changed;) {
-            for (size_t t = 0; t < tensors; t++) blocked[t] = may_block[t] && group_may_block[root(int(t))];
+            for (size_t t = 0; t < tensors; t++) {
+                block_of[t] = 0;
+                for (size_t i = 0; i < blocks.size() && !block_of[t]; i++)
+                    if (may_block[i][t] && group_may_block[i][root(int(t))]) block_of[t] = blocks[i];
+            }
             changed = false;
             for (const int step : blocked_from_blocks_steps()) {
                 const int in = plan_.steps[step].views.front().tensor, out = plan_.steps[step].output_tensor;
-                if (blocked[out] && !blocked[in]) group_may_block[root(out)] = false, changed = true;
+                if (!block_of[out] || block_of[out] == block_of[in]) continue;
+                for (size_t i = 0; i < blocks.size(); i++)
+                    if (blocks[i] != block_of[in]) group_may_block[i][root(out)] = false;
+                changed = true;
             }
         }
         for (const int step : blocking_steps) {
             PlannedStep &planned = plan_.steps[step];
             const int in = planned.views.front().tensor, out = planned.output_tensor;
-            if (!blocked[in] && !blocked[out]) continue;
+            if (!block_of[in] && !block_of[out]) continue;
             KernelInstance instance = plan_.kernels[planned.kernel];
             // The NCHW views, blocked (ops::layout_extents): the channels are the third axis of
             // (W, H, C, N) and the second of the GEMM forms' (pixels, C, N, 1) and of the affine
@@ -907,16 +929,16 @@ class Planner {
                               affine_channels_.count(step);
             // Pooling's and Winograd's outputs are seen as (W, H, C, N) too.
             const bool spatial_output = pooling_shapes_.count(step) || instance.choice.form.is(ops::Algorithm::Winograd);
-            if (blocked[in]) {
-                instance.choice.layout_in.channel_block = block;
+            if (block_of[in]) {
+                instance.choice.layout_in.channel_block = block_of[in];
                 PlannedView &view = planned.views.front();
                 view.extents = ops::layout_extents(instance.choice.layout_in, view.extents, gemm ? 1 : 2);
             }
-            if (blocked[out]) {
-                instance.choice.layout_out.channel_block = block;
+            if (block_of[out]) {
+                instance.choice.layout_out.channel_block = block_of[out];
                 PlannedView &view = planned.views.back();
                 view.extents = ops::layout_extents(instance.choice.layout_out, view.extents, spatial_output ? 2 : 1);
-                plan_.tensors[out].channel_block = block;
+                plan_.tensors[out].channel_block = block_of[out];
                 // The residual, in the same group, is blocked too and seen as the output is.
                 if (const int v = residual_view(step); v >= 0) planned.views[v].extents = view.extents;
             }

@@ -39,15 +39,23 @@ inline void define_blocked_padded(Halide::Func &padded, Halide::Func input, cons
     padded(v, y, cb, n) = zero_outside(v - block * s.pad_w, y - s.pad_h, cb, n);
 }
 
-// The same from an NCHW input, staged into blocks of `block` channels (a depthwise layer whose
-// lanes each read their own channel): a vector of lanes is then one load. Lanes past the last
-// channel read zeros.
-inline void define_padded_in_blocks(Halide::Func &padded, Halide::Func input, const Conv2dShape &s, int block) {
+// The same from an NCHW input (`input_block` 0) or one in other blocks, staged into blocks of
+// `block` channels (a depthwise layer whose lanes each read their own channel): a vector of
+// lanes is then one load. Lanes past the last channel read zeros.
+inline void define_padded_in_blocks(Halide::Func &padded, Halide::Func input, const Conv2dShape &s, int block,
+                                    int input_block) {
     using namespace Halide;
     Var v{"v"}, y{"y"}, cb{"cb"}, n{"n"};
+    const Expr x = v / block - s.pad_w, c = cb * block + v % block;
+    if (input_block == 0) {
+        Func zero_outside = BoundaryConditions::constant_exterior(
+            input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
+        padded(v, y, cb, n) = zero_outside(x, y - s.pad_h, c, n);
+        return;
+    }
     Func zero_outside = BoundaryConditions::constant_exterior(
-        input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
-    padded(v, y, cb, n) = zero_outside(v / block - s.pad_w, y - s.pad_h, cb * block + v % block, n);
+        input, 0.0f, {{0, input_block * s.in_w}, {0, s.in_h}, {0, s.in_channels / input_block}, {0, s.batch}});
+    padded(v, y, cb, n) = zero_outside(c % input_block + input_block * x, y - s.pad_h, c / input_block, n);
 }
 
 // Input element (x, y, c, n) of a padded input made by define_padded (block 0),

@@ -19,8 +19,9 @@
 // A panel never spans two groups (the variants' rules keep `width` a divisor of the channels
 // per group), so every lane of a tile reads the same input channel; except in a depthwise layer
 // with one output channel per input channel, where each lane reads its own channel: the input is
-// then read in blocks, an NCHW one staged into blocks of the panel's width
-// (define_padded_in_blocks), so that a vector of lanes is one load, not a gather across planes.
+// then read in blocks (its own, if they divide the panel), an NCHW input staged into blocks of
+// the panel's width (define_padded_in_blocks), so that a vector of lanes is one load, not a
+// gather across planes.
 #pragma once
 
 #include "Halide.h"
@@ -48,9 +49,12 @@ struct Conv2dChannelLanes {
           output_block(output_channel_block) {
         using namespace Halide;
         const bool lane_channels = threads == 0 && ops::reads_own_channel(s);
-        padded_block = input_block > 0 ? input_block : lane_channels ? width : 0;
-        if (input_block > 0) define_blocked_padded(padded, input, s, input_block);
-        else if (lane_channels) define_padded_in_blocks(padded, input, s, width);
+        // Lanes that read their own channel read blocks of the panel's width, or narrower ones
+        // that divide it (the schedule's vectors are then one block).
+        const bool staged = lane_channels && (input_block == 0 || width % input_block != 0);
+        padded_block = staged ? width : input_block;
+        if (staged) define_padded_in_blocks(padded, input, s, width, input_block);
+        else if (input_block > 0) define_blocked_padded(padded, input, s, input_block);
         else define_padded(padded, input, s);
         const int in_per_group = s.in_channels / s.group, out_per_group = s.out_channels / s.group;
         r = RDom(0, s.kernel_w, 0, s.kernel_h, 0, in_per_group, "r");

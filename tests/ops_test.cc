@@ -221,7 +221,7 @@ TEST(Convolution, WinogradVariantsForced) {
 // groups, 1x1 and 5x5 layers, maps that are not whole tiles, batch 2, residual sums fused into
 // the convolutions that read their residual blocked, stride-2 1x1 shortcuts, MAX, AVE and global
 // poolings between them, depthwise layers, channel affine maps (squeeze-and-excitation's scale,
-// BatchNorm). Every blob, blocked
+// BatchNorm), channel counts that take blocks of half a vector. Every blob, blocked
 // ones included (the runtime shows them as NCHW), matches the reference, and the plan did block.
 TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
     if (!cpu_test_target()) GTEST_SKIP() << test_target() << " keeps every activation NCHW";
@@ -293,6 +293,16 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         layer("b4", "BatchNorm", "p4", "b4",
               "batch_norm_param { use_global_stats: true } "
               "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }");
+    // Channels that are no whole vectors of 16 (MobileNetV3's, EfficientNet's): blocks of half a
+    // vector on 16-lane targets, a residual chain and a pooling among them.
+    const std::string narrow =
+        layer("c1", "Convolution", "data", "c1", conv_params(24, "kernel_size: 1")) + relu("c1") +
+        layer("e1", "Convolution", "c1", "e1", conv_params(24, "kernel_size: 3 pad: 1 group: 24")) + relu("e1") +
+        layer("c2", "Convolution", "e1", "c2", conv_params(24, "kernel_size: 1")) +
+        layer("s1", "Eltwise", "c2 c1", "s1") +
+        layer("e2", "Convolution", "s1", "e2", conv_params(24, "kernel_size: 5 stride: 2 pad: 2 group: 24")) +
+        layer("q2", "Pooling", "e2", "q2", "pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 }") +
+        layer("c3", "Convolution", "q2", "c3", conv_params(40, "kernel_size: 1"));
     const struct {
         const char *knobs;
         std::string layers;
@@ -308,6 +318,7 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
         {"conv2d.variant=cpu_depthwise_channel_lanes,conv2d.task_tiles=2", depthwise, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_depthwise_channel_lanes", excited, {2, 16, 10, 9}},
+        {"conv2d.variant=cpu_depthwise_channel_lanes", narrow, {2, 16, 9, 11}},
     };
     for (const auto &chain : chains) {
         const ScopedKnobs forced(chain.knobs);
@@ -315,6 +326,9 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         EXPECT_GE(check.blocked_tensors, 2) << chain.knobs << ": the chain was not blocked";
         if (chain.layers.find("\"s2\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": c1, the sums' and c3, not c5's output";
+        }
+        if (chain.layers.find("\"q2\"") != std::string::npos) {
+            EXPECT_EQ(check.blocked_tensors, 5) << chain.knobs << ": c1, e1, s1, e2 and q2";
         }
         if (chain.layers.find("\"se\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 8) << chain.knobs << ": every tensor but the input, the excitation's and b4";

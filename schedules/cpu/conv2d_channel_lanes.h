@@ -51,9 +51,12 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
             .parallel(task)
             .unroll(qi);
     }
+    // Lanes that each read their own channel (depthwise) from blocks narrower than a vector
+    // compute in vectors of one block, so that every load is a whole block.
+    const int vector = a.padded_block > 0 && a.padded_block < lanes && per_task ? a.padded_block : lanes;
     if (per_task) {
         const std::vector<Var> args = a.padded.args();
-        a.padded.compute_at(a.output, task).vectorize(args[0], lanes);
+        a.padded.compute_at(a.output, task).vectorize(args[0], vector);
     } else if ((s.pad_h > 0 || s.pad_w > 0) && a.input_block > 0) {
         schedule_blocked_padded_input(a.padded, lanes);
     } else if (s.pad_h > 0 || s.pad_w > 0) {
@@ -65,12 +68,12 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
         .bound(a.lane, 0, a.width)
         .bound_extent(a.panel, 1)
         .store_in(MemoryType::Register)
-        .vectorize(a.lane, lanes)
+        .vectorize(a.lane, vector)
         .unroll(a.lane)
         .unroll(a.q);
     a.tile.update()
         .reorder(a.lane, a.q, a.r.x, a.r.y, a.r.z, a.n, a.panel)
-        .vectorize(a.lane, lanes)
+        .vectorize(a.lane, vector)
         .unroll(a.lane)
         .unroll(a.q);
 }
