@@ -868,7 +868,8 @@ class Planner {
         for (int s = 0; s < int(plan_.steps.size()); s++)
             for (size_t v = 0; v + 1 < plan_.steps[s].views.size(); v++)
                 if (plan_.steps[s].views[v].tensor >= 0) readers[plan_.steps[s].views[v].tensor].emplace_back(s, v);
-        std::vector<int> blocking_steps = blocked_from_blocks_steps();
+        const std::vector<int> from_blocks = blocked_from_blocks_steps();
+        std::vector<int> blocking_steps = from_blocks;
         for (const auto &[step, shape] : conv_shapes_) blocking_steps.push_back(step);
         // Each tensor's own conditions, per block size: may_block[i][t] for blocks[i].
         std::vector<std::vector<bool>> may_block(blocks.size(), std::vector<bool>(tensors, false));
@@ -909,7 +910,7 @@ class Planner {
                     if (may_block[i][t] && group_may_block[i][root(int(t))]) block_of[t] = blocks[i];
             }
             changed = false;
-            for (const int step : blocked_from_blocks_steps()) {
+            for (const int step : from_blocks) {
                 const int in = plan_.steps[step].views.front().tensor, out = plan_.steps[step].output_tensor;
                 if (!block_of[out] || block_of[out] == block_of[in]) continue;
                 for (size_t i = 0; i < blocks.size(); i++)
@@ -1235,11 +1236,11 @@ KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilo
 
 // The default rules choose by shape, and some of their choices read and write NCHW only: a
 // large 1x1 layer with pixels in the lanes, a shallow layer (a first layer on colour channels)
-// with output x in the lanes. Where such a layer's readers take channel blocks (ResNet's
-// bottlenecks and stem, DenseNet's 1x1 before each 3x3), the variant with channels in the lanes
-// writes its output blocked, and the layers around it read whole blocks. Written NCHW, that
-// variant's output costs a scalar store per channel plane (MobileNetV2's expansions, read by
-// depthwise layers), so the plan moves a layer only where its output is then blocked: it plans
+// or a depthwise one with output x in the lanes. Where such a layer's readers take channel blocks (ResNet's
+// bottlenecks and stem, DenseNet's 1x1 before each 3x3, MobileNet's expansions and depthwise
+// layers), the variant with channels in the lanes writes its output blocked, and the layers
+// around it read whole blocks. Written NCHW, that variant's output costs a scalar store per
+// channel plane, so the plan moves a layer only where its output is then blocked: it plans
 // again with the moved set until every moved layer's output is (each round drops layers, so it
 // ends). Records and knobs still decide first.
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,

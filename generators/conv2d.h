@@ -6,6 +6,7 @@
 #pragma once
 
 #include "Halide.h"
+#include "generators/channel_blocks.h"
 #include "generators/elementwise.h"
 #include "ops/conv2d.h"
 
@@ -46,7 +47,7 @@ inline void define_padded_in_blocks(Halide::Func &padded, Halide::Func input, co
                                     int input_block) {
     using namespace Halide;
     Var v{"v"}, y{"y"}, cb{"cb"}, n{"n"};
-    const Expr x = v / block - s.pad_w, c = cb * block + v % block;
+    const Expr x = nchw_column(v, block) - s.pad_w, c = nchw_channel(v, cb, block);
     if (input_block == 0) {
         Func zero_outside = BoundaryConditions::constant_exterior(
             input, 0.0f, {{0, s.in_w}, {0, s.in_h}, {0, s.in_channels}, {0, s.batch}});
@@ -55,14 +56,15 @@ inline void define_padded_in_blocks(Halide::Func &padded, Halide::Func input, co
     }
     Func zero_outside = BoundaryConditions::constant_exterior(
         input, 0.0f, {{0, input_block * s.in_w}, {0, s.in_h}, {0, s.in_channels / input_block}, {0, s.batch}});
-    padded(v, y, cb, n) = zero_outside(c % input_block + input_block * x, y - s.pad_h, c / input_block, n);
+    padded(v, y, cb, n) =
+        zero_outside(blocked_column(x, c, input_block), y - s.pad_h, channel_block(c, input_block), n);
 }
 
 // Input element (x, y, c, n) of a padded input made by define_padded (block 0),
 // define_blocked_padded or define_padded_in_blocks.
 inline Halide::Expr read_padded(Halide::Func padded, int block, Halide::Expr x, Halide::Expr y, Halide::Expr c,
                                 Halide::Expr n) {
-    return block == 0 ? padded(x, y, c, n) : padded(c % block + block * x, y, c / block, n);
+    return block == 0 ? padded(x, y, c, n) : padded(blocked_column(x, c, block), y, channel_block(c, block), n);
 }
 
 struct Conv2d {

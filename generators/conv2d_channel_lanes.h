@@ -81,7 +81,7 @@ struct Conv2dChannelLanes {
             // b divides the panel width: block `block` is the (block % blocks)-th of its panel.
             const int blocks = width / output_block;
             output(v, block, n, unit) = activate(
-                tile((block % blocks) * output_block + v % output_block, v / output_block, n, block / blocks),
+                tile(nchw_channel(v, block % blocks, output_block), nchw_column(v, output_block), n, block / blocks),
                 {v, block, n, unit});
             return;
         }

@@ -119,8 +119,9 @@ struct Conv2dWinograd {
         // The blocked output's element of pixel (x, y, c, n) is (b·x + c % b, y, c / b, n).
         Func pixel{"winograd_pixel"};  // (x, y, c, n), inlined into the blocked output
         pixel(x, y, c, n) = fused_activations(
-            value, epilogue, residual_at(residual, {output_block * x + c % output_block, y, c / output_block, n}));
-        output(xv, y, cb, n) = pixel(xv / output_block, y, cb * output_block + xv % output_block, n);
+            value, epilogue,
+            residual_at(residual, {blocked_column(x, c, output_block), y, channel_block(c, output_block), n}));
+        output(xv, y, cb, n) = pixel(nchw_column(xv, output_block), y, nchw_channel(xv, cb, output_block), n);
     }
 
   private:

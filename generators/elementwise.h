@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "generators/channel_blocks.h"
 #include "generators/non_finite.h"
 #include "ops/elementwise.h"
 
@@ -188,10 +189,11 @@ struct ChannelAffine {
         using namespace Halide;
         Expr v, channel = c;
         if (output_block > 0) {
-            channel = c * output_block + x % output_block;
+            channel = nchw_channel(x, c, output_block);
             v = input(x, c, o);
         } else {
-            v = input_block > 0 ? input(c % input_block + input_block * x, c / input_block, o) : input(x, c, o);
+            v = input_block > 0 ? input(blocked_column(x, c, input_block), channel_block(c, input_block), o)
+                                : input(x, c, o);
         }
         const Expr affine = v * scale(channel) + shift(channel);
         output(x, c, o) = negative_only ? select(v < 0.0f, affine, v) : affine;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "Halide.h"
+#include "generators/channel_blocks.h"
 #include "generators/elementwise.h"
 #include "ops/gemm.h"
 
@@ -66,7 +67,7 @@ struct Gemm {
         };
         if (output_block > 0) {
             output(v, xb, n, unit) =
-                activate(acc(xb * output_block + v % output_block, v / output_block, n), {v, xb, n, unit});
+                activate(acc(nchw_channel(v, xb, output_block), nchw_column(v, output_block), n), {v, xb, n, unit});
             return;
         }
         std::vector<Var> args{transposed_output ? y : x, transposed_output ? x : y, n, unit};

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "Halide.h"
+#include "generators/channel_blocks.h"
 #include "generators/non_finite.h"
 #include "ops/pooling.h"
 
@@ -75,7 +76,8 @@ struct Pooling {
         using namespace Halide;
         Func input = stored_input;
         if (input_block > 0) {
-            unblocked_input(x, y, c, n) = stored_input(c % input_block + input_block * x, y, c / input_block, n);
+            unblocked_input(x, y, c, n) =
+                stored_input(blocked_column(x, c, input_block), y, channel_block(c, input_block), n);
             input = unblocked_input;
         }
         Expr x0 = x * s.stride_w - s.pad_w, y0 = y * s.stride_h - s.pad_h;
@@ -134,7 +136,7 @@ struct Pooling {
         }
         // Stored blocked: x is b·x + the channel within its block, c the block.
         if (output_block > 0)
-            output(x, y, c, n) = pooled(x / output_block, y, c * output_block + x % output_block, n);
+            output(x, y, c, n) = pooled(nchw_column(x, output_block), y, nchw_channel(x, c, output_block), n);
     }
 };
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "ops/depthwise.h"
 #include "schedules/cpu/gemm_space.h"
@@ -37,6 +38,30 @@ inline bool channel_lanes_apply(const Conv2dShape &s, const TargetInfo &t) {
     return ops::panel_fits_groups(s, t.float_lanes());
 }
 
+// The register tile's knobs, shared by the variants on the channel-lanes algorithm.
+inline std::vector<KnobSpec> channel_lanes_knobs() {
+    return {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
+            {"cols", 1, 256, "output channels per register tile, whole vectors"},
+            {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
+}
+
+// Of the row counts from a full tile (`most` pixels) down to half of it, the one that computes
+// the most useful pixels per accumulator (a short last tile recomputes pixels of the one before).
+inline int most_useful_rows(int pixels, int most) {
+    int rows = most;
+    const auto useful = [&](int r) { return double(pixels) / ((pixels + r - 1) / r * r) * r / most; };
+    for (int r = most; r >= (most + 1) / 2; r--)
+        if (useful(r) > useful(rows)) rows = r;
+    return rows;
+}
+
+// Pixel tiles per parallel task: enough tasks (kChannelLanesMinTasks) over the panels and
+// images for two cores.
+inline int channel_lanes_task_tiles(int tiles, int panels, int batch) {
+    const int chunks = std::max(1, (kChannelLanesMinTasks + panels * batch - 1) / (panels * batch));
+    return std::max(1, (tiles + chunks - 1) / chunks);
+}
+
 inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
     VariantSpec<Conv2dShape> v;
     v.name = kChannelLanes;
@@ -45,9 +70,7 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
     v.channel_blocks = true;
     v.sources = {"schedules/cpu/conv2d_channel_lanes.h", "schedules/cpu/conv2d_channel_lanes_space.h"};
     v.weights = ops::WeightPacking::ColumnPanels;
-    v.knobs = {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
-               {"cols", 1, 256, "output channels per register tile, whole vectors"},
-               {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
+    v.knobs = channel_lanes_knobs();
     v.unsupported = [](const Conv2dShape &s) {
         return ops::reads_own_channel(s) ? "a depthwise layer: no vector of output channels fits a group" : "";
     };
@@ -66,18 +89,11 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         }
         if (!k.has("cols")) k.set("cols", std::max(best, 1) * lanes);
         const int pixels = s.out_w * s.out_h;
-        // Of the row counts from a full tile down to half of it, the one that computes the most
-        // useful pixels per accumulator (a short last tile recomputes pixels of the one before).
         const int most = std::min(pixels, register_tile_rows(k.get("cols") / lanes, regs, accumulators));
-        int rows = most;
-        const auto useful = [&](int r) { return double(pixels) / ((pixels + r - 1) / r * r) * r / most; };
-        for (int r = most; r >= (most + 1) / 2; r--)
-            if (useful(r) > useful(rows)) rows = r;
-        if (!k.has("rows")) k.set("rows", rows);
+        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most));
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
         const int panels = ops::panel_count(s.out_channels, k.get("cols"));
-        const int chunks = std::max(1, (kChannelLanesMinTasks + panels * s.batch - 1) / (panels * s.batch));
-        if (!k.has("task_tiles")) k.set("task_tiles", std::max(1, (tiles + chunks - 1) / chunks));
+        if (!k.has("task_tiles")) k.set("task_tiles", channel_lanes_task_tiles(tiles, panels, s.batch));
     };
     v.violated = [registers](const Conv2dShape &s, const TargetInfo &t, const Knobs &k) -> std::string {
         const int cols = k.get("cols");

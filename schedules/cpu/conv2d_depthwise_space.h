@@ -10,7 +10,7 @@
 #include <string>
 
 #include "ops/depthwise.h"
-#include "schedules/cpu/gemm_space.h"
+#include "schedules/cpu/conv2d_channel_lanes_space.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {
@@ -69,9 +69,7 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
     v.channel_blocks = true;
     v.sources = {"schedules/cpu/conv2d_channel_lanes.h", "schedules/cpu/conv2d_depthwise_space.h"};
     v.weights = ops::WeightPacking::ColumnPanels;
-    v.knobs = {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
-               {"cols", 1, 256, "output channels per register tile, whole vectors"},
-               {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"}};
+    v.knobs = channel_lanes_knobs();
     v.unsupported = [](const Conv2dShape &s) {
         return ops::reads_own_channel(s) ? "" : "not a depthwise layer with one output channel per input channel";
     };
@@ -82,20 +80,14 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
         if (!k.has("cols")) k.set("cols", lanes);
         const int pixels = s.out_w * s.out_h, vectors = std::max(1, k.get("cols") / lanes);
         const int most = std::min(pixels, register_tile_rows(vectors, registers(t)));
-        // Of the row counts from a full tile down to half of it, the one that computes the most
-        // useful pixels per accumulator.
-        int rows = most;
-        const auto useful = [&](int r) { return double(pixels) / ((pixels + r - 1) / r * r) * r / most; };
-        for (int r = most; r >= (most + 1) / 2; r--)
-            if (useful(r) > useful(rows)) rows = r;
-        if (!k.has("rows")) k.set("rows", rows);
+        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most));
         // Enough tasks for both cores, each staging at most kDepthwiseTaskInputs.
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
         const int panels = ops::panel_count(s.out_channels, k.get("cols"));
-        const int chunks = std::max(1, (kDepthwiseMinTasks + panels * s.batch - 1) / (panels * s.batch));
         const int staged_per_tile = k.get("rows") * k.get("cols") * s.stride_h * s.stride_w;
         const int largest = std::max(1, kDepthwiseTaskInputs / staged_per_tile);
-        if (!k.has("task_tiles")) k.set("task_tiles", std::clamp((tiles + chunks - 1) / chunks, 1, largest));
+        if (!k.has("task_tiles"))
+            k.set("task_tiles", std::min(channel_lanes_task_tiles(tiles, panels, s.batch), largest));
     };
     v.violated = [registers](const Conv2dShape &, const TargetInfo &t, const Knobs &k) -> std::string {
         return register_tile_violation(t.float_lanes(), registers(t), k.get("rows"), k.get("cols"));
