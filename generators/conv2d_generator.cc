@@ -174,10 +174,10 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
             a(k, y, n) = input(k, min(y, d.rows - 1), 0, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else if (channel_lanes && in_block > 0) {
-            a(k, y, n) = input(k % in_block + in_block * input_pixel(s, min(y, d.rows - 1)), k / in_block, n, 0);
+            a(k, y, n) = input(k % in_block + in_block * input_pixel(s, min(likely(y), d.rows - 1)), k / in_block, n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else if (channel_lanes) {
-            a(k, y, n) = input(input_pixel(s, min(y, d.rows - 1)), k, n, 0);
+            a(k, y, n) = input(input_pixel(s, min(likely(y), d.rows - 1)), k, n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else {
             a(k, y, n) = weights(y % width, k, min(y / width, panels - 1), 0);

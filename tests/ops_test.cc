@@ -310,6 +310,12 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
     } chains[] = {
         {"conv2d.variant=cpu_direct_channel_lanes", direct, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_gemm_1x1_channel_lanes", pointwise, {2, 32, 7, 9}},
+        // Tasks that end past the last pixel and the last block of channels; c1's tiles stored
+        // from registers (its 32 input channels are one K block), c2's through the accumulator
+        // (48 in two).
+        {"conv2d.variant=cpu_gemm_1x1_channel_lanes,conv2d.rows=5,conv2d.row_block=10,conv2d.cols=16,"
+         "conv2d.col_block=32,conv2d.k_block=32",
+         pointwise, {2, 32, 7, 9}},
         {"conv2d.variant=cpu_gemm_1x1_channel_lanes", residual("kernel_size: 1"), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_direct_channel_lanes", residual("kernel_size: 3"), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_direct_channel_lanes", pooled, {2, 16, 13, 10}},

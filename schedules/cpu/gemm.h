@@ -7,7 +7,8 @@
 //   in L1 while the rows of a stream past it;
 // - when one block covers K, each register tile is written to the accumulator once;
 // - a transposed C (stored y-innermost) is written from the accumulator along y, a
-//   channel-blocked C (generators/gemm.h) in whole vectors of x;
+//   channel-blocked C (generators/gemm.h) in whole vectors of x; a channel-blocked C that one
+//   block of K covers, without a fused residual, is stored from each register tile directly;
 // - `pack` copies the task's k_block x col_block slice of b once per block, so that the panels
 //   are read at a short stride whatever the leading dimension; operands packed at create time
 //   skip it.
@@ -28,6 +29,33 @@ inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Tar
 
     // GuardWithIf keeps every task's first column a multiple of col_block, hence of cols: the
     // packed panels are then read at whole-panel offsets.
+    if (g.output_block > 0 && g.single_block && !k.pack && !g.residual.defined()) {
+        // One block covers K: each register tile goes from registers straight to the blocked
+        // output, with no task accumulator to write and read back, a pass that weighs most where
+        // K is short. Column tiles outside row tiles: the weight panel stays in L1 while the
+        // task's rows stream past it. A fused residual keeps the accumulator: read per tile, its
+        // loads miss where the accumulator's pass streams it (docs/PERFORMANCE.md).
+        Var l{"l"}, yy{"yy"}, yo{"yo"}, yr{"yr"}, xo{"xo"}, xr{"xr"};
+        g.output.split(g.v, yy, l, g.output_block)
+            .split(yy, yt, yi, k.row_block, TailStrategy::GuardWithIf)
+            .split(g.xb, xt, xi, k.col_block / g.output_block, TailStrategy::GuardWithIf)
+            .split(yi, yo, yr, k.rows)
+            .split(xi, xo, xr, k.cols / g.output_block)
+            .reorder(l, xr, yr, yo, xo, xt, yt)
+            .fuse(xt, yt, task)
+            .fuse(task, g.n, task)
+            .parallel(task)
+            .vectorize(l)
+            .unroll(xr)
+            .unroll(yr);
+        g.acc.compute_inline();
+        // Whole tiles at the edges too (the guards only skip their stores): constant bounds are
+        // what keep the tile in registers.
+        g.block.compute_at(g.output, yo).bound_extent(g.x, k.cols).bound_extent(g.y, k.rows);
+        g.block.vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
+        g.block.update().reorder(g.x, g.y, g.r).vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
+        return;
+    }
     if (g.output_block > 0) {
         // A channel-blocked C: the same tasks, each row's blocks stored as whole vectors from the
         // accumulator (col_block is a whole number of blocks).
