@@ -2,7 +2,8 @@
 // never chosen, a hand-written record is named in the summary, Ctrl-C keeps every record and a
 // rerun resumes without repeating a candidate, the budget holds, bundles for another machine are
 // measured by tune_bundle_runner (on PoCL here) and come back through --import, the database
-// feeds `info --plan`, and bad input gets a clear error. The tuner's logic without the CLI:
+// feeds `info --plan`, a layer the network runs in channel blocks is measured and kept in them,
+// and bad input gets a clear error. The tuner's logic without the CLI:
 // tuner_test.cc.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -13,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -363,6 +365,52 @@ TEST_F(Tune, RestampMovesStaleRecordsAndLeavesTheRestByteForByte) {
     restamped["schedule_version"] = current["schedule_version"];
     EXPECT_EQ(lines, (std::vector<std::string>{restamped.dump(), current.dump(), "", hand_written, unknown.dump()}));
     EXPECT_EQ(cortado("tune --restamp " + db_ + " --db x").exit_code, 1);
+}
+
+// A 1x1 layer between two 3x3 ones runs in channel blocks; tuned (measured between 1x1
+// convolutions, its own step timed), its records keep it there, and the network passes its check.
+TEST_F(Tune, ABlockedLayerIsMeasuredAndStaysInBlocks) {
+    const std::string chain = (dir_ / "chain.prototxt").string();
+    const auto layer = [&](const std::string &name, const std::string &bottom, const std::string &params) {
+        return "layer { name: \"" + name + "\" type: \"Convolution\" bottom: \"" + bottom + "\" top: \"" + name +
+               "\"\n  convolution_param { num_output: 32 " + params +
+               " weight_filler { type: \"xavier\" } } }\n"
+               "layer { name: \"r" + name + "\" type: \"ReLU\" bottom: \"" + name + "\" top: \"" + name + "\" }\n";
+    };
+    std::ofstream(chain) << "name: \"chain\"\ninput: \"data\"\ninput_shape { dim: 1 dim: 32 dim: 10 dim: 10 }\n"
+                         << layer("c1", "data", "kernel_size: 3 pad: 1") << layer("c2", "c1", "kernel_size: 1")
+                         << layer("c3", "c2", "kernel_size: 3 pad: 1");
+    const auto c2_line = [&](const std::string &plan) {
+        std::istringstream lines(plan);
+        std::string line;
+        while (std::getline(lines, line))
+            if (line.rfind("c2+rc2", 0) == 0) return line;
+        return std::string();
+    };
+    const Result before = cortado("info " + chain + " --plan");
+    ASSERT_EQ(before.exit_code, 0) << before.output;
+    const std::regex blocked("reads nchw[0-9]+c, writes nchw[0-9]+c");
+    ASSERT_TRUE(std::regex_search(c2_line(before.output), blocked)) << before.output;
+
+    const Result r = cortado("tune " + chain + " --db " + db_ + " --budget 1 --max-candidates 3 --seed 2");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("not tuned"), std::string::npos) << r.output;
+    std::istringstream fields(c2_line(before.output));
+    std::string step, op, kernel, signature;
+    fields >> step >> op >> kernel >> signature;
+    int measured = 0;
+    for (const TuningRecord &record : records())
+        if (record.op_signature == signature && record.measured()) {
+            measured++;
+            EXPECT_GT(record.median_ms, 0);
+        }
+    EXPECT_GE(measured, 2) << r.output;
+    const Result after = cortado("info " + chain + " --plan --db " + db_);
+    ASSERT_EQ(after.exit_code, 0) << after.output;
+    EXPECT_NE(c2_line(after.output).find("[" + db_ + ":"), std::string::npos) << after.output;
+    EXPECT_TRUE(std::regex_search(c2_line(after.output), blocked)) << after.output;
+    const Result run = cortado("run " + chain + " --check --db " + db_);
+    EXPECT_EQ(run.exit_code, 0) << run.output;
 }
 
 TEST_F(Tune, BadInputGetsAClearError) {

@@ -1,16 +1,19 @@
 // The tuner as a library, without the CLI (compiler/tuner/tuner.h): with a runner that makes up
 // times on a clock of its own, how the budget is split, that a seed fixes the search, that a
-// rerun resumes, that a compile killed from outside is not a rejection; with the real runner,
-// that a stop signal ends every child and keeps the records.
+// rerun resumes, that a compile killed from outside is not a rejection, that a layer the network
+// runs in channel blocks is tuned in them; with the real runner, that a stop signal ends every
+// child and keeps the records.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -43,6 +46,19 @@ const char *kTwoConvs =
     "layer { name: \"relu\" type: \"ReLU\" bottom: \"a\" top: \"a\" }\n"
     "layer { name: \"b\" type: \"Convolution\" bottom: \"a\" top: \"b\"\n"
     "  convolution_param { num_output: 16 kernel_size: 5 pad: 2 weight_filler { type: \"gaussian\" std: 0.1 } } }\n";
+
+// A chain the planner runs in channel blocks on CPUs: c2 reads and writes them.
+const char *kBlockedChain =
+    "name: \"chain\"\n"
+    "input: \"data\"\ninput_shape { dim: 1 dim: 32 dim: 10 dim: 10 }\n"
+    "layer { name: \"c1\" type: \"Convolution\" bottom: \"data\" top: \"c1\"\n"
+    "  convolution_param { num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: \"xavier\" } } }\n"
+    "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n"
+    "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\"\n"
+    "  convolution_param { num_output: 32 kernel_size: 1 weight_filler { type: \"xavier\" } } }\n"
+    "layer { name: \"r2\" type: \"ReLU\" bottom: \"c2\" top: \"c2\" }\n"
+    "layer { name: \"c3\" type: \"Convolution\" bottom: \"c2\" top: \"c3\"\n"
+    "  convolution_param { num_output: 32 kernel_size: 3 pad: 1 weight_filler { type: \"xavier\" } } }\n";
 
 std::vector<TuneLayer> layers_of(const std::string &prototxt, const PlanTarget &target) {
     Graph graph = import_caffe_prototxt_text(prototxt, "net.prototxt", ImportOptions{});
@@ -205,20 +221,74 @@ TEST_F(TunerLibrary, ARerunResumesWithoutRepeatingACandidate) {
     EXPECT_EQ(records("db.jsonl").size(), size_t(10 + 6 + 6 + 6));
 }
 
+// A layer that the network runs on channel-blocked tensors is tuned in them: its network of its
+// own puts a 1x1 convolution before and after it, which the planner blocks as it does the
+// network's neighbours; every candidate the search proposes resolves to a kernel that reads and
+// writes blocks; only the layer's own step is timed. Without the filter, the same search would
+// propose variants that run in NCHW only.
+TEST_F(TunerLibrary, ABlockedLayerIsTunedInTheNetworksLayouts) {
+    const std::vector<TuneLayer> layers = layers_of(kBlockedChain, target_);
+    const auto c2 = std::find_if(layers.begin(), layers.end(),
+                                 [](const TuneLayer &l) { return l.steps.front().rfind("c2", 0) == 0; });
+    ASSERT_NE(c2, layers.end());
+    const ops::Choice &network = c2->default_kernel.choice;
+    ASSERT_TRUE(network.layout_in.blocked() && network.layout_out.blocked())
+        << "the chain is not blocked: " << c2->default_kernel.signature();
+    EXPECT_TRUE(c2->blocked);
+    EXPECT_EQ(c2->timed_step, c2->steps.front());
+    ASSERT_EQ(c2->graph.layers.size(), 3u);
+    EXPECT_NO_THROW(check_runs_alone(*c2, plan_network(c2->graph, "net", target_)));
+    // c1 reads the network's input, NCHW: a 1x1 convolution after it only.
+    const auto c1 = std::find_if(layers.begin(), layers.end(),
+                                 [](const TuneLayer &l) { return l.steps.front().rfind("c1", 0) == 0; });
+    ASSERT_NE(c1, layers.end());
+    EXPECT_EQ(c1->graph.layers.size(), 2u);
+    EXPECT_NO_THROW(check_runs_alone(*c1, plan_network(c1->graph, "net", target_)));
+
+    const auto variants_proposed = [&](bool blocks_only, bool *all_blocked) {
+        CandidateSearch search = search_for(c2->default_kernel.family, c2->default_kernel.op, c2->signature, 1, 1.0,
+                                            blocks_only);
+        std::set<std::string> variants;
+        *all_blocked = true;
+        for (int proposals = 0; proposals < 40; proposals++) {
+            const std::optional<ChoiceSettings> proposed = search.next();
+            if (!proposed) break;
+            std::string why;
+            const std::optional<KernelInstance> k = resolve_candidate(*c2, target_, PlanOptions{}, *proposed, &why);
+            if (!k) {
+                search.refused(*proposed);
+                continue;
+            }
+            const ops::Choice &c = k->choice;
+            *all_blocked = *all_blocked && c.layout_in == network.layout_in && c.layout_out == network.layout_out;
+            variants.insert(c.variant);
+            search.report(*proposed, Candidate{c.variant, c.knobs.values}, 1.0 + proposals);
+        }
+        return variants;
+    };
+    bool all_blocked = false;
+    const std::set<std::string> blocked_variants = variants_proposed(true, &all_blocked);
+    EXPECT_TRUE(all_blocked);
+    EXPECT_GE(blocked_variants.size(), 2u) << "no variant but the default's was tried";
+    const std::set<std::string> every_variant = variants_proposed(false, &all_blocked);
+    EXPECT_FALSE(all_blocked) << "the filter removes nothing: the test proves nothing";
+    EXPECT_GT(every_variant.size(), blocked_variants.size());
+}
+
 // A compile that dies of SIGKILL (the out-of-memory killer, or a person) says nothing about the
 // candidate: it is named in a warning, left out of the database, and the tune goes on.
 TEST_F(TunerLibrary, ACompileKilledFromOutsideIsNotARejection) {
-    const FakeRunner runner = tune("db.jsonl", 30, 1, 1 << 30, "cpu_direct_channel_lanes");
+    const FakeRunner runner = tune("db.jsonl", 30, 1, 1 << 30, "cpu_winograd_f2");
     int killed = 0;
-    for (const std::string &c : runner.compiled) killed += c.find(" cpu_direct_channel_lanes") != std::string::npos;
+    for (const std::string &c : runner.compiled) killed += c.find(" cpu_winograd_f2") != std::string::npos;
     ASSERT_GE(killed, 1) << "never proposed";
     int measured = 0;
     for (const TuningRecord &r : records("db.jsonl")) {
-        EXPECT_NE(r.variant, "cpu_direct_channel_lanes");
+        EXPECT_NE(r.variant, "cpu_winograd_f2");
         measured += r.measured();
     }
     EXPECT_GE(measured, 10);
-    EXPECT_NE(notes_.find("cpu_direct_channel_lanes"), std::string::npos) << notes_;
+    EXPECT_NE(notes_.find("cpu_winograd_f2"), std::string::npos) << notes_;
     EXPECT_NE(notes_.find("killed from outside (SIGKILL: out of memory?); not recorded, so a rerun tries it again"),
               std::string::npos)
         << notes_;

@@ -38,6 +38,8 @@ struct CandidateMeasure {
     double tolerance = 0;
     double best_ms = -1;  // the fastest so far; < 0: none
     CandidateTiming timing = CandidateTiming::Forward;
+    // With LayerProfile, the one step to time (TuneLayer::timed_step); empty: every step.
+    std::string step;
 };
 
 // Loads `library` in a child process, checks its output (relative L2 error within the

@@ -14,7 +14,7 @@ std::vector<VariantDomain> variant_domains(const std::string &family, const std:
     schedules::families().at(family).for_each_op([&](const std::string &name, const auto &space) {
         if (name != op) return;
         for (const auto &v : space.variants) {
-            VariantDomain d{v.name, {}, v.tolerance};
+            VariantDomain d{v.name, {}, v.tolerance, v.channel_blocks};
             for (const schedules::KnobSpec &k : v.knobs) d.knobs.push_back({k.name, k.min, k.max});
             domains.push_back(d);
         }
@@ -162,10 +162,10 @@ void CandidateSearch::report(const ChoiceSettings &proposed, const Candidate &re
 }
 
 CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
-                           uint64_t seed, double max_tolerance) {
+                           uint64_t seed, double max_tolerance, bool blocks_only) {
     std::vector<VariantDomain> variants;
     for (VariantDomain &v : variant_domains(family, op))
-        if (v.tolerance <= max_tolerance) variants.push_back(std::move(v));
+        if (v.tolerance <= max_tolerance && (v.channel_blocks || !blocks_only)) variants.push_back(std::move(v));
     for (char c : content_hash_hex(signature)) seed = seed * 31 + uint64_t(c);
     return CandidateSearch(std::move(variants), seed);
 }

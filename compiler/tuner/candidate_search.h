@@ -29,6 +29,7 @@ struct VariantDomain {
     std::string name;
     std::vector<KnobDomain> knobs;
     float tolerance = 0;
+    bool channel_blocks = false;  // it also reads and writes channel-blocked tensors
 };
 
 // The variants a family offers for an op, with their knob domains.
@@ -90,9 +91,10 @@ class CandidateSearch {
 };
 
 // The search for one op signature: the variants its family offers for the op, less those looser
-// than `max_tolerance`, with a random stream seeded from `seed` and the signature.
+// than `max_tolerance` and, with `blocks_only`, those that cannot read and write channel blocks,
+// with a random stream seeded from `seed` and the signature.
 CandidateSearch search_for(const std::string &family, const std::string &op, const std::string &signature,
-                           uint64_t seed, double max_tolerance);
+                           uint64_t seed, double max_tolerance, bool blocks_only = false);
 
 // Reports the records of earlier runs for the search's signature (`records`: that signature's,
 // from a tuning database) as tried, where their schedule version is current; fills `latest`

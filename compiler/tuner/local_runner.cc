@@ -38,6 +38,11 @@ class LocalSignatureRunner : public SignatureRunner {
         how.seed = seed_;
         how.tolerance = tolerance;
         how.best_ms = best_ms;
+        // A blocked layer runs between two 1x1 convolutions (tune_layers.h): only its step counts.
+        if (!layer_.timed_step.empty()) {
+            how.timing = CandidateTiming::LayerProfile;
+            how.step = layer_.timed_step;
+        }
         return measure_candidate(library, reference_, how, stop_);
     }
 
@@ -60,10 +65,14 @@ class LocalSignatureRunner : public SignatureRunner {
 }  // namespace
 
 void check_runs_alone(const TuneLayer &layer, const NetworkPlan &plan) {
-    const bool same = std::any_of(plan.kernels.begin(), plan.kernels.end(),
-                                  [&](const KernelInstance &k) { return k.op_signature_hash() == layer.signature; });
+    const KernelInstance *same = layer_kernel(layer, plan);
     if (!same)
         throw CompileError(layer.steps[0] + ": run alone, its layer plans to another op signature than in the network");
+    const ops::Choice &alone = same->choice, &network = layer.default_kernel.choice;
+    if (!(alone.layout_in == network.layout_in) || !(alone.layout_out == network.layout_out))
+        throw CompileError(layer.steps[0] + ": run alone, it reads " + ops::field_value(alone.layout_in) + " and writes " +
+                           ops::field_value(alone.layout_out) + ", where the network has " +
+                           ops::field_value(network.layout_in) + " and " + ops::field_value(network.layout_out));
 }
 
 std::vector<std::string> compile_candidates(const TuneLayer &layer, const TargetDescription &target,

@@ -44,7 +44,8 @@ std::vector<std::string> compile_candidates(const TuneLayer &layer, const Target
                                             const std::function<bool()> &stop, std::vector<std::string> *errors);
 
 // Throws CompileError when the layer, planned alone with `options`, has no kernel of its
-// signature (then its timing would say nothing about the network).
+// signature, or (a blocked layer) not in the network's layouts: then its timing would say
+// nothing about the network.
 void check_runs_alone(const TuneLayer &layer, const NetworkPlan &plan);
 
 // Why a candidate's compile, run as a child process, failed: kStoppedByUser (a stop signal),

@@ -16,17 +16,48 @@ bool has_choices(const std::string &family, const std::string &op) {
     return variants.size() > 1 || (variants.size() == 1 && !variants[0].knobs.empty());
 }
 
-Graph one_layer_graph(const Graph &fused, const Layer &layer) {
+// A 1x1 convolution that keeps the channels of `from` (N, C, H, W), with Xavier weights so that
+// the reference check still sees every input channel.
+Layer channel_mixer(Graph &g, const std::string &name, int from) {
+    const Shape shape = g.values[from].shape;
+    ConvolutionParams p;
+    p.num_output = int(shape[1]);
+    p.kernel_h = p.kernel_w = 1;
+    p.weight_filler.type = "xavier";
+    p.weight_filler.given = true;
+    p.bias_filler.given = true;
+    Layer mixer;
+    mixer.name = name;
+    mixer.type = "Convolution";
+    mixer.inputs = {from};
+    mixer.outputs = {g.add_value(name, shape)};
+    mixer.weight_shapes = {{shape[1], shape[1], 1, 1}, {shape[1]}};
+    mixer.params = p;
+    return mixer;
+}
+
+// The layer alone, after a channel mixer where the network reads its input in blocks and before
+// one where it writes its output in blocks: the planner blocks the tensors between them where the
+// layer's variant takes blocks, as the network's neighbours do.
+Graph one_layer_graph(const Graph &fused, const Layer &layer, bool blocked_in, bool blocked_out) {
     Graph g;
     g.name = "tune";
     const Value &in = fused.values[layer.inputs[0]];
     g.inputs = {g.add_value(in.blob_name, in.shape)};
     Layer copy = layer;
     copy.inputs = g.inputs;
+    if (blocked_in) {
+        g.layers.push_back(channel_mixer(g, "tune_before_" + layer.name, g.inputs[0]));
+        copy.inputs = g.layers.back().outputs;
+    }
     copy.outputs.clear();
     for (int o : layer.outputs) copy.outputs.push_back(g.add_value(fused.values[o].blob_name, fused.values[o].shape));
+    g.layers.push_back(copy);
     g.outputs = copy.outputs;
-    g.layers = {copy};
+    if (blocked_out) {
+        g.layers.push_back(channel_mixer(g, "tune_after_" + layer.name, copy.outputs[0]));
+        g.outputs = g.layers.back().outputs;
+    }
     return g;
 }
 
@@ -54,7 +85,9 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
             continue;
         }
         index[signature] = layers.size();
-        layers.push_back({signature, k, {step.layer}, one_layer_graph(fused, *layer)});
+        const bool in = k.choice.layout_in.blocked(), out = k.choice.layout_out.blocked();
+        layers.push_back({signature, k, {step.layer}, one_layer_graph(fused, *layer, in, out), in || out,
+                          in || out ? step.layer : ""});
     }
     return layers;
 }
@@ -67,14 +100,22 @@ PlanOptions candidate_plan_options(const TuneLayer &layer, const PlanOptions &op
     return candidate;
 }
 
+const KernelInstance *layer_kernel(const TuneLayer &layer, const NetworkPlan &plan) {
+    for (const PlannedStep &step : plan.steps) {
+        if (step.kernel < 0 || (!layer.timed_step.empty() && step.layer != layer.timed_step)) continue;
+        const KernelInstance &k = plan.kernels[step.kernel];
+        if (k.op_signature_hash() == layer.signature) return &k;
+    }
+    return nullptr;
+}
+
 std::optional<KernelInstance> resolve_candidate(const TuneLayer &layer, const PlanTarget &target,
                                                 const PlanOptions &options, const ChoiceSettings &settings,
                                                 std::string *why) {
     try {
         const NetworkPlan plan =
             plan_network(layer.graph, "net", target, candidate_plan_options(layer, options, settings));
-        for (const KernelInstance &k : plan.kernels)
-            if (k.op_signature_hash() == layer.signature) return k;
+        if (const KernelInstance *k = layer_kernel(layer, plan)) return *k;
         *why = "the plan has no kernel of the signature";
     } catch (const CompileError &e) {
         *why = e.what();

@@ -1,6 +1,10 @@
 // The op signatures of a network that the tuner searches, each with the first layer that uses it
 // as a network of its own (its input as the network input, fused activations kept), so that each
-// candidate is checked and timed exactly as the planner will compile it.
+// candidate is checked and timed exactly as the planner will compile it. A layer that the network
+// runs on channel-blocked tensors (ops::Layout) is measured in them: its network puts a 1x1
+// convolution before it where it reads blocks and after it where it writes blocks, which the
+// planner blocks as the network's neighbours are; only variants that take blocks are tried, and
+// only the layer's own step is timed.
 #pragma once
 
 #include <optional>
@@ -17,13 +21,22 @@ struct TuneLayer {
     std::string signature;           // KernelInstance::op_signature_hash
     KernelInstance default_kernel;   // as the untuned plan has it
     std::vector<std::string> steps;  // the network's steps that run it ("conv1+relu1", ...)
-    Graph graph;                     // input -> the layer
+    Graph graph;                     // input -> [1x1 ->] the layer [-> 1x1]
+    // Whether the network reads or writes the layer's tensors in channel blocks; then `graph` is
+    // wrapped, and `timed_step` is the layer's step in it (empty: the whole forward is timed).
+    bool blocked = false;
+    std::string timed_step;
 };
 
 // The op signatures of `plan` that have something to choose (more than one variant or some
 // knobs) and whose layer runs alone (one input and one output); `skipped` says which were left
 // out and why.
 std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped);
+
+// The kernel that computes the layer in `plan`, a plan of its `graph`: its step's, where it has a
+// timed step (the 1x1 convolutions around it may share its signature), else the first of its
+// signature; null when there is none of its signature.
+const KernelInstance *layer_kernel(const TuneLayer &layer, const NetworkPlan &plan);
 
 // The layer's kernel when `settings` is the record for its signature; unset, with `why`, when
 // the plan refuses them (a limit of the device or the shape).
