@@ -183,9 +183,10 @@ class Planner {
         plan_.input_tensor = tensor_of(graph_.inputs[0]);
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
+        // Concatenations are placed first: a placed one's inputs and output then take one layout.
+        concatenate_in_place();
         block_channels();
         note_movable_layers();
-        concatenate_in_place();
         place_tensors();
         // The budget the kernels were scheduled for: the runtime must grant at least that much
         // (runtime/cuda_register_cap.h).
@@ -574,7 +575,8 @@ class Planner {
         // In place needs each input's slice to be one range per image: nothing but the batch
         // repeats it (axis 1, or batch 1).
         if (p.in_place && (shape.outer == 1 || a == 1)) {
-            ConcatSlices slices{int(plan_.steps.size()), tensor_of(layer.outputs[0]), shape.outer, {}, {}};
+            ConcatSlices slices{int(plan_.steps.size()), tensor_of(layer.outputs[0]), shape.outer, a == 1 && x.size() == 4,
+                                {}, {}};
             int64_t offset = 0;
             for (const PlannedView &v : views) {
                 if (v.tensor == slices.output) break;
@@ -827,6 +829,21 @@ class Planner {
         return steps;
     }
 
+    // Whether a 1x1 convolution with channels in the lanes (a GEMM) would read its input in blocks
+    // whose planes start a multiple of 4 KiB apart (56x56 maps in blocks of 16 floats), more than
+    // four of them per K block: its register tiles broadcast from every plane at the same offset,
+    // the planes fall in the same L1 sets and evict the weight panel. Read NCHW, the planes lie
+    // 12.25 KiB apart (DenseNet's 56x56 1x1 layers: 8.3 ms NCHW against 10.2 ms blocked).
+    bool aliasing_gemm_input(int step, int block) const {
+        const auto conv = conv_shapes_.find(step);
+        if (conv == conv_shapes_.end()) return false;
+        const ops::Choice &choice = plan_.kernels[plan_.steps[step].kernel].choice;
+        if (!choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes)) return false;
+        const int64_t plane_bytes = int64_t(conv->second.in_h) * conv->second.in_w * block * 4;
+        const int planes = std::min(conv->second.in_channels, choice.knobs.get("k_block")) / block;
+        return plane_bytes % 4096 == 0 && planes > 4;
+    }
+
     // The view through which convolution step `step` reads the residual of its fused sum, or -1.
     int residual_view(int step) const {
         if (!conv_shapes_.count(step)) return -1;
@@ -857,7 +874,9 @@ class Planner {
     // a whole, in one block size, or not at all. A pooling or an affine map writes blocks only
     // from an input in the same blocks: from NCHW its lanes would gather across planes. The
     // layout then changes nowhere, so no transform runs; the network's input and output, tensors
-    // that other steps read and tensors that share storage (in-place layers) stay NCHW.
+    // that other steps read and tensors that share storage (in-place layers) stay NCHW. A
+    // concatenation placed in place (concatenate_in_place) along the channels is a group with its
+    // inputs: blocked together, each input a whole number of blocks, or none of them.
     void block_channels() {
         if (!blocks_channels()) return;
         const std::vector<int> blocks = candidate_blocks();
@@ -871,20 +890,42 @@ class Planner {
         const std::vector<int> from_blocks = blocked_from_blocks_steps();
         std::vector<int> blocking_steps = from_blocks;
         for (const auto &[step, shape] : conv_shapes_) blocking_steps.push_back(step);
+        // Concatenations placed along the channels; their inputs are read through them only.
+        std::vector<const ConcatSlices *> placed;
+        std::vector<bool> placed_input(tensors, false);
+        for (const ConcatSlices &c : concats_)
+            if (c.channels && plan_.steps[c.step].kernel < 0) {
+                placed.push_back(&c);
+                for (const int in : c.inputs) placed_input[in] = true;
+            }
+        // Whether every step that reads `t` reads it in blocks of `block`; nothing but a placed
+        // concatenation reading it counts as every step.
+        const auto readers_take = [&](int t, int block) {
+            if (readers[t].empty() && !placed_input[t]) return false;
+            for (const auto &[reader, view] : readers[t])
+                if (!((view == 0 && takes_blocks(reader, block, true) && !aliasing_gemm_input(reader, block)) ||
+                      int(view) == residual_view(reader)))
+                    return false;
+            return true;
+        };
+        const auto own_storage = [&](int t) {
+            return t != plan_.output_tensor && storage_of_[t] == t && storage_users[t] == 1;
+        };
         // Each tensor's own conditions, per block size: may_block[i][t] for blocks[i].
         std::vector<std::vector<bool>> may_block(blocks.size(), std::vector<bool>(tensors, false));
-        for (size_t i = 0; i < blocks.size(); i++)
+        for (size_t i = 0; i < blocks.size(); i++) {
             for (const int step : blocking_steps) {
                 const int t = plan_.steps[step].output_tensor;
-                if (t == plan_.output_tensor || storage_of_[t] != t || storage_users[t] > 1 || readers[t].empty() ||
-                    !takes_blocks(step, blocks[i], false))
-                    continue;
-                bool all = true;
-                for (const auto &[reader, view] : readers[t])
-                    all = all && ((view == 0 && takes_blocks(reader, blocks[i], true)) ||
-                                  int(view) == residual_view(reader));
-                may_block[i][t] = all;
+                may_block[i][t] = own_storage(t) && takes_blocks(step, blocks[i], false) && readers_take(t, blocks[i]);
             }
+            for (const ConcatSlices *c : placed) {
+                bool whole_blocks = plan_.tensors[c->output].shape[1] % blocks[i] == 0;
+                for (const int in : c->inputs)
+                    whole_blocks = whole_blocks && plan_.tensors[in].shape.size() == 4 &&
+                                   plan_.tensors[in].shape[1] % blocks[i] == 0;
+                may_block[i][c->output] = whole_blocks && own_storage(c->output) && readers_take(c->output, blocks[i]);
+            }
+        }
         // Residuals and their sums' outputs, grouped: a group takes the largest block all of it
         // may take.
         std::vector<int> group(tensors);
@@ -896,6 +937,8 @@ class Planner {
         for (const auto &[step, shape] : conv_shapes_)
             if (const int v = residual_view(step); v >= 0)
                 group[root(plan_.steps[step].views[v].tensor)] = root(plan_.steps[step].output_tensor);
+        for (const ConcatSlices *c : placed)
+            for (const int in : c->inputs) group[root(in)] = root(c->output);
         std::vector<std::vector<bool>> group_may_block(blocks.size(), std::vector<bool>(tensors, true));
         for (size_t i = 0; i < blocks.size(); i++)
             for (size_t t = 0; t < tensors; t++)
@@ -950,6 +993,7 @@ class Planner {
             }
             planned.kernel = kernel_index_[key];
         }
+        for (const ConcatSlices *c : placed) plan_.tensors[c->output].channel_block = block_of[c->output];
         drop_unused_kernels();
     }
 
@@ -1032,8 +1076,7 @@ class Planner {
         for (size_t t = 0; t < plan_.tensors.size(); t++) {
             if (top_storage(storage_of_[t]).first != top) continue;
             const PlannedTensor &tensor = plan_.tensors[t];
-            if (int(t) == plan_.output_tensor || tensor.channel_block || tensor.shape.empty() ||
-                tensor.shape[0] != batch)
+            if (int(t) == plan_.output_tensor || tensor.shape.empty() || tensor.shape[0] != batch)
                 return false;
             for (const auto &[s, view] : views_of_[t]) {
                 const PlannedStep &step = plan_.steps[s];
@@ -1064,8 +1107,10 @@ class Planner {
     // share one buffer) is placed in the output's at its slice, and the Concat step runs no
     // kernel. At batch > 1 a slice repeats in every image, so the tensors placed take a batch
     // stride, and every step that touches them must accept one. Only storage one kernel writes
-    // moves (not the network's input, which the caller fills); channel-blocked tensors stay where
-    // they are; OpenCL places only at offsets its sub-buffers can start on.
+    // moves (not the network's input, which the caller fills); OpenCL places only at offsets its
+    // sub-buffers can start on. It runs before block_channels, which then blocks a placed
+    // concatenation's inputs and output together or not at all: a slice of whole blocks lies at the
+    // same offset in the blocked layout as in NCHW.
     void concatenate_in_place() {
         const std::string api = gpu_api(info_.halide_target);
         // CUDA's vector loads want 16-byte alignment; OpenCL sub-buffers the 1 KiB place_tensors uses.
@@ -1086,7 +1131,7 @@ class Planner {
         std::vector<bool> concatenation(storages, false);  // written only through its placed inputs
         for (const ConcatSlices &c : concats_) {
             const int root = storage_of_[c.output];
-            if (writers[root] != 1 || plan_.tensors[c.output].channel_block) continue;
+            if (writers[root] != 1) continue;
             // Each input's top storage, moved as one piece: where it goes and how much of it the
             // inputs cover.
             std::map<int, std::pair<int64_t, int64_t>> pieces;
@@ -1096,7 +1141,7 @@ class Planner {
                 const int64_t at = c.offsets[i] - offset;
                 const auto [it, fresh] = pieces.emplace(top, std::pair<int64_t, int64_t>{at, 0});
                 it->second.second += element_count(plan_.tensors[c.inputs[i]].shape);
-                fits = top != root && (fresh || it->second.first == at) && !plan_.tensors[c.inputs[i]].channel_block;
+                fits = top != root && (fresh || it->second.first == at);
             }
             // At batch > 1 each piece covers its slice of every image: piece.second counts them all.
             // CUDA's vector loads want every image's slice aligned; an OpenCL sub-buffer only its start.
@@ -1192,7 +1237,8 @@ class Planner {
     // inputs with the offsets of their slices in the output.
     struct ConcatSlices {
         int step, output;
-        int batch;  // images the slices repeat in (1: each slice is one range)
+        int batch;      // images the slices repeat in (1: each slice is one range)
+        bool channels;  // along the channels of (N, C, H, W) tensors: blocks may stay blocks
         std::vector<int> inputs;
         std::vector<int64_t> offsets;
     };

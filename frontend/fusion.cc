@@ -224,12 +224,20 @@ void fuse_activations(Graph &graph) {
     });
 }
 
+void merge_empty_pads(Graph &graph) {
+    merge_into_producers(graph, [](Layer &, const Layer &layer) {
+        const auto *p = std::get_if<PadParams>(&layer.params);
+        return p && p->top == 0 && p->left == 0 && p->bottom == 0 && p->right == 0;
+    });
+}
+
 void concatenate_in_place(Graph &graph) {
     for (Layer &layer : graph.layers)
         if (auto *concat = std::get_if<ConcatParams>(&layer.params)) concat->in_place = true;
 }
 
 void fuse_layers(Graph &graph) {
+    merge_empty_pads(graph);
     fold_affines(graph);
     scale_by_broadcast_products(graph);
     fuse_activations(graph);

@@ -42,11 +42,17 @@ void scale_by_broadcast_products(Graph &graph);
 // where the sum ran, when both inputs exist. Of two such convolutions, the later one fuses.
 void fuse_residual_sums(Graph &graph);
 
+// A Pad that pads nothing (PyTorch's exporter writes one before each AveragePool of DenseNet's
+// transitions) merges into the layer before it, which then writes the Pad's output: a copy no
+// kernel needs to make, and a step that would keep the tensors around it NCHW.
+void merge_empty_pads(Graph &graph);
+
 // Marks every Concat in place (ConcatParams::in_place).
 void concatenate_in_place(Graph &graph);
 
-// What compile does to the imported graph: fold_affines (frontend/affine_folding.h), then
-// scale_by_broadcast_products, fuse_activations, fuse_residual_sums and concatenate_in_place.
+// What compile does to the imported graph: merge_empty_pads, fold_affines
+// (frontend/affine_folding.h), scale_by_broadcast_products, fuse_activations, fuse_residual_sums
+// and concatenate_in_place.
 void fuse_layers(Graph &graph);
 
 }  // namespace cortado

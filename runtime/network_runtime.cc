@@ -47,14 +47,16 @@ std::string shape_text(int rank, const int64_t *shape) {
     return text.empty() ? "scalar" : text;
 }
 
-// A channel-blocked tensor (TensorSpec::channel_block) copied into `nchw` in its shape's order.
+// A channel-blocked tensor (TensorSpec::channel_block) copied into `nchw` in its shape's order;
+// its images lie TensorSpec::batch_stride apart where it is a slice of a concatenation.
 const float *unblocked(const TensorSpec &t, const float *blocked, std::vector<float> *nchw) {
     const int64_t b = t.channel_block, n = t.shape[0], c = t.shape[1], pixels = t.shape[2] * t.shape[3];
+    const int64_t image = t.batch_stride ? t.batch_stride : c * pixels;
     nchw->resize(size_t(n * c * pixels));
     for (int64_t i = 0; i < n; i++)
         for (int64_t ch = 0; ch < c; ch++)
             for (int64_t p = 0; p < pixels; p++)
-                (*nchw)[size_t((i * c + ch) * pixels + p)] = blocked[((i * (c / b) + ch / b) * pixels + p) * b + ch % b];
+                (*nchw)[size_t((i * c + ch) * pixels + p)] = blocked[i * image + ((ch / b) * pixels + p) * b + ch % b];
     return nchw->data();
 }
 

@@ -263,6 +263,37 @@ TEST(Caffe, InPlaceLayersBecomeNewValuesAndReluFuses) {
     EXPECT_TRUE(std::get<ConvolutionParams>(g.layers[0].params).fused_relu);
 }
 
+// A Pad that pads nothing (PyTorch's exporter writes one before each of DenseNet's
+// AveragePools) merges into the layer before it, which then feeds the pooling; one that pads
+// stays a layer of its own.
+TEST(Fusion, EmptyPadsMergeIntoTheirProducer) {
+    for (const int pad : {0, 1}) {
+        Graph g = parse(std::string(kInput) +
+                        "layer { name: \"c\" type: \"Convolution\" bottom: \"data\" top: \"c\" "
+                        "convolution_param { num_output: 4 kernel_size: 3 } }\n"
+                        "layer { name: \"p\" type: \"Pooling\" bottom: \"c\" top: \"p\" "
+                        "pooling_param { pool: AVE kernel_size: 2 stride: 2 } }\n");
+        ASSERT_EQ(g.layers.size(), 2u);
+        Layer padding;  // as the ONNX importer writes one
+        padding.name = "c_pad";
+        padding.type = "Pad";
+        padding.inputs = g.layers[0].outputs;
+        padding.outputs = {g.add_value("c_pad")};
+        padding.params = PadParams{pad, pad, pad, pad, 0.0f};
+        g.layers[1].inputs = padding.outputs;
+        g.layers.insert(g.layers.begin() + 1, padding);
+        infer_shapes(g);
+        fuse_layers(g);
+        if (pad) {
+            EXPECT_EQ(g.layers.size(), 3u);
+            continue;
+        }
+        ASSERT_EQ(g.layers.size(), 2u);
+        EXPECT_EQ(g.layers[0].fused_layers, std::vector<std::string>{"c_pad"});
+        EXPECT_EQ(g.layers[1].inputs, g.layers[0].outputs);
+    }
+}
+
 TEST(Caffe, ReluThatIsNotInPlaceIsNotFused) {
     Graph g = parse(
         std::string(kInput) +

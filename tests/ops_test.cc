@@ -293,6 +293,28 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         layer("b4", "BatchNorm", "p4", "b4",
               "batch_norm_param { use_global_stats: true } "
               "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }");
+    // Concatenations written in place and blocked with their inputs: SqueezeNet's fire module (a
+    // 1x1 and a 3x3 expansion side by side, a pooling reading the concatenation) and DenseNet's
+    // growing concatenations (one placed in the next, a BatchNorm + Scale + ReLU and a 1x1
+    // convolution reading one). At batch 2 each slice repeats in every image.
+    const std::string fire =
+        layer("z1", "Convolution", "data", "z1", conv_params(16, "kernel_size: 1")) + relu("z1") +
+        layer("e1", "Convolution", "z1", "e1", conv_params(32, "kernel_size: 1")) + relu("e1") +
+        layer("e3", "Convolution", "z1", "e3", conv_params(32, "kernel_size: 3 pad: 1")) + relu("e3") +
+        layer("fire", "Concat", "e1 e3", "fire") +
+        layer("q1", "Pooling", "fire", "q1", "pooling_param { pool: MAX kernel_size: 3 stride: 2 }") +
+        layer("z2", "Convolution", "q1", "z2", conv_params(16, "kernel_size: 1"));
+    const std::string dense =
+        layer("c0", "Convolution", "data", "c0", conv_params(32, "kernel_size: 3 pad: 1")) + relu("c0") +
+        layer("g1", "Convolution", "c0", "g1", conv_params(16, "kernel_size: 3 pad: 1")) +
+        layer("k1", "Concat", "c0 g1", "k1") +
+        layer("n1", "BatchNorm", "k1", "n1",
+              "batch_norm_param { use_global_stats: true } "
+              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
+        layer("a1", "Scale", "n1", "a1", "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
+        relu("a1") + layer("g2", "Convolution", "a1", "g2", conv_params(16, "kernel_size: 1")) +
+        layer("k2", "Concat", "k1 g2", "k2") +
+        layer("c3", "Convolution", "k2", "c3", conv_params(32, "kernel_size: 1"));
     // Channels that are no whole vectors of 16 (MobileNetV3's, EfficientNet's): blocks of half a
     // vector on 16-lane targets, a residual chain and a pooling among them.
     const std::string narrow =
@@ -325,6 +347,8 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         {"conv2d.variant=cpu_depthwise_channel_lanes,conv2d.task_tiles=2", depthwise, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_depthwise_channel_lanes", excited, {2, 16, 10, 9}},
         {"conv2d.variant=cpu_depthwise_channel_lanes", narrow, {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_direct_channel_lanes", fire, {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_direct_channel_lanes", dense, {2, 16, 9, 11}},
     };
     for (const auto &chain : chains) {
         const ScopedKnobs forced(chain.knobs);
@@ -341,6 +365,12 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         }
         if (chain.layers.find("\"d2\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": every tensor but the input and c3's output";
+        }
+        if (chain.layers.find("\"fire\"") != std::string::npos) {
+            EXPECT_EQ(check.blocked_tensors, 5) << chain.knobs << ": z1, e1, e3, the concatenation and q1";
+        }
+        if (chain.layers.find("\"k2\"") != std::string::npos) {
+            EXPECT_EQ(check.blocked_tensors, 6) << chain.knobs << ": c0, g1, both concatenations, a1 and g2";
         }
         if (chain.layers.find("\"p3\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 5) << chain.knobs << ": every tensor but the input and p3";
