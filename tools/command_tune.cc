@@ -182,7 +182,11 @@ int command_tune(const std::vector<std::string> &args) {
     std::vector<std::string> skipped;
     for (const NamedGraph &g : graphs) {
         const NetworkPlan plan = plan_network(g.fused, "net", target.plan_target(), plan_options);
-        for (TuneLayer &layer : tune_layers(g.fused, plan, &skipped)) {
+        // The layouts compile gives each layer come from the fully fused network.
+        Graph compiled_graph = g.fused;
+        fuse_layers(compiled_graph);
+        const NetworkPlan compiled = plan_network(compiled_graph, "net", target.plan_target(), plan_options);
+        for (TuneLayer &layer : tune_layers(g.fused, plan, &skipped, &compiled)) {
             for (std::string &s : layer.steps) s = g.name + s;
             const auto same = std::find_if(layers.begin(), layers.end(),
                                            [&](const TuneLayer &l) { return l.signature == layer.signature; });

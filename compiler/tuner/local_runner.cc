@@ -38,7 +38,8 @@ class LocalSignatureRunner : public SignatureRunner {
         how.seed = seed_;
         how.tolerance = tolerance;
         how.best_ms = best_ms;
-        // A blocked layer runs between two 1x1 convolutions (tune_layers.h): only its step counts.
+        // A blocked layer runs between a 1x1 convolution and a pooling (tune_layers.h): only its
+        // step counts.
         if (!layer_.timed_step.empty()) {
             how.timing = CandidateTiming::LayerProfile;
             how.step = layer_.timed_step;

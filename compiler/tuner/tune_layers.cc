@@ -36,9 +36,23 @@ Layer channel_mixer(Graph &g, const std::string &name, int from) {
     return mixer;
 }
 
+// A 1x1 MAX pooling of `from`: an identity that reads channel blocks at any map size (a 1x1
+// convolution there would have pixels in the lanes, or read NCHW where blocked planes alias).
+Layer identity_pooling(Graph &g, const std::string &name, int from) {
+    PoolingParams p;
+    p.kernel_h = p.kernel_w = 1;
+    Layer pooling;
+    pooling.name = name;
+    pooling.type = "Pooling";
+    pooling.inputs = {from};
+    pooling.outputs = {g.add_value(name, g.values[from].shape)};
+    pooling.params = p;
+    return pooling;
+}
+
 // The layer alone, after a channel mixer where the network reads its input in blocks and before
-// one where it writes its output in blocks: the planner blocks the tensors between them where the
-// layer's variant takes blocks, as the network's neighbours do.
+// an identity pooling where it writes its output in blocks: the planner blocks the tensors between
+// them where the layer's variant takes blocks, as the network's neighbours do.
 Graph one_layer_graph(const Graph &fused, const Layer &layer, bool blocked_in, bool blocked_out) {
     Graph g;
     g.name = "tune";
@@ -55,7 +69,7 @@ Graph one_layer_graph(const Graph &fused, const Layer &layer, bool blocked_in, b
     g.layers.push_back(copy);
     g.outputs = copy.outputs;
     if (blocked_out) {
-        g.layers.push_back(channel_mixer(g, "tune_after_" + layer.name, copy.outputs[0]));
+        g.layers.push_back(identity_pooling(g, "tune_after_" + layer.name, copy.outputs[0]));
         g.outputs = g.layers.back().outputs;
     }
     return g;
@@ -63,7 +77,8 @@ Graph one_layer_graph(const Graph &fused, const Layer &layer, bool blocked_in, b
 
 }  // namespace
 
-std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped) {
+std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped,
+                                   const NetworkPlan *compiled) {
     std::vector<TuneLayer> layers;
     std::map<std::string, size_t> index;
     for (const PlannedStep &step : plan.steps) {
@@ -85,8 +100,18 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
             continue;
         }
         index[signature] = layers.size();
-        const bool in = k.choice.layout_in.blocked(), out = k.choice.layout_out.blocked();
-        layers.push_back({signature, k, {step.layer}, one_layer_graph(fused, *layer, in, out), in || out,
+        KernelInstance network = k;
+        if (compiled)
+            for (const KernelInstance &c : compiled->kernels)
+                if (c.op_signature_hash() == signature) {
+                    network.choice.variant = c.choice.variant;
+                    network.variant_source = c.variant_source;
+                    network.choice.layout_in = c.choice.layout_in;
+                    network.choice.layout_out = c.choice.layout_out;
+                    break;
+                }
+        const bool in = network.choice.layout_in.blocked(), out = network.choice.layout_out.blocked();
+        layers.push_back({signature, network, {step.layer}, one_layer_graph(fused, *layer, in, out), in || out,
                           in || out ? step.layer : ""});
     }
     return layers;
@@ -96,7 +121,11 @@ PlanOptions candidate_plan_options(const TuneLayer &layer, const PlanOptions &op
                                    const ChoiceSettings &settings) {
     PlanOptions candidate = options;
     candidate.records = {{layer.signature, settings}};
-    candidate.records[layer.signature].source = "candidate";
+    ChoiceSettings &record = candidate.records[layer.signature];
+    record.source = "candidate";
+    // The default choice of a blocked layer is the variant the network runs, which the layout
+    // rule may have moved it to; a record without one would stop that move.
+    if (layer.blocked && record.variant.empty()) record.variant = layer.default_kernel.choice.variant;
     return candidate;
 }
 
@@ -115,8 +144,19 @@ std::optional<KernelInstance> resolve_candidate(const TuneLayer &layer, const Pl
     try {
         const NetworkPlan plan =
             plan_network(layer.graph, "net", target, candidate_plan_options(layer, options, settings));
-        if (const KernelInstance *k = layer_kernel(layer, plan)) return *k;
-        *why = "the plan has no kernel of the signature";
+        const KernelInstance *k = layer_kernel(layer, plan);
+        if (!k) {
+            *why = "the plan has no kernel of the signature";
+            return std::nullopt;
+        }
+        const ops::Choice &network = layer.default_kernel.choice;
+        if (layer.blocked && !(k->choice.layout_in == network.layout_in && k->choice.layout_out == network.layout_out)) {
+            *why = "it would read " + ops::field_value(k->choice.layout_in) + " and write " +
+                   ops::field_value(k->choice.layout_out) + ", where the network has " +
+                   ops::field_value(network.layout_in) + " and " + ops::field_value(network.layout_out);
+            return std::nullopt;
+        }
+        return *k;
     } catch (const CompileError &e) {
         *why = e.what();
     }

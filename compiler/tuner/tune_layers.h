@@ -2,9 +2,9 @@
 // as a network of its own (its input as the network input, fused activations kept), so that each
 // candidate is checked and timed exactly as the planner will compile it. A layer that the network
 // runs on channel-blocked tensors (ops::Layout) is measured in them: its network puts a 1x1
-// convolution before it where it reads blocks and after it where it writes blocks, which the
-// planner blocks as the network's neighbours are; only variants that take blocks are tried, and
-// only the layer's own step is timed.
+// convolution before it where it reads blocks and a 1x1 MAX pooling after it where it writes
+// blocks, which the planner blocks as the network's neighbours are; only variants that take
+// blocks are tried, and only the layer's own step is timed.
 #pragma once
 
 #include <optional>
@@ -21,7 +21,7 @@ struct TuneLayer {
     std::string signature;           // KernelInstance::op_signature_hash
     KernelInstance default_kernel;   // as the untuned plan has it
     std::vector<std::string> steps;  // the network's steps that run it ("conv1+relu1", ...)
-    Graph graph;                     // input -> [1x1 ->] the layer [-> 1x1]
+    Graph graph;                     // input -> [1x1 conv ->] the layer [-> 1x1 pooling]
     // Whether the network reads or writes the layer's tensors in channel blocks; then `graph` is
     // wrapped, and `timed_step` is the layer's step in it (empty: the whole forward is timed).
     bool blocked = false;
@@ -30,8 +30,11 @@ struct TuneLayer {
 
 // The op signatures of `plan` that have something to choose (more than one variant or some
 // knobs) and whose layer runs alone (one input and one output); `skipped` says which were left
-// out and why.
-std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped);
+// out and why. `compiled`, where given, is the plan compile makes of the fully fused network
+// (`plan`'s graph may fuse less, so that each layer's reference knows it): each signature's first
+// kernel there gives the variant and the layouts the layer is measured in.
+std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped,
+                                   const NetworkPlan *compiled = nullptr);
 
 // The kernel that computes the layer in `plan`, a plan of its `graph`: its step's, where it has a
 // timed step (the 1x1 convolutions around it may share its signature), else the first of its
