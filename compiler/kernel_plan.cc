@@ -832,8 +832,8 @@ class Planner {
     // Whether a 1x1 convolution with channels in the lanes (a GEMM) would read its input in blocks
     // whose planes start a multiple of 4 KiB apart (56x56 maps in blocks of 16 floats), more than
     // four of them per K block: its register tiles broadcast from every plane at the same offset,
-    // the planes fall in the same L1 sets and evict the weight panel. Read NCHW, the planes lie
-    // 12.25 KiB apart (DenseNet's 56x56 1x1 layers: 8.3 ms NCHW against 10.2 ms blocked).
+    // the planes fall in the same L1 sets and evict the weight panel. Read NCHW, a 56x56 map's
+    // planes lie 12.25 KiB apart (docs/PERFORMANCE.md).
     bool aliasing_gemm_input(int step, int block) const {
         const auto conv = conv_shapes_.find(step);
         if (conv == conv_shapes_.end()) return false;
@@ -919,10 +919,8 @@ class Planner {
                 may_block[i][t] = own_storage(t) && takes_blocks(step, blocks[i], false) && readers_take(t, blocks[i]);
             }
             for (const ConcatSlices *c : placed) {
-                bool whole_blocks = plan_.tensors[c->output].shape[1] % blocks[i] == 0;
-                for (const int in : c->inputs)
-                    whole_blocks = whole_blocks && plan_.tensors[in].shape.size() == 4 &&
-                                   plan_.tensors[in].shape[1] % blocks[i] == 0;
+                bool whole_blocks = true;  // then the output's channels, their sum, are too
+                for (const int in : c->inputs) whole_blocks = whole_blocks && plan_.tensors[in].shape[1] % blocks[i] == 0;
                 may_block[i][c->output] = whole_blocks && own_storage(c->output) && readers_take(c->output, blocks[i]);
             }
         }

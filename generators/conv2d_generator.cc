@@ -169,15 +169,16 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
         Var k{"k"}, x{"x"}, y{"y"}, n{"n"};
         Func a{"a"}, b{"b"};
         // Tasks and register tiles past the last row or column read the last row, column or
-        // panel again (never stored).
+        // panel again (never stored); `likely` lets Halide split off the tile that does.
+        const Expr pixel = input_pixel(s, min(likely(y), d.rows - 1));
         if (fully_connected) {
             a(k, y, n) = input(k, min(y, d.rows - 1), 0, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else if (channel_lanes && in_block > 0) {
-            a(k, y, n) = input(k % in_block + in_block * input_pixel(s, min(likely(y), d.rows - 1)), k / in_block, n, 0);
+            a(k, y, n) = input(blocked_column(pixel, k, in_block), channel_block(k, in_block), n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else if (channel_lanes) {
-            a(k, y, n) = input(input_pixel(s, min(likely(y), d.rows - 1)), k, n, 0);
+            a(k, y, n) = input(pixel, k, n, 0);
             b(x, k, n) = weights(x % width, k, min(x / width, panels - 1), 0);
         } else {
             a(k, y, n) = weights(y % width, k, min(y / width, panels - 1), 0);

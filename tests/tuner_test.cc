@@ -236,7 +236,7 @@ TEST_F(TunerLibrary, ABlockedLayerIsTunedInTheNetworksLayouts) {
     ASSERT_TRUE(network.layout_in.blocked() && network.layout_out.blocked())
         << "the chain is not blocked: " << c2->default_kernel.signature();
     EXPECT_EQ(c2->default_kernel.variant_source, "layout rule");
-    EXPECT_TRUE(c2->blocked);
+    EXPECT_TRUE(c2->blocked());
     EXPECT_EQ(c2->timed_step, c2->steps.front());
     ASSERT_EQ(c2->graph.layers.size(), 3u);
     EXPECT_NO_THROW(check_runs_alone(*c2, plan_network(c2->graph, "net", target_)));

@@ -53,13 +53,12 @@ std::string check_and_time(const std::string &library, const LayerReference &ref
                << " above the variant's tolerance " << how.tolerance;
         return result.str();
     }
-    if (!how.step.empty()) {
-        bool found = false;
-        for (int l = 0; l < net.layer_count(); l++) found = found || net.layer_name(l) == how.step;
-        if (!found) {
-            result << "rejected " << error << " the library has no step " << how.step << " to time";
-            return result.str();
-        }
+    int timed_step = -1;  // how.step's index
+    for (int l = 0; l < net.layer_count() && !how.step.empty(); l++)
+        if (net.layer_name(l) == how.step) timed_step = l;
+    if (!how.step.empty() && timed_step < 0) {
+        result << "rejected " << error << " the library has no step " << how.step << " to time";
+        return result.str();
     }
     std::vector<double> ms;
     if (how.timing == CandidateTiming::LayerProfile) net.set_profiling(true);
@@ -75,9 +74,8 @@ std::string check_and_time(const std::string &library, const LayerReference &ref
             return;
         }
         double layers = 0;
-        for (int l = 0; l < net.layer_count(); l++)
-            if (how.step.empty() || net.layer_name(l) == how.step) layers += net.layer_time_ms(l);
-        ms.push_back(layers);
+        for (int l = 0; l < net.layer_count(); l++) layers += net.layer_time_ms(l);
+        ms.push_back(timed_step >= 0 ? net.layer_time_ms(timed_step) : layers);
     };
     time_once();  // warm-up: the first call after loading touches memory the rest reuse
     ms.clear();

@@ -69,11 +69,8 @@ void check_runs_alone(const TuneLayer &layer, const NetworkPlan &plan) {
     const KernelInstance *same = layer_kernel(layer, plan);
     if (!same)
         throw CompileError(layer.steps[0] + ": run alone, its layer plans to another op signature than in the network");
-    const ops::Choice &alone = same->choice, &network = layer.default_kernel.choice;
-    if (!(alone.layout_in == network.layout_in) || !(alone.layout_out == network.layout_out))
-        throw CompileError(layer.steps[0] + ": run alone, it reads " + ops::field_value(alone.layout_in) + " and writes " +
-                           ops::field_value(alone.layout_out) + ", where the network has " +
-                           ops::field_value(network.layout_in) + " and " + ops::field_value(network.layout_out));
+    if (const std::string why = layout_mismatch(layer, *same); !why.empty())
+        throw CompileError(layer.steps[0] + ": run alone, " + why);
 }
 
 std::vector<std::string> compile_candidates(const TuneLayer &layer, const TargetDescription &target,

@@ -111,8 +111,8 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
                     break;
                 }
         const bool in = network.choice.layout_in.blocked(), out = network.choice.layout_out.blocked();
-        layers.push_back({signature, network, {step.layer}, one_layer_graph(fused, *layer, in, out), in || out,
-                          in || out ? step.layer : ""});
+        layers.push_back(
+            {signature, network, {step.layer}, one_layer_graph(fused, *layer, in, out), in || out ? step.layer : ""});
     }
     return layers;
 }
@@ -125,7 +125,7 @@ PlanOptions candidate_plan_options(const TuneLayer &layer, const PlanOptions &op
     record.source = "candidate";
     // The default choice of a blocked layer is the variant the network runs, which the layout
     // rule may have moved it to; a record without one would stop that move.
-    if (layer.blocked && record.variant.empty()) record.variant = layer.default_kernel.choice.variant;
+    if (layer.blocked() && record.variant.empty()) record.variant = layer.default_kernel.choice.variant;
     return candidate;
 }
 
@@ -136,6 +136,14 @@ const KernelInstance *layer_kernel(const TuneLayer &layer, const NetworkPlan &pl
         if (k.op_signature_hash() == layer.signature) return &k;
     }
     return nullptr;
+}
+
+std::string layout_mismatch(const TuneLayer &layer, const KernelInstance &kernel) {
+    const ops::Choice &c = kernel.choice, &network = layer.default_kernel.choice;
+    if (!layer.blocked() || (c.layout_in == network.layout_in && c.layout_out == network.layout_out)) return "";
+    return "it reads " + ops::field_value(c.layout_in) + " and writes " + ops::field_value(c.layout_out) +
+           ", where the network has " + ops::field_value(network.layout_in) + " and " +
+           ops::field_value(network.layout_out);
 }
 
 std::optional<KernelInstance> resolve_candidate(const TuneLayer &layer, const PlanTarget &target,
@@ -149,13 +157,8 @@ std::optional<KernelInstance> resolve_candidate(const TuneLayer &layer, const Pl
             *why = "the plan has no kernel of the signature";
             return std::nullopt;
         }
-        const ops::Choice &network = layer.default_kernel.choice;
-        if (layer.blocked && !(k->choice.layout_in == network.layout_in && k->choice.layout_out == network.layout_out)) {
-            *why = "it would read " + ops::field_value(k->choice.layout_in) + " and write " +
-                   ops::field_value(k->choice.layout_out) + ", where the network has " +
-                   ops::field_value(network.layout_in) + " and " + ops::field_value(network.layout_out);
-            return std::nullopt;
-        }
+        *why = layout_mismatch(layer, *k);
+        if (!why->empty()) return std::nullopt;
         return *k;
     } catch (const CompileError &e) {
         *why = e.what();

@@ -22,10 +22,10 @@ struct TuneLayer {
     KernelInstance default_kernel;   // as the untuned plan has it
     std::vector<std::string> steps;  // the network's steps that run it ("conv1+relu1", ...)
     Graph graph;                     // input -> [1x1 conv ->] the layer [-> 1x1 pooling]
-    // Whether the network reads or writes the layer's tensors in channel blocks; then `graph` is
-    // wrapped, and `timed_step` is the layer's step in it (empty: the whole forward is timed).
-    bool blocked = false;
+    // Where the network reads or writes the layer's tensors in channel blocks, `graph` is wrapped
+    // and this is the layer's step in it, the one timed; empty: the whole forward is timed.
     std::string timed_step;
+    bool blocked() const { return !timed_step.empty(); }
 };
 
 // The op signatures of `plan` that have something to choose (more than one variant or some
@@ -40,6 +40,10 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
 // timed step (the 1x1 convolutions around it may share its signature), else the first of its
 // signature; null when there is none of its signature.
 const KernelInstance *layer_kernel(const TuneLayer &layer, const NetworkPlan &plan);
+
+// Why `kernel` would not run in the network's layouts (TuneLayer::default_kernel's), for a blocked
+// layer; empty when it would, and for every unblocked one.
+std::string layout_mismatch(const TuneLayer &layer, const KernelInstance &kernel);
 
 // The layer's kernel when `settings` is the record for its signature; unset, with `why`, when
 // the plan refuses them (a limit of the device or the shape).

@@ -86,7 +86,7 @@ bool Tuner::start(Tuning &t) {
     }
     t.search = std::make_unique<CandidateSearch>(search_for(t.layer.default_kernel.family, t.layer.default_kernel.op,
                                                             t.layer.signature, options_.seed, options_.max_tolerance,
-                                                            t.layer.blocked));
+                                                            t.layer.blocked()));
     // Records of earlier runs count as tried; only current schedule versions do.
     t.resumed = resume_from_records(earlier_[t.layer.signature], *t.search, &t.latest);
     return true;

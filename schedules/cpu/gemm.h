@@ -29,45 +29,36 @@ inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Tar
 
     // GuardWithIf keeps every task's first column a multiple of col_block, hence of cols: the
     // packed panels are then read at whole-panel offsets.
-    if (g.output_block > 0 && g.single_block && !k.pack && !g.residual.defined()) {
-        // One block covers K: each register tile goes from registers straight to the blocked
-        // output, with no task accumulator to write and read back, a pass that weighs most where
-        // K is short. Column tiles outside row tiles: the weight panel stays in L1 while the
-        // task's rows stream past it. A fused residual keeps the accumulator: read per tile, its
-        // loads miss where the accumulator's pass streams it (docs/PERFORMANCE.md).
-        Var l{"l"}, yy{"yy"}, yo{"yo"}, yr{"yr"}, xo{"xo"}, xr{"xr"};
-        g.output.split(g.v, yy, l, g.output_block)
-            .split(yy, yt, yi, k.row_block, TailStrategy::GuardWithIf)
-            .split(g.xb, xt, xi, k.col_block / g.output_block, TailStrategy::GuardWithIf)
-            .split(yi, yo, yr, k.rows)
-            .split(xi, xo, xr, k.cols / g.output_block)
-            .reorder(l, xr, yr, yo, xo, xt, yt)
-            .fuse(xt, yt, task)
-            .fuse(task, g.n, task)
-            .parallel(task)
-            .vectorize(l)
-            .unroll(xr)
-            .unroll(yr);
-        g.acc.compute_inline();
-        // Whole tiles at the edges too (the guards only skip their stores): constant bounds are
-        // what keep the tile in registers.
-        g.block.compute_at(g.output, yo).bound_extent(g.x, k.cols).bound_extent(g.y, k.rows);
-        g.block.vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
-        g.block.update().reorder(g.x, g.y, g.r).vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
-        return;
-    }
     if (g.output_block > 0) {
-        // A channel-blocked C: the same tasks, each row's blocks stored as whole vectors from the
-        // accumulator (col_block is a whole number of blocks).
-        Var l{"l"}, yy{"yy"};
+        // A channel-blocked C: the same tasks (col_block is a whole number of blocks), each row's
+        // blocks stored as whole vectors. Where one block covers K and no residual is added, each
+        // register tile goes from registers straight to the output, with no task accumulator to
+        // write and read back, a pass that weighs most where K is short; column tiles outside row
+        // tiles keep the weight panel in L1 while the task's rows stream past it. A fused residual
+        // keeps the accumulator: read per tile, its loads miss where the accumulator's pass
+        // streams it (docs/PERFORMANCE.md).
+        const bool from_registers = g.single_block && !k.pack && !g.residual.defined();
+        Var l{"l"}, yy{"yy"}, yr{"yr"}, xr{"xr"};
         g.output.split(g.v, yy, l, g.output_block)
             .split(yy, yt, yi, k.row_block, TailStrategy::GuardWithIf)
-            .split(g.xb, xt, xi, k.col_block / g.output_block, TailStrategy::GuardWithIf)
-            .reorder(l, yi, xi, xt, yt)
-            .fuse(xt, yt, task)
-            .fuse(task, g.n, task)
-            .parallel(task)
-            .vectorize(l);
+            .split(g.xb, xt, xi, k.col_block / g.output_block, TailStrategy::GuardWithIf);
+        if (from_registers)
+            g.output.split(yi, yo, yr, k.rows)
+                .split(xi, xo, xr, k.cols / g.output_block)
+                .reorder(l, xr, yr, yo, xo, xt, yt);
+        else
+            g.output.reorder(l, yi, xi, xt, yt);
+        g.output.fuse(xt, yt, task).fuse(task, g.n, task).parallel(task).vectorize(l);
+        if (from_registers) {
+            g.output.unroll(xr).unroll(yr);
+            g.acc.compute_inline();
+            // Whole tiles at the edges too (the guards only skip their stores): constant bounds
+            // are what keep the tile in registers.
+            g.block.compute_at(g.output, yo).bound_extent(g.x, k.cols).bound_extent(g.y, k.rows);
+            g.block.vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
+            g.block.update().reorder(g.x, g.y, g.r).vectorize(g.x, lanes).unroll(g.x).unroll(g.y);
+            return;
+        }
     } else {
         g.output.split(g.x, xt, xi, k.col_block, TailStrategy::GuardWithIf)
             .split(g.y, yt, yi, k.row_block, TailStrategy::GuardWithIf)
