@@ -203,6 +203,43 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
     EXPECT_GE(variants, 5 * 5 * 9);
 }
 
+// Winograd by default (schedules/cpu/conv2d_space.h, winograd_default): F(4x4) on large maps,
+// F(2x2) on small ones, the direct convolution where the layer is too shallow, the map too small
+// or the batch's transformed input too large.
+TEST(ConvRules, WinogradWhereItPays) {
+    const schedules::TargetInfo avx512{"x86-64-linux-avx-avx2-avx512-f16c-fma-sse41", "x86", 512, 0};
+    const auto variant = [&](const ops::Conv2dShape &s) {
+        return resolve_choice(schedules::families().at("x86").op<ops::Conv2dShape>(), s, avx512, {}).choice.variant;
+    };
+    const auto conv3x3 = [](int batch, int in, int out, int map, int group = 1) {
+        return ops::Conv2dShape{batch, in, map, map, out, map, map, 3, 3, 1, 1, 1, 1, 1, 1, group};
+    };
+    EXPECT_EQ(variant(conv3x3(1, 64, 64, 56)), "cpu_winograd_f4") << "ResNet layer1";
+    EXPECT_EQ(variant(conv3x3(20, 64, 64, 56)), "cpu_winograd_f4") << "36 MiB transformed, deep";
+    EXPECT_EQ(variant(conv3x3(5, 128, 128, 28)), "cpu_winograd_f4");
+    EXPECT_EQ(variant(conv3x3(5, 256, 256, 14)), "cpu_winograd_f2") << "below kWinogradF4MinMap";
+    EXPECT_EQ(variant(conv3x3(20, 512, 512, 7)), "cpu_winograd_f2");
+    EXPECT_EQ(variant(conv3x3(20, 384, 384, 13, 2)), "cpu_winograd_f2") << "192 channels per group";
+    EXPECT_EQ(variant(conv3x3(1, 512, 512, 5)), "cpu_direct_channel_lanes") << "a map below kWinogradMinMap";
+    EXPECT_EQ(variant(conv3x3(1, 128, 32, 56)), "cpu_winograd_f4") << "DenseNet at batch 1: 3.4 MiB transformed";
+    EXPECT_EQ(variant(conv3x3(5, 128, 32, 28)), "cpu_winograd_f4") << "4.3 MiB";
+    EXPECT_EQ(variant(conv3x3(20, 128, 32, 28)), "cpu_direct_channel_lanes") << "17 MiB";
+    EXPECT_EQ(variant(conv3x3(5, 128, 32, 56)), "cpu_direct_channel_lanes") << "32 outputs: not deep, 17 MiB";
+    EXPECT_EQ(variant(conv3x3(1, 128, 32, 14)), "cpu_direct_channel_lanes") << "F(2x2) only on deep layers";
+    EXPECT_EQ(variant(conv3x3(20, 16, 64, 55)), "cpu_register_tile") << "16 inputs, 8.6 MiB transformed";
+    EXPECT_EQ(variant(conv3x3(1, 16, 64, 55)), "cpu_winograd_f4");
+    EXPECT_EQ(variant(conv3x3(1, 8, 64, 56)), "cpu_register_tile") << "8 inputs: the transforms cost more";
+    EXPECT_EQ(variant(conv3x3(20, 64, 64, 224)), "cpu_direct_channel_lanes") << "VGG at batch 20: 551 MiB";
+    EXPECT_EQ(variant(ops::Conv2dShape{1, 64, 56, 56, 64, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1}),
+              "cpu_direct_channel_lanes")
+        << "stride 2";
+    const schedules::TargetInfo strict{"x86-64-linux-avx-avx2-avx512-f16c-fma-sse41-strict_float", "x86", 512, 0};
+    EXPECT_EQ(resolve_choice(schedules::families().at("x86").op<ops::Conv2dShape>(), conv3x3(1, 64, 64, 56), strict, {})
+                  .choice.variant,
+              "cpu_direct_channel_lanes")
+        << "strict_float keeps IEEE semantics";
+}
+
 // The GEMM default rules on AVX-512 (32 registers, 16 lanes): which layers become GEMMs, and
 // register tiles that waste no rows or columns where a tile size divides the product.
 TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
@@ -231,7 +268,12 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     EXPECT_EQ(ops::panel_width(pixels), pixels.knobs.get("rows"));
     EXPECT_EQ(choose(ops::Conv2dShape{1, 832, 7, 7, 384, 7, 7, 1, 1, 1, 1, 0, 0, 1, 1, 1}).variant,
               "cpu_gemm_1x1_channel_lanes");
-    const ops::Choice direct = choose(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    // The channel-lanes convolution's tile, on a 3x3 layer that Winograd would otherwise take.
+    const ChoiceSettings forced{"test", "cpu_direct_channel_lanes", {}, "", false};
+    const auto channel_lanes = [&](const ops::Conv2dShape &shape, const schedules::TargetInfo &target) {
+        return resolve_choice(x86.op<ops::Conv2dShape>(), shape, target, {&forced}).choice;
+    };
+    const ops::Choice direct = channel_lanes(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}, avx512);
     EXPECT_EQ(direct.variant, "cpu_direct_channel_lanes");
     EXPECT_EQ(direct.weights, ops::WeightPacking::ColumnPanels);
     EXPECT_EQ(direct.knobs.get("cols"), 64) << "4 vectors of channels, the widest full tile";
@@ -240,23 +282,21 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     EXPECT_EQ(conv1.knobs.get("cols"), 48) << "96 channels: 2 panels of 3 vectors waste none";
     EXPECT_EQ(conv1.knobs.get("rows"), 8);
     const ops::Conv2dShape conv3{20, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1};
-    EXPECT_EQ(choose(conv3).knobs.get("cols"), 64);
+    EXPECT_EQ(channel_lanes(conv3, avx512).knobs.get("cols"), 64);
     const schedules::TargetInfo sapphire_rapids{
         "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_sapphirerapids-avx512_skylake-f16c-fma-sse41", "x86",
         512, 0};
-    const ops::Choice two_pipes = resolve_choice(x86.op<ops::Conv2dShape>(), conv3, sapphire_rapids, {}).choice;
+    const ops::Choice two_pipes = channel_lanes(conv3, sapphire_rapids);
     EXPECT_EQ(two_pipes.knobs.get("cols"), 48) << "two FMA pipes: 3 vectors by 9 pixels, 27 accumulators";
     EXPECT_EQ(two_pipes.knobs.get("rows"), 9);
-    EXPECT_EQ(
-        resolve_choice(x86.op<ops::Conv2dShape>(),
-                       ops::Conv2dShape{20, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}, sapphire_rapids, {})
-            .choice.knobs.get("cols"),
-        64)
+    EXPECT_EQ(channel_lanes(ops::Conv2dShape{20, 384, 13, 13, 256, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 2}, sapphire_rapids)
+                  .knobs.get("cols"),
+              64)
         << "128 channels per group hold no panel of 3 vectors: 4 by 6 as elsewhere";
     const ops::Choice grouped = choose(ops::Conv2dShape{1, 96, 27, 27, 256, 27, 27, 5, 5, 1, 1, 2, 2, 1, 1, 2});
     EXPECT_EQ(grouped.variant, "cpu_direct_channel_lanes");
     EXPECT_EQ(128 % grouped.knobs.get("cols"), 0) << "a panel within one group of 128";
-    const ops::Choice batch1 = choose(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+    const ops::Choice batch1 = channel_lanes(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}, avx512);
     const int tiles = (169 + batch1.knobs.get("rows") - 1) / batch1.knobs.get("rows");
     EXPECT_GE(384 / batch1.knobs.get("cols") *
                   ((tiles + batch1.knobs.get("task_tiles") - 1) / batch1.knobs.get("task_tiles")),

@@ -2,6 +2,8 @@
 // among them from the shape.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "schedules/cpu/conv2d_channel_lanes_space.h"
@@ -23,13 +25,51 @@ inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
 // batch (CIFAR-10 conv1, GoogLeNet conv1; docs/PERFORMANCE.md, CPU convolution variants).
 inline constexpr int kCpuChannelLanesMinDepth = 192;
 
+// Winograd by default (docs/PERFORMANCE.md, "Winograd by default on the CPU"), from 3x3
+// stride-1 layers measured in five networks at batch 1, 5 and 20 against the channel-lanes
+// direct convolution:
+// - F(4x4) on maps of at least kWinogradF4MinMap: a 6x6 tile wastes little there, and each
+//   output costs a quarter of the direct convolution's multiplies; F(2x2) on smaller maps down to
+//   7x7 (F(4x4) computed 8x8 of a 7x7 map and ran 1.7-2.4x slower there);
+// - the transforms cost per input and output channel what the products save per pair of them,
+//   so shallow layers (fewer than kWinogradMinInputs inputs or kWinogradMinOutputs outputs per
+//   group) are left direct;
+// - the input transform of the whole batch is stored before the products read it: beyond the
+//   caches it streams from memory. Deep layers (kWinogradDeepInputs by kWinogradDeepOutputs)
+//   pay for that up to kWinogradMaxTransformBytes, the others up to kWinogradSmallTransformBytes
+//   (DenseNet's 128 > 32 on 28x28 maps: 1.64x faster at batch 5, 4.3 MiB transformed, 0.98x
+//   at batch 20; on 56x56: 1.72x at batch 1, 0.96x at batch 5, 17 MiB; ResNet's 64 > 64 on
+//   56x56: 1.04-1.15x at batch 20, 34 MiB). Both limits sit on the 1 MiB L2 per core and 32 MiB
+//   L3 of the machine they were measured on.
+inline constexpr int kWinogradF4MinMap = 24, kWinogradMinMap = 7;
+inline constexpr int kWinogradMinInputs = 16, kWinogradMinOutputs = 32;
+inline constexpr int kWinogradDeepInputs = 32, kWinogradDeepOutputs = 64;
+inline constexpr int64_t kWinogradSmallTransformBytes = int64_t(8) << 20, kWinogradMaxTransformBytes = int64_t(40) << 20;
+
+// The Winograd variant the default rule takes for `s`, "" where the direct convolution stays.
+// A target with strict_float asked for IEEE semantics, which Winograd's transforms do not keep
+// (an infinity spreads over a tile): it keeps the direct convolution.
+inline std::string winograd_default(const Conv2dShape &s, const TargetInfo &t) {
+    if ((t.halide_target + "-").find("-strict_float-") != std::string::npos) return "";
+    const int map = std::min(s.out_h, s.out_w), in = s.in_channels / s.group, out = s.out_channels / s.group;
+    if (!ops::winograd_unsupported(s, 3).empty() || map < kWinogradMinMap) return "";
+    if (in < kWinogradMinInputs || out < kWinogradMinOutputs) return "";
+    const int m = map >= kWinogradF4MinMap ? 4 : 2, alpha = m + 2;
+    const int64_t transformed = int64_t(ops::winograd_tiles(s, m).count) * alpha * alpha * s.in_channels * 4;
+    const bool deep = in >= kWinogradDeepInputs && out >= kWinogradDeepOutputs;
+    // F(2x2) saves 2.25x the multiplies, not 4x: on shallow layers its transforms ate the saving.
+    if (m == 2 && !deep) return "";
+    if (transformed > (deep ? kWinogradMaxTransformBytes : kWinogradSmallTransformBytes)) return "";
+    return m == 4 ? "cpu_winograd_f4" : "cpu_winograd_f2";
+}
+
 // Convolution: fully-connected layers as a GEMM over packed weight panels (the image is a row
 // of a), 1x1 stride-1 layers as a GEMM per image over packed weight panels (the weights are a,
 // the pixels b; on small maps the other way round, channels in the vector lanes); depthwise
 // layers by a streaming schedule of their own (and in channel blocks where the planner's layout
-// rule moves them); everything else by the channel-lanes direct
-// convolution, and by `direct` (output x in the lanes) where no whole vector of channels fits a
-// group or the reduction is shallow.
+// rule moves them); 3x3 stride-1 layers deep enough by Winograd (winograd_default); everything
+// else by the channel-lanes direct convolution, and by `direct` (output x in the lanes) where no
+// whole vector of channels fits a group or the reduction is shallow.
 inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, RegisterCount registers) {
     OpSpace<Conv2dShape> space;
     const std::string direct_name = direct.name;
@@ -60,7 +100,8 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
         return ops::is_strided_pointwise(s) ? "" : "not a 1x1 kernel without padding, in one group";
     };
     space.variants.push_back(std::move(channels));
-    // Winograd is never a default: it is less exact than the 1e-5 every default is held to.
+    // Winograd trades exactness for arithmetic (3e-5 for F(4x4), conv2d_winograd_space.h); the
+    // default rule takes it where winograd_default finds it pays.
     space.variants.push_back(conv2d_winograd(2, 3, registers));
     space.variants.push_back(conv2d_winograd(4, 3, registers));
     space.variants.push_back(conv2d_winograd(2, 5, registers));
@@ -74,6 +115,7 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
         // A strided 1x1 layer sums as deep as a pointwise one, and blocks its reduction the same
         // way; the direct convolution streams every weight panel whole per register tile.
         if (ops::is_strided_pointwise(s)) return "cpu_gemm_1x1_channel_lanes";
+        if (const std::string winograd = winograd_default(s, t); !winograd.empty()) return winograd;
         return channel_lanes_apply(s, t) && ops::reduction_depth(s) >= kCpuChannelLanesMinDepth ? kChannelLanes
                                                                                                 : direct_name;
     };
