@@ -187,6 +187,7 @@ class Planner {
         concatenate_in_place();
         block_channels();
         note_movable_layers();
+        write_sums_over_residuals();
         place_tensors();
         // The budget the kernels were scheduled for: the runtime must grant at least that much
         // (runtime/cuda_register_cap.h).
@@ -1226,6 +1227,53 @@ class Planner {
             const auto [top, offset] = top_storage(storage_of_[t]);
             plan_.tensors[t].offset = offsets[top] + offset;
             plan_.tensors[t].storage = top;
+        }
+    }
+
+    // A convolution that adds a residual writes its output over the residual where it is the
+    // residual's last reader and its variant writes each output element once (CPU families).
+    // The epilogue reads the residual at the element it writes, and before it (generators/gemm.h,
+    // residual_at), so the two may share bytes; the stores then find their lines in cache, where
+    // a fresh buffer costs each line a read for ownership: on maps beyond the caches that is a
+    // third of the sum's traffic. GPU kernels are left as they are: none was checked for it.
+    void write_sums_over_residuals() {
+        if (!gpu_api(info_.halide_target).empty()) return;
+        const size_t tensors = plan_.tensors.size();
+        const auto root = [&](int t) { return top_storage(storage_of_[t]).first; };
+        // The last step reading each storage, through any tensor in it (the output view, the
+        // last, is the write).
+        std::vector<int> last_read(tensors, -1);
+        std::vector<bool> placed(tensors, false);  // holds or is a placed concatenation slice
+        for (size_t t = 0; t < tensors; t++)
+            if (placed_in_[storage_of_[t]].first >= 0) placed[storage_of_[t]] = placed[root(int(t))] = true;
+        for (int s = 0; s < int(plan_.steps.size()); s++)
+            for (size_t v = 0; v + 1 < plan_.steps[s].views.size(); v++)
+                if (const int t = plan_.steps[s].views[v].tensor; t >= 0) last_read[root(t)] = s;
+        const int input = root(plan_.input_tensor), output = root(plan_.output_tensor);
+        for (int s = 0; s < int(plan_.steps.size()); s++) {
+            const int view = residual_view(s);
+            if (view < 0) continue;
+            PlannedStep &step = plan_.steps[s];
+            const auto *variant =
+                family_.op<ops::Conv2dShape>().find(plan_.kernels[step.kernel].choice.variant);
+            if (!variant || !variant->writes_each_output_once) continue;
+            const int residual = step.views[view].tensor, out = step.output_tensor;
+            const int from = root(residual), to = storage_of_[out];
+            const PlannedTensor &r = plan_.tensors[residual], &o = plan_.tensors[out];
+            if (from == input || from == output || to == output || to != out || placed[from] || placed[to] ||
+                last_read[from] != s || r.batch_stride || o.batch_stride || r.channel_block != o.channel_block ||
+                tensor_span(r) != tensor_span(o) || top_storage(storage_of_[residual]).second != 0)
+                continue;
+            // The step's input must not live there too (x + conv(x)).
+            bool read_otherwise = false;
+            for (size_t v = 0; v + 1 < step.views.size(); v++)
+                if (int(v) != view && step.views[v].tensor >= 0 && root(step.views[v].tensor) == from)
+                    read_otherwise = true;
+            if (read_otherwise) continue;
+            for (size_t t = 0; t < tensors; t++)
+                if (storage_of_[t] == to) storage_of_[t] = from;
+            last_read[from] = last_read[to];
+            step.over_residual = true;
         }
     }
 

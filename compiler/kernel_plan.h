@@ -90,6 +90,7 @@ struct PlannedStep {
     std::vector<PlannedView> views;
     int output_tensor;
     bool in_place = false;  // a concatenation whose inputs were written in their slices: no kernel
+    bool over_residual = false;  // a convolution writing its output over the residual it adds
 };
 
 struct NetworkPlan {

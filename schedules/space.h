@@ -62,6 +62,11 @@ struct VariantSpec {
     ops::WeightPacking weights = ops::WeightPacking::CaffeOrder;
     // Relative L2 error the variant is checked to (ops::Choice::tolerance).
     float tolerance = 1e-5f;
+    // Whether its schedule writes each output element once, reading a fused residual at that
+    // element first: no split of the output overlaps another (ShiftInwards recomputes the last
+    // tile over the one before it). The planner may then place the output over the residual
+    // (kernel_plan.cc, write_sums_over_residuals).
+    bool writes_each_output_once = false;
     // Why the variant cannot compute `shape`; empty when it can. May be unset (always can).
     std::function<std::string(const Shape &)> unsupported;
     // Why a complete set of knobs breaks a limit of the device or the shape (registers,

@@ -406,6 +406,28 @@ TEST_F(Cli, NoFusionKeepsEveryLayerAStep) {
     EXPECT_EQ(misplaced.exit_code, 2) << misplaced.output;
 }
 
+// A residual block at batch 2 on 28x28 maps, whose sum writes over the residual it adds:
+// `info --plan` says so, and every blob, the overwritten residual included, checks.
+TEST_F(Cli, ASumWrittenOverItsResidualChecksBlobByBlob) {
+    const std::string net = write(
+        "residual.prototxt",
+        "input: \"data\"\ninput_shape { dim: 2 dim: 16 dim: 28 dim: 28 }\n"
+        "layer { name: \"c0\" type: \"Convolution\" bottom: \"data\" top: \"c0\" convolution_param { num_output: 64 kernel_size: 1 } }\n"
+        "layer { name: \"r0\" type: \"ReLU\" bottom: \"c0\" top: \"c0\" }\n"
+        "layer { name: \"c1\" type: \"Convolution\" bottom: \"c0\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 1 } }\n"
+        "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 64 kernel_size: 1 } }\n"
+        "layer { name: \"s\" type: \"Eltwise\" bottom: \"c2\" bottom: \"c0\" top: \"s\" }\n"
+        "layer { name: \"r1\" type: \"ReLU\" bottom: \"s\" top: \"s\" }\n"
+        "layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" convolution_param { num_output: 16 kernel_size: 1 } }\n");
+    const Result info = cortado("info " + net + " --plan");
+    ASSERT_EQ(info.exit_code, 0) << info.output;
+    EXPECT_NE(info.output.find("writes over the residual it adds"), std::string::npos) << info.output;
+    const Result run = cortado("run " + net + " --check --iterations 1");
+    EXPECT_EQ(run.exit_code, 0) << run.output;
+    EXPECT_NE(run.output.find("reference check, every blob: "), std::string::npos) << run.output;
+    EXPECT_NE(run.output.find("PASS"), std::string::npos) << run.output;
+}
+
 // A prototxt without `name:` is named after its file; layers without fillers make one note.
 TEST_F(Cli, NamelessNetworksTakeTheFileNameAndStandInNotesCollapse) {
     std::string text = "input: \"data\"\ninput_shape { dim: 1 dim: 2 dim: 6 dim: 6 }\n";

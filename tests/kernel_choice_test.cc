@@ -670,6 +670,59 @@ TEST(Layouts, AResidualIsBlockedWithItsSumOrNotAtAll) {
     for (const PlannedTensor &t : pooled.tensors) EXPECT_EQ(t.channel_block, 0) << t.blob_name;
 }
 
+// A sum fused into a convolution writes over its residual where that is the residual's last
+// read: one storage, one offset. Not where a later layer reads the residual, nor where the
+// convolution's own input is the residual (x + conv(x)), nor on a GPU, nor for a variant that
+// may write an output element twice.
+TEST(Memory, ASumWritesOverItsResidualWhereItIsTheLastReader) {
+    const auto plan = [](const std::string &later, const char *target) {
+        Graph graph = import_caffe_prototxt_text(
+            "input: \"data\"\ninput_shape { dim: 2 dim: 32 dim: 14 dim: 14 }\n"
+            "layer { name: \"c0\" type: \"Convolution\" bottom: \"data\" top: \"c0\" convolution_param { num_output: 32 kernel_size: 1 } }\n"
+            "layer { name: \"c1\" type: \"Convolution\" bottom: \"c0\" top: \"c1\" convolution_param { num_output: 32 kernel_size: 1 } }\n"
+            "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" convolution_param { num_output: 32 kernel_size: 1 } }\n"
+            "layer { name: \"s\" type: \"Eltwise\" bottom: \"c2\" bottom: \"c0\" top: \"s\" }\n"
+            "layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" convolution_param { num_output: 32 kernel_size: 1 } }\n" +
+                later,
+            "sum.prototxt", ImportOptions{});
+        infer_shapes(graph);
+        fuse_layers(graph);
+        return plan_network(graph, "net", target, test_plan_options());
+    };
+    const auto sum_step = [](const NetworkPlan &p) -> const PlannedStep & {
+        for (const PlannedStep &s : p.steps)
+            if (s.layer == "c2+s") return s;
+        throw std::runtime_error("no step c2+s");
+    };
+    const auto offset_of = [](const NetworkPlan &p, const std::string &blob) {
+        for (const PlannedTensor &t : p.tensors)
+            if (t.blob_name == blob) return t.offset;
+        throw std::runtime_error("no blob " + blob);
+    };
+    const NetworkPlan last = plan("", kAvx2);
+    EXPECT_TRUE(sum_step(last).over_residual);
+    EXPECT_EQ(offset_of(last, "s"), offset_of(last, "c0"));
+
+    const NetworkPlan read_later = plan(
+        "layer { name: \"c4\" type: \"Convolution\" bottom: \"c0\" top: \"c4\" convolution_param { num_output: 32 kernel_size: 1 } }\n"
+        "layer { name: \"e\" type: \"Eltwise\" bottom: \"c3\" bottom: \"c4\" top: \"e\" }\n",
+        kAvx2);
+    EXPECT_FALSE(sum_step(read_later).over_residual) << "c4 reads c0 after the sum";
+    EXPECT_NE(offset_of(read_later, "s"), offset_of(read_later, "c0"));
+
+    const NetworkPlan own_input = plan_network(
+        residual_block("layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" "
+                       "convolution_param { num_output: 32 kernel_size: 1 } }\n"),
+        "net", kAvx2, test_plan_options());
+    for (const PlannedStep &s : own_input.steps) EXPECT_FALSE(s.over_residual) << s.layer << ": c2 reads c1";
+
+    for (const PlannedStep &s : plan("", kCuda).steps) EXPECT_FALSE(s.over_residual) << s.layer;
+    {
+        ScopedKnobs knobs("conv2d.variant=cpu_direct_channel_lanes");
+        EXPECT_FALSE(sum_step(plan("", kAvx2)).over_residual) << "its last tile of pixels is shifted inwards";
+    }
+}
+
 // A 1x1 layer on a 28x28 map, which the default rule runs with pixels in the lanes, then `reader`.
 Graph pointwise_then(const std::string &reader) {
     Graph graph = import_caffe_prototxt_text(

@@ -93,6 +93,12 @@ int blocked_tensors(const NetworkPlan &plan) {
     return count;
 }
 
+int sums_over_residuals(const NetworkPlan &plan) {
+    int count = 0;
+    for (const PlannedStep &s : plan.steps) count += s.over_residual;
+    return count;
+}
+
 BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt_path, const ImportOptions &options) {
     const TemporaryDirectory scratch("cortado-test");
     const CompiledForTest compiled = compile_for_test(unfused, scratch.path());
@@ -110,12 +116,14 @@ BlobCheck check_graphs(Graph unfused, uint64_t seed, const std::string &prototxt
         result.worst_blob = match[4];
         result.tolerance = std::strtod(match[5].str().c_str(), nullptr);
         result.blocked_tensors = blocked_tensors(compiled.built.plan);
+        result.sums_over_residuals = sums_over_residuals(compiled.built.plan);
         return result;
     }
     LoadedNetwork net(compiled.library, "net");
     net.create(nullptr, seed);
     BlobCheck result = check_every_blob(unfused, compiled.built.plan, net, seed);
     result.blocked_tensors = blocked_tensors(compiled.built.plan);
+    result.sums_over_residuals = sums_over_residuals(compiled.built.plan);
     return result;
 }
 

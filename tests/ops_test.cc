@@ -263,6 +263,13 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
                layer("c2", "Convolution", "c1", "c2", conv_params(64, kernel + pad + " group: 2")) +
                layer("c3", "Convolution", "c2", "c3", conv_params(16, kernel)) + relu("c3");
     };
+    // A shortcut summed by a 3x3 convolution that writes over it (its last reader).
+    const std::string shortcut =
+        layer("c0", "Convolution", "data", "c0", conv_params(32, "kernel_size: 1")) + relu("c0") +
+        layer("c1", "Convolution", "c0", "c1", conv_params(32, "kernel_size: 3 pad: 1")) + relu("c1") +
+        layer("c2", "Convolution", "c1", "c2", conv_params(32, "kernel_size: 3 pad: 1")) +
+        layer("t", "Eltwise", "c2 c0", "t") + relu("t") +
+        layer("c3", "Convolution", "t", "c3", conv_params(16, "kernel_size: 1"));
     // MobileNet's inverted residuals: depthwise layers between 1x1 ones, stride 1 and 2, one
     // with a fused ReLU, every tensor between them blocked.
     const std::string depthwise =
@@ -344,6 +351,9 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", winograd(3), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.col_block=64", winograd(3), {1, 16, 14, 14}},
         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
+        {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1", shortcut, {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", shortcut, {2, 16, 9, 11}},
+        {"conv2d.variant=cpu_direct_channel_lanes", shortcut, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_depthwise_channel_lanes,conv2d.task_tiles=2", depthwise, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_depthwise_channel_lanes", excited, {2, 16, 10, 9}},
         {"conv2d.variant=cpu_depthwise_channel_lanes", narrow, {2, 16, 9, 11}},
@@ -356,6 +366,16 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         EXPECT_GE(check.blocked_tensors, 2) << chain.knobs << ": the chain was not blocked";
         if (chain.layers.find("\"s2\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": c1, the sums' and c3, not c5's output";
+        }
+        // The direct convolution recomputes its last tile of pixels over the one before
+        // (ShiftInwards), so it never writes over its residual: done, that corrupted the sum.
+        const bool once = std::string(chain.knobs).find("cpu_direct_channel_lanes") == std::string::npos;
+        if (chain.layers.find("\"t\"") != std::string::npos) {
+            EXPECT_EQ(check.sums_over_residuals, once ? 1 : 0) << chain.knobs << ": c2+t writes over c0";
+        }
+        if (chain.layers.find("\"s2\"") != std::string::npos) {
+            EXPECT_EQ(check.sums_over_residuals, once ? 1 : 0)
+                << chain.knobs << ": c4+s2 over c3, not c2+s1 (c2 reads c1)";
         }
         if (chain.layers.find("\"q2\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 5) << chain.knobs << ": c1, e1, s1, e2 and q2";

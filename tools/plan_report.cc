@@ -104,6 +104,7 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
         std::string shared;
         for (const std::string &other : steps_of[s.kernel])
             if (other != s.layer) shared += (shared.empty() ? "; shares its kernel with " : ", ") + other;
+        if (s.over_residual) shared += "; writes over the residual it adds";
         for (const std::string &note : k.notes) shared += "; " + note;
         std::snprintf(line, sizeof line, "%-28s %-15s %-16s %-16s %-20s ", s.layer.c_str(), k.op.c_str(),
                       k.function_name().substr(10).c_str(), k.op_signature_hash().c_str(),

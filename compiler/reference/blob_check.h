@@ -21,6 +21,7 @@ struct BlobCheck {
     std::string worst_blob;
     double tolerance = 1e-5;  // what the plan's variants are held to (NetworkPlan::tolerance)
     int blocked_tensors = 0;  // tensors the plan stored channel-blocked, compared as NCHW
+    int sums_over_residuals = 0;  // steps that wrote their output over the residual they add
     // In execution order, the first blob beyond `tolerance` relative L2 and 1e-6 RMS; "" if none.
     std::string first_failing_blob;
     double first_failing_error = 0.0;

@@ -8,7 +8,7 @@
 // - when one block covers K, each register tile is written to the accumulator once;
 // - a transposed C (stored y-innermost) is written from the accumulator along y, a
 //   channel-blocked C (generators/gemm.h) in whole vectors of x; a channel-blocked C that one
-//   block of K covers, without a fused residual, is stored from each register tile directly;
+//   block of K covers is stored from each register tile directly;
 // - `pack` copies the task's k_block x col_block slice of b once per block, so that the panels
 //   are read at a short stride whatever the leading dimension; operands packed at create time
 //   skip it.
@@ -31,13 +31,13 @@ inline void schedule_gemm(Gemm &g, const ops::GemmBlocking &k, const Halide::Tar
     // packed panels are then read at whole-panel offsets.
     if (g.output_block > 0) {
         // A channel-blocked C: the same tasks (col_block is a whole number of blocks), each row's
-        // blocks stored as whole vectors. Where one block covers K and no residual is added, each
-        // register tile goes from registers straight to the output, with no task accumulator to
-        // write and read back, a pass that weighs most where K is short; column tiles outside row
-        // tiles keep the weight panel in L1 while the task's rows stream past it. A fused residual
-        // keeps the accumulator: read per tile, its loads miss where the accumulator's pass
-        // streams it (docs/PERFORMANCE.md).
-        const bool from_registers = g.single_block && !k.pack && !g.residual.defined();
+        // blocks stored as whole vectors. Where one block covers K, each register tile goes from
+        // registers straight to the output (adding its slice of a fused residual), with no task
+        // accumulator to write and read back, a pass that weighs most where K is short; column
+        // tiles outside row tiles keep the weight panel in L1 while the task's rows stream past
+        // it. With a residual this pays where the output is written over it (the planner's
+        // write_sums_over_residuals): its lines are then in cache when the tile stores.
+        const bool from_registers = g.single_block && !k.pack;
         Var l{"l"}, yy{"yy"}, yr{"yr"}, xr{"xr"};
         g.output.split(g.v, yy, l, g.output_block)
             .split(yy, yt, yi, k.row_block, TailStrategy::GuardWithIf)

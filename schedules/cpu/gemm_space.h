@@ -119,6 +119,8 @@ VariantSpec<Shape> gemm_variant(const std::string &name, ops::WeightPacking weig
     v.form = ops::Form::gemm();
     v.sources = {"schedules/cpu/gemm.h", "schedules/cpu/gemm_space.h"};
     v.weights = weights;
+    // Tasks and tiles split the output with GuardWithIf or into whole tiles (gemm_blocking_violation).
+    v.writes_each_output_once = true;
     v.knobs = {{"rows", 1, 32, "rows of C per register tile (broadcasts of a)"},
                {"cols", 1, 256, "columns of C per register tile, whole vectors"},
                {"k_block", 1, 1 << 20, "K summed per pass of the register tiles"},
