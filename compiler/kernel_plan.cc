@@ -1198,10 +1198,12 @@ class Planner {
         if (restrided) drop_unused_kernels();
     }
 
-    void place_tensors() {
+    // Per top storage: its floats and the steps from its first write to its last read (the
+    // network's input from step -1, its output to the step count); untouched storage (an unused
+    // alias root) needs no bytes.
+    std::vector<StorageRequest> storage_lifetimes() const {
         const int steps = static_cast<int>(plan_.steps.size());
-        const int storages = static_cast<int>(storage_of_.size());
-        std::vector<StorageRequest> requests(storages, StorageRequest{0, steps, -1});
+        std::vector<StorageRequest> requests(storage_of_.size(), StorageRequest{0, steps, -1});
         auto touch = [&](int tensor, int step) {
             const auto [top, offset] = top_storage(storage_of_[tensor]);
             StorageRequest &r = requests[top];
@@ -1216,9 +1218,13 @@ class Planner {
             touch(plan_.steps[s].output_tensor, s);
         }
         touch(plan_.output_tensor, steps);
-        // Storage never touched (an unused alias root) needs no bytes.
         for (StorageRequest &r : requests)
             if (r.last_step < r.first_step) r = StorageRequest{0, 0, 0};
+        return requests;
+    }
+
+    void place_tensors() {
+        const std::vector<StorageRequest> requests = storage_lifetimes();
         // GPU tensors are views into one device allocation: OpenCL sub-buffers must start on
         // the device's base-address alignment (512 bytes on NVIDIA), so align to 1 KiB there.
         const std::vector<int64_t> offsets =
@@ -1238,41 +1244,36 @@ class Planner {
     // third of the sum's traffic. GPU kernels are left as they are: none was checked for it.
     void write_sums_over_residuals() {
         if (!gpu_api(info_.halide_target).empty()) return;
-        const size_t tensors = plan_.tensors.size();
         const auto root = [&](int t) { return top_storage(storage_of_[t]).first; };
-        // The last step reading each storage, through any tensor in it (the output view, the
-        // last, is the write).
-        std::vector<int> last_read(tensors, -1);
-        std::vector<bool> placed(tensors, false);  // holds or is a placed concatenation slice
-        for (size_t t = 0; t < tensors; t++)
-            if (placed_in_[storage_of_[t]].first >= 0) placed[storage_of_[t]] = placed[root(int(t))] = true;
-        for (int s = 0; s < int(plan_.steps.size()); s++)
-            for (size_t v = 0; v + 1 < plan_.steps[s].views.size(); v++)
-                if (const int t = plan_.steps[s].views[v].tensor; t >= 0) last_read[root(t)] = s;
-        const int input = root(plan_.input_tensor), output = root(plan_.output_tensor);
+        std::vector<StorageRequest> lifetimes = storage_lifetimes();
+        std::vector<bool> holds_slices(storage_of_.size(), false);  // a placed concatenation's storage
+        for (size_t t = 0; t < placed_in_.size(); t++)
+            if (placed_in_[t].first >= 0) holds_slices[top_storage(int(t)).first] = true;
         for (int s = 0; s < int(plan_.steps.size()); s++) {
             const int view = residual_view(s);
             if (view < 0) continue;
             PlannedStep &step = plan_.steps[s];
-            const auto *variant =
-                family_.op<ops::Conv2dShape>().find(plan_.kernels[step.kernel].choice.variant);
+            const auto *variant = family_.op<ops::Conv2dShape>().find(plan_.kernels[step.kernel].choice.variant);
             if (!variant || !variant->writes_each_output_once) continue;
             const int residual = step.views[view].tensor, out = step.output_tensor;
             const int from = root(residual), to = storage_of_[out];
             const PlannedTensor &r = plan_.tensors[residual], &o = plan_.tensors[out];
-            if (from == input || from == output || to == output || to != out || placed[from] || placed[to] ||
-                last_read[from] != s || r.batch_stride || o.batch_stride || r.channel_block != o.channel_block ||
-                tensor_span(r) != tensor_span(o) || top_storage(storage_of_[residual]).second != 0)
+            // The residual's storage lives from a step's write to this step's read (not the
+            // network's input), whole; the output's is its own, not the network's output.
+            if (lifetimes[from].first_step < 0 || lifetimes[from].last_step != s || from != storage_of_[residual] ||
+                holds_slices[from] || to != out || placed_in_[to].first >= 0 || to == root(plan_.output_tensor) ||
+                r.batch_stride || o.batch_stride || r.channel_block != o.channel_block ||
+                tensor_span(r) != tensor_span(o))
                 continue;
             // The step's input must not live there too (x + conv(x)).
-            bool read_otherwise = false;
-            for (size_t v = 0; v + 1 < step.views.size(); v++)
-                if (int(v) != view && step.views[v].tensor >= 0 && root(step.views[v].tensor) == from)
-                    read_otherwise = true;
-            if (read_otherwise) continue;
-            for (size_t t = 0; t < tensors; t++)
-                if (storage_of_[t] == to) storage_of_[t] = from;
-            last_read[from] = last_read[to];
+            const auto &views = step.views;
+            if (std::any_of(views.begin(), views.end() - 1, [&](const PlannedView &v) {
+                    return &v != &views[view] && v.tensor >= 0 && root(v.tensor) == from;
+                }))
+                continue;
+            for (int &storage : storage_of_)
+                if (storage == to) storage = from;
+            lifetimes[from].last_step = lifetimes[to].last_step;
             step.over_residual = true;
         }
     }

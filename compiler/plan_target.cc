@@ -11,9 +11,7 @@ namespace cortado {
 
 namespace {
 
-bool has_feature(const std::string &halide_target, const std::string &feature) {
-    return ("-" + halide_target + "-").find("-" + feature + "-") != std::string::npos;
-}
+using schedules::target_has_feature;
 
 // The highest hvx_vNN feature, 0 without HVX.
 int hvx_version(const std::string &halide_target) {
@@ -25,7 +23,7 @@ int hvx_version(const std::string &halide_target) {
 }
 
 bool has_hvx(const std::string &halide_target) {
-    return has_feature(halide_target, "hvx") || hvx_version(halide_target) > 0;
+    return target_has_feature(halide_target, "hvx") || hvx_version(halide_target) > 0;
 }
 
 // One float vector register, as Halide's natural vector size counts it.
@@ -33,7 +31,7 @@ int vector_bits_of(const std::string &halide_target) {
     if (has_hvx(halide_target)) return 1024;
     if (halide_target.rfind("x86", 0) == 0) {
         if (halide_target.find("avx512") != std::string::npos) return 512;
-        if (has_feature(halide_target, "avx") || has_feature(halide_target, "avx2")) return 256;
+        if (target_has_feature(halide_target, "avx") || target_has_feature(halide_target, "avx2")) return 256;
     }
     return 128;
 }

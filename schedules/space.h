@@ -30,12 +30,18 @@ namespace cortado::schedules {
 using ops::Knobs;
 
 // The resolved target a plan is made for.
+// Whether a Halide target string names `feature` as one of its dash-separated parts.
+inline bool target_has_feature(const std::string &halide_target, const std::string &feature) {
+    return ("-" + halide_target + "-").find("-" + feature + "-") != std::string::npos;
+}
+
 struct TargetInfo {
     std::string halide_target;
     std::string family;            // "cpu", "x86", "arm", "gpu", "hvx"
     int vector_bits = 128;         // one float vector register
     int registers_per_thread = 0;  // GPU register budget; 0: the API's default
     int float_lanes() const { return vector_bits / 32; }
+    bool has_feature(const std::string &feature) const { return target_has_feature(halide_target, feature); }
 };
 
 // One knob: a whole number in [min, max].

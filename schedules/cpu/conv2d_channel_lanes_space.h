@@ -22,7 +22,7 @@ inline constexpr int kChannelLanesMinTasks = 16;
 // Whether the target's cores issue two 512-bit FMAs a cycle, as Halide names it in the target:
 // Sapphire Rapids and later Xeons (avx512_sapphirerapids).
 inline bool issues_two_512_bit_fmas(const TargetInfo &t) {
-    return ("-" + t.halide_target + "-").find("-avx512_sapphirerapids-") != std::string::npos;
+    return t.has_feature("avx512_sapphirerapids");
 }
 
 // Accumulators in a full register tile: the GEMM's, but 27 (3 vectors by 9 pixels, in 31 of 32

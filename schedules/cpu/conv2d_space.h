@@ -25,22 +25,18 @@ inline constexpr int kPixelLanesMinPixels = 400, kPixelLanesMinChannels = 64;
 // batch (CIFAR-10 conv1, GoogLeNet conv1; docs/PERFORMANCE.md, CPU convolution variants).
 inline constexpr int kCpuChannelLanesMinDepth = 192;
 
-// Winograd by default (docs/PERFORMANCE.md, "Winograd by default on the CPU"), from 3x3
-// stride-1 layers measured in five networks at batch 1, 5 and 20 against the channel-lanes
-// direct convolution:
+// Winograd by default, where it measured faster than the channel-lanes direct convolution in
+// the network (docs/PERFORMANCE.md, "Winograd by default on the CPU"):
 // - F(4x4) on maps of at least kWinogradF4MinMap: a 6x6 tile wastes little there, and each
 //   output costs a quarter of the direct convolution's multiplies; F(2x2) on smaller maps down to
-//   7x7 (F(4x4) computed 8x8 of a 7x7 map and ran 1.7-2.4x slower there);
+//   kWinogradMinMap, where F(4x4)'s tiles would mostly lie past the map's edge;
 // - the transforms cost per input and output channel what the products save per pair of them,
 //   so shallow layers (fewer than kWinogradMinInputs inputs or kWinogradMinOutputs outputs per
 //   group) are left direct;
 // - the input transform of the whole batch is stored before the products read it: beyond the
 //   caches it streams from memory. Deep layers (kWinogradDeepInputs by kWinogradDeepOutputs)
-//   pay for that up to kWinogradMaxTransformBytes, the others up to kWinogradSmallTransformBytes
-//   (DenseNet's 128 > 32 on 28x28 maps: 1.64x faster at batch 5, 4.3 MiB transformed, 0.98x
-//   at batch 20; on 56x56: 1.72x at batch 1, 0.96x at batch 5, 17 MiB; ResNet's 64 > 64 on
-//   56x56: 1.04-1.15x at batch 20, 34 MiB). Both limits sit on the 1 MiB L2 per core and 32 MiB
-//   L3 of the machine they were measured on.
+//   pay for that up to kWinogradMaxTransformBytes, the others up to kWinogradSmallTransformBytes.
+//   Both limits sit on the 1 MiB L2 per core and 32 MiB L3 of the machine they were measured on.
 inline constexpr int kWinogradF4MinMap = 24, kWinogradMinMap = 7;
 inline constexpr int kWinogradMinInputs = 16, kWinogradMinOutputs = 32;
 inline constexpr int kWinogradDeepInputs = 32, kWinogradDeepOutputs = 64;
@@ -50,7 +46,7 @@ inline constexpr int64_t kWinogradSmallTransformBytes = int64_t(8) << 20, kWinog
 // A target with strict_float asked for IEEE semantics, which Winograd's transforms do not keep
 // (an infinity spreads over a tile): it keeps the direct convolution.
 inline std::string winograd_default(const Conv2dShape &s, const TargetInfo &t) {
-    if ((t.halide_target + "-").find("-strict_float-") != std::string::npos) return "";
+    if (t.has_feature("strict_float")) return "";
     const int map = std::min(s.out_h, s.out_w), in = s.in_channels / s.group, out = s.out_channels / s.group;
     if (!ops::winograd_unsupported(s, 3).empty() || map < kWinogradMinMap) return "";
     if (in < kWinogradMinInputs || out < kWinogradMinOutputs) return "";
