@@ -58,6 +58,7 @@ schedules::TargetInfo resolve_plan_target(const PlanTarget &target) {
     info.family = target.family.empty() ? default_schedule_family(target.halide_target) : target.family;
     info.vector_bits = target.vector_bits > 0 ? target.vector_bits : vector_bits_of(target.halide_target);
     info.registers_per_thread = target.registers_per_thread;
+    if (target.cores > 0) info.cores = target.cores;
     if (!schedules::families().count(info.family))
         throw CompileError("unknown schedule family '" + info.family + "'; the families are " +
                            schedules::family_names());

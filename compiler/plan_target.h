@@ -1,6 +1,6 @@
 // The target as the planner sees it, without linking Halide: the Halide target string, the
 // schedule family (from the target description, else from the string), the vector width and
-// GPU register budget the default rules size tiles by, the description's knob table, and the
+// GPU register budget the default rules size tiles by, the cores they cut parallel loops for, the description's knob table, and the
 // OpenCL compiler options the network runtime hands on.
 #pragma once
 
@@ -15,6 +15,7 @@ struct PlanTarget {
     std::string family;                // empty: the Halide string's usual family
     int vector_bits = 0;               // 0: from the Halide string
     int registers_per_thread = 0;      // 0: the GPU API's default
+    int cores = 0;                     // CPUs; 0: schedules::kAssumedCores
     std::string knobs;                 // the description's table, "op.knob=value,..."
     std::string opencl_build_options;  // OpenCL: options for the driver's compiler
 

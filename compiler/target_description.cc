@@ -1,10 +1,12 @@
 #include "compiler/target_description.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <thread>
 
 #include "Halide.h"
 #include "compiler/install_layout.h"
@@ -34,6 +36,14 @@ double positive_number(const std::map<std::string, std::string> &keys, const std
     throw CompileError(file + ": " + key + " must be a positive number, not '" + it->second + "'");
 }
 
+// The threads the runtime's pool starts on this machine (runtime/parallel_for.cc): HL_NUM_THREADS
+// where set, else one a hardware thread.
+int host_cores() {
+    if (const char *n = std::getenv("HL_NUM_THREADS"))
+        if (std::atoi(n) > 0) return std::atoi(n);
+    return std::max(1u, std::thread::hardware_concurrency());
+}
+
 }  // namespace
 
 PlanTarget TargetDescription::plan_target() const {
@@ -41,6 +51,7 @@ PlanTarget TargetDescription::plan_target() const {
     plan.family = schedule_family;
     plan.vector_bits = vector_bits;
     plan.registers_per_thread = registers_per_thread;
+    plan.cores = cores;
     plan.knobs = knobs;
     plan.opencl_build_options = opencl_build_options;
     return plan;
@@ -66,6 +77,7 @@ TargetDescription resolve_target(const std::string &name) {
     if (is_path && !fs::exists(file)) throw CompileError(name + ": no such target description");
     if (name == "host") {
         target.halide_target = Halide::get_host_target().to_string();
+        target.cores = host_cores();
     } else if (is_path || (name.find('/') == std::string::npos && fs::exists(file))) {
         std::ifstream in(file);
         std::map<std::string, std::string> keys;
@@ -81,7 +93,8 @@ TargetDescription resolve_target(const std::string &name) {
             const std::string where = file.string() + ":" + std::to_string(line_number) + ": ";
             static const char *known[] = {
                 "halide_target", "schedule_family", "vector_bits",          "knob",
-                "peak_gflops",   "bandwidth_gbs",   "registers_per_thread", "opencl_build_options"};
+                "peak_gflops",   "bandwidth_gbs",   "registers_per_thread", "opencl_build_options",
+                "cores"};
             if (std::find(std::begin(known), std::end(known), key) == std::end(known))
                 throw CompileError(where + "unknown key '" + key + "' (see targets/README.md)");
             // `knob` lines accumulate into the table; other keys appear once.
@@ -118,6 +131,13 @@ TargetDescription resolve_target(const std::string &name) {
                 throw CompileError(file.string() + ": vector_bits must be a multiple of 32 up to 2048, not '" +
                                    keys["vector_bits"] + "'");
             target.vector_bits = int(bits);
+        }
+        if (keys.count("cores")) {
+            const double cores = positive_number(keys, "cores", file.string());
+            if (cores != int(cores) || cores > 4096)
+                throw CompileError(file.string() + ": cores must be a whole number from 1 to 4096, not '" +
+                                   keys["cores"] + "'");
+            target.cores = int(cores);
         }
         target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
         target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());

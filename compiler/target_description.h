@@ -24,6 +24,10 @@ struct TargetDescription {
     // which sizes their register tiles; on CUDA the network runtime raises the driver's
     // per-kernel cap to the plan's largest. 0: Halide's default (64 on CUDA).
     int registers_per_thread = 0;
+    // CPUs: the cores the library's parallel loops run on. `host`: the threads the runtime's
+    // pool starts here (HL_NUM_THREADS, else the hardware's); a description's `cores`; else 0,
+    // schedules::kAssumedCores.
+    int cores = 0;
     // OpenCL only: options the network runtime hands the driver's compiler (e.g. NVIDIA's
     // -cl-nv-maxrregcount=128, which lets kernels use the registers their tiles plan for).
     std::string opencl_build_options;

@@ -29,17 +29,32 @@ namespace cortado::schedules {
 
 using ops::Knobs;
 
-// The resolved target a plan is made for.
+// Cores assumed where neither `host` detection nor a target description says: the
+// development and CI machines'.
+inline constexpr int kAssumedCores = 2;
+
 // Whether a Halide target string names `feature` as one of its dash-separated parts.
 inline bool target_has_feature(const std::string &halide_target, const std::string &feature) {
     return ("-" + halide_target + "-").find("-" + feature + "-") != std::string::npos;
 }
 
+// How full the rounds of a parallel loop of `tasks` equal tasks keep `cores` cores: 1 when
+// the count is a multiple of the cores, 5 / 6 for 5 tasks on 2 (the last round runs one).
+inline double busy_share(long long tasks, int cores) {
+    if (tasks <= 0 || cores <= 1) return 1;
+    const long long rounds = (tasks + cores - 1) / cores;
+    return double(tasks) / double(rounds * cores);
+}
+
+// The resolved target a plan is made for.
 struct TargetInfo {
     std::string halide_target;
     std::string family;            // "cpu", "x86", "arm", "gpu", "hvx"
     int vector_bits = 128;         // one float vector register
     int registers_per_thread = 0;  // GPU register budget; 0: the API's default
+    // CPUs: the cores the kernels' parallel loops run on (the runtime's pool has one thread
+    // each); the default rules cut those loops into tasks that keep them all busy.
+    int cores = kAssumedCores;
     int float_lanes() const { return vector_bits / 32; }
     bool has_feature(const std::string &feature) const { return target_has_feature(halide_target, feature); }
 };

@@ -1176,6 +1176,28 @@ TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
         EXPECT_NE(message(bad).find(expected), std::string::npos) << options << ": " << message(bad);
         std::filesystem::remove(bad);
     }
+    for (const std::string value : {"0", "2.5", "5000", "all"}) {
+        const std::string bad_cores = write_target("cores", "halide_target = x86-64-linux-avx2\ncores = " + value + "\n");
+        const std::string expected = value == "0" || value == "all" ? "cores must be a positive number"
+                                                                    : "cores must be a whole number from 1 to 4096";
+        EXPECT_NE(message(bad_cores).find(expected), std::string::npos) << value << ": " << message(bad_cores);
+        std::filesystem::remove(bad_cores);
+    }
+    const std::string eight = write_target("eight", "halide_target = x86-64-linux-avx2\ncores = 8\n");
+    EXPECT_EQ(resolve_plan_target(resolve_target(eight).plan_target()).cores, 8);
+    std::filesystem::remove(eight);
+    EXPECT_EQ(resolve_plan_target(resolve_target("x86-64-linux-avx2").plan_target()).cores, schedules::kAssumedCores)
+        << "a Halide string says nothing of cores";
+    {
+        // `host` counts the threads the runtime's pool will start, which HL_NUM_THREADS sets.
+        const char *before = std::getenv("HL_NUM_THREADS");
+        const std::string saved = before ? before : "";
+        ::setenv("HL_NUM_THREADS", "3", 1);
+        EXPECT_EQ(resolve_target("host").cores, 3);
+        if (before) ::setenv("HL_NUM_THREADS", saved.c_str(), 1);
+        else ::unsetenv("HL_NUM_THREADS");
+        EXPECT_GE(resolve_target("host").cores, 1);
+    }
     for (const std::string value : {"300", "12", "96.5", "1e10", "many"}) {
         const std::string bad_registers =
             write_target("registers", "halide_target = x86-64-linux-cuda\nregisters_per_thread = " + value + "\n");

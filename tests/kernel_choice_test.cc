@@ -335,6 +335,55 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
               4);
 }
 
+// The default rules cut parallel loops for the target's cores (TargetInfo::cores): at least two
+// tasks a core, and no short last round where the shape allows (5 images on 2 cores would leave
+// one idle a sixth of the time).
+TEST(ParallelRules, TasksKeepEveryCoreBusy) {
+    EXPECT_DOUBLE_EQ(schedules::busy_share(5, 2), 5.0 / 6);
+    EXPECT_DOUBLE_EQ(schedules::busy_share(10, 2), 1.0);
+    EXPECT_DOUBLE_EQ(schedules::busy_share(9, 4), 9.0 / 12);
+    EXPECT_DOUBLE_EQ(schedules::busy_share(7, 1), 1.0);
+    const schedules::FamilySpace &x86 = schedules::families().at("x86");
+    const auto ceil_div = [](int a, int b) { return (a + b - 1) / b; };
+    for (const int cores : {1, 2, 3, 4, 16}) {
+        schedules::TargetInfo target{"x86-64-linux-avx-avx2-avx512-f16c-fma-sse41", "x86", 512, 0};
+        target.cores = cores;
+        const auto balanced = [&](long long tasks) {
+            return tasks >= 2 * cores && schedules::busy_share(tasks, cores) >= 0.9;
+        };
+        const auto choose = [&](const ops::Conv2dShape &shape, const char *variant = nullptr) {
+            const ChoiceSettings forced{"test", variant ? variant : "", {}, "", false};
+            return resolve_choice(x86.op<ops::Conv2dShape>(), shape, target,
+                                  variant ? std::vector<const ChoiceSettings *>{&forced}
+                                          : std::vector<const ChoiceSettings *>{})
+                .choice;
+        };
+        // ResNet-50's layer3 1x1 reduction at batch 5: 196 pixels by 256 channels an image.
+        const ops::Choice reduce = choose(ops::Conv2dShape{5, 1024, 14, 14, 256, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1});
+        EXPECT_EQ(reduce.variant, "cpu_gemm_1x1_channel_lanes");
+        const long long gemm_tasks = 5LL * ceil_div(196, reduce.knobs.get("row_block")) *
+                                     ceil_div(256, reduce.knobs.get("col_block"));
+        EXPECT_TRUE(balanced(gemm_tasks)) << cores << " cores: " << gemm_tasks << " GEMM tasks";
+        // Its 3x3 layer as Winograd: a task per image and block of output channels.
+        const ops::Choice winograd = choose(ops::Conv2dShape{5, 256, 14, 14, 256, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1});
+        EXPECT_EQ(winograd.variant, "cpu_winograd_f2");
+        const long long winograd_tasks = 5LL * ceil_div(256, winograd.knobs.get("col_block"));
+        EXPECT_TRUE(balanced(winograd_tasks) || winograd.knobs.get("col_block") == winograd.knobs.get("cols"))
+            << cores << " cores: " << winograd_tasks << " Winograd tasks";
+        // The direct convolution at batch 1: tasks over panels and pixel tiles.
+        const ops::Choice direct =
+            choose(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}, "cpu_direct_channel_lanes");
+        const int tiles = ceil_div(169, direct.knobs.get("rows"));
+        const long long direct_tasks =
+            384 / direct.knobs.get("cols") * ceil_div(tiles, direct.knobs.get("task_tiles"));
+        EXPECT_TRUE(balanced(direct_tasks)) << cores << " cores: " << direct_tasks << " direct tasks";
+        // Depthwise on few large planes: strips of rows.
+        const ops::Choice depthwise = choose(ops::Conv2dShape{1, 8, 112, 112, 8, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 8});
+        EXPECT_EQ(depthwise.variant, "cpu_depthwise");
+        EXPECT_GE(8 * ceil_div(112, depthwise.knobs.get("task_rows")), 8 * cores) << cores;
+    }
+}
+
 TEST(GemmRules, TilesThatDoNotFitTheRegistersOrTheVectorsAreRefusedWithTheReason) {
     const schedules::TargetInfo avx2{kAvx2, "x86", 256, 0};
     const schedules::FamilySpace &x86 = schedules::families().at("x86");

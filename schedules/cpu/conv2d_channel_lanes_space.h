@@ -15,9 +15,9 @@ namespace cortado::schedules::cpu {
 
 inline constexpr const char *kChannelLanes = "cpu_direct_channel_lanes";
 
-// Parallel tasks a layer is cut into at least, where it has that many tiles: enough for two
-// cores to finish together when one is slowed down.
-inline constexpr int kChannelLanesMinTasks = 16;
+// Parallel tasks a layer is cut into at least, per core, where it has that many tiles: enough
+// for the cores to finish together when one is slowed down.
+inline constexpr int kChannelLanesTasksPerCore = 8;
 
 // Whether the target's cores issue two 512-bit FMAs a cycle, as Halide names it in the target:
 // Sapphire Rapids and later Xeons (avx512_sapphirerapids).
@@ -55,10 +55,11 @@ inline int most_useful_rows(int pixels, int most) {
     return rows;
 }
 
-// Pixel tiles per parallel task: enough tasks (kChannelLanesMinTasks) over the panels and
-// images for two cores.
-inline int channel_lanes_task_tiles(int tiles, int panels, int batch) {
-    const int chunks = std::max(1, (kChannelLanesMinTasks + panels * batch - 1) / (panels * batch));
+// Pixel tiles per parallel task: enough tasks (kChannelLanesTasksPerCore a core) over the
+// panels and images.
+inline int channel_lanes_task_tiles(int tiles, int panels, int batch, int cores) {
+    const int least = kChannelLanesTasksPerCore * std::max(1, cores);
+    const int chunks = std::max(1, (least + panels * batch - 1) / (panels * batch));
     return std::max(1, (tiles + chunks - 1) / chunks);
 }
 
@@ -93,7 +94,7 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most));
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
         const int panels = ops::panel_count(s.out_channels, k.get("cols"));
-        if (!k.has("task_tiles")) k.set("task_tiles", channel_lanes_task_tiles(tiles, panels, s.batch));
+        if (!k.has("task_tiles")) k.set("task_tiles", channel_lanes_task_tiles(tiles, panels, s.batch, t.cores));
     };
     v.violated = [registers](const Conv2dShape &s, const TargetInfo &t, const Knobs &k) -> std::string {
         const int cols = k.get("cols");

@@ -18,9 +18,9 @@ namespace cortado::schedules::cpu {
 inline constexpr const char *kDepthwise = "cpu_depthwise";
 inline constexpr const char *kDepthwiseChannelLanes = "cpu_depthwise_channel_lanes";
 
-// Parallel tasks a layer is cut into at least: enough for two cores to finish together when one
-// is slowed down.
-inline constexpr int kDepthwiseMinTasks = 16;
+// Parallel tasks a layer is cut into at least, per core: enough for the cores to finish
+// together when one is slowed down.
+inline constexpr int kDepthwiseTasksPerCore = 8;
 
 // Outputs a task of whole small planes writes at least (64 KiB): far more work than the lock.
 inline constexpr int kDepthwiseTaskOutputs = 16384;
@@ -36,17 +36,18 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise() {
     v.unsupported = [](const Conv2dShape &s) {
         return ops::is_depthwise(s) ? "" : "not a depthwise layer (one input channel per group)";
     };
-    v.complete = [](const Conv2dShape &s, const TargetInfo &, Knobs &k) {
+    v.complete = [](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
         if (!k.has("vectors_x")) k.set("vectors_x", 2);
         if (!k.has("rows")) k.set("rows", 2);
-        // Whole planes, unless there are too few of them to keep both cores busy.
+        // Whole planes, unless there are too few of them to keep the cores busy.
+        const int least = kDepthwiseTasksPerCore * std::max(1, t.cores);
         const int planes = s.out_channels * s.batch;
-        const int strips = std::max(1, (kDepthwiseMinTasks + planes - 1) / planes);
+        const int strips = std::max(1, (least + planes - 1) / planes);
         if (!k.has("task_rows")) k.set("task_rows", std::max(1, (s.out_h + strips - 1) / strips));
         // Small planes are grouped until a task writes about kDepthwiseTaskOutputs values, as
-        // long as there stay kDepthwiseMinTasks tasks.
+        // long as there stay `least` tasks.
         const int grouped = std::min({std::max(1, kDepthwiseTaskOutputs / (s.out_h * s.out_w)),
-                                      std::max(1, planes / kDepthwiseMinTasks), s.out_channels});
+                                      std::max(1, planes / least), s.out_channels});
         if (!k.has("task_planes")) k.set("task_planes", strips > 1 ? 1 : grouped);
     };
     v.violated = [](const Conv2dShape &, const TargetInfo &, const Knobs &k) -> std::string {
@@ -87,7 +88,7 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
         const int staged_per_tile = k.get("rows") * k.get("cols") * s.stride_h * s.stride_w;
         const int largest = std::max(1, kDepthwiseTaskInputs / staged_per_tile);
         if (!k.has("task_tiles"))
-            k.set("task_tiles", std::min(channel_lanes_task_tiles(tiles, panels, s.batch), largest));
+            k.set("task_tiles", std::min(channel_lanes_task_tiles(tiles, panels, s.batch, t.cores), largest));
     };
     v.violated = [registers](const Conv2dShape &, const TargetInfo &t, const Knobs &k) -> std::string {
         return register_tile_violation(t.float_lanes(), registers(t), k.get("rows"), k.get("cols"));
