@@ -167,6 +167,7 @@ class Planner {
         plan_.name = name;
         plan_.target = info_.halide_target;
         plan_.family = info_.family;
+        if (info_.family != "gpu") plan_.cores = info_.cores;
         if (graph_.inputs.size() != 1 || graph_.outputs.size() != 1) {
             std::string outs;
             for (int v : graph_.outputs) outs += " '" + graph_.values[v].blob_name + "'";

@@ -97,6 +97,7 @@ struct NetworkPlan {
     std::string name;
     std::string target;                   // the Halide target string every kernel is compiled for
     std::string family;                   // the schedule family every kernel was chosen from
+    int cores = 0;                        // CPUs: the cores the default rules cut parallel loops for
     std::vector<KernelInstance> kernels;  // unique
     std::vector<PlannedTensor> tensors;
     std::vector<PlannedBlob> blobs;

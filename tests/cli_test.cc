@@ -803,6 +803,7 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     EXPECT_EQ(r.output.find(kernel), std::string::npos) << "the record must change the kernel signature";
 
     r = cortado("info " + net + " --plan --target x86-64-avx2");
+    EXPECT_NE(r.output.find("schedule family x86, tasks cut for 2 cores"), std::string::npos) << r.output;
     // A reduction of 4 x 3 x 3 is too shallow for channel lanes (kCpuChannelLanesMinDepth).
     EXPECT_NE(r.output.find("cpu_register_tile    channel_block=6 vectors_x=2;"), std::string::npos) << r.output;
     r = cortado("info " + net + " --plan --target host-generic");

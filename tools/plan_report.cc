@@ -75,7 +75,8 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
         if (s.kernel >= 0) steps_of[s.kernel].push_back(s.layer);
     std::ostringstream out;
     out << plan.name << ": " << plan.steps.size() << " steps, " << plan.kernels.size() << " kernels for target "
-        << target_name << " (" << plan.target << "), schedule family " << plan.family << "\n"
+        << target_name << " (" << plan.target << "), schedule family " << plan.family
+        << (plan.cores > 0 ? ", tasks cut for " + std::to_string(plan.cores) + " cores" : std::string()) << "\n"
         << memory_line(plan);
     char line[512];
     std::snprintf(line, sizeof line, "%-28s %-15s %-16s %-16s %-20s %s\n", "step", "op", "kernel", "op signature",
