@@ -1,7 +1,7 @@
 // The target as the planner sees it, without linking Halide: the Halide target string, the
 // schedule family (from the target description, else from the string), the vector width and
-// GPU register budget the default rules size tiles by, the cores they cut parallel loops for, the description's knob table, and the
-// OpenCL compiler options the network runtime hands on.
+// GPU register budget the default rules size tiles by, the cores they cut parallel loops for,
+// the description's knob table, and the OpenCL compiler options the network runtime hands on.
 #pragma once
 
 #include <string>
