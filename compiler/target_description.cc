@@ -39,9 +39,9 @@ double positive_number(const std::map<std::string, std::string> &keys, const std
 // The threads the runtime's pool starts on this machine (runtime/parallel_for.cc): HL_NUM_THREADS
 // where set, else one a hardware thread.
 int host_cores() {
-    if (const char *n = std::getenv("HL_NUM_THREADS"))
-        if (std::atoi(n) > 0) return std::atoi(n);
-    return std::max(1u, std::thread::hardware_concurrency());
+    const char *n = std::getenv("HL_NUM_THREADS");
+    const int threads = n ? std::atoi(n) : 0;
+    return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 // schedules/<family>/bindings.cc (generators/schedule_registry.h).
 #pragma once
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <tuple>
@@ -45,6 +46,16 @@ inline double busy_share(long long tasks, int cores) {
     const long long rounds = (tasks + cores - 1) / cores;
     return double(tasks) / double(rounds * cores);
 }
+
+// Whether a loop of `tasks` large tasks (GEMM blocks, Winograd blocks) keeps the cores busy: two
+// a core at least, and a last round at least 90% full. Their rules cut tasks until it does.
+inline bool keeps_cores_busy(long long tasks, int cores) {
+    return tasks >= 2LL * cores && busy_share(tasks, cores) >= 0.9;
+}
+
+// Tasks a direct convolution's loop is cut into at least, where it has that many tiles: 8 a
+// core, enough for the cores to finish together when one is slowed down.
+inline int least_direct_tasks(int cores) { return 8 * std::max(1, cores); }
 
 // The resolved target a plan is made for.
 struct TargetInfo {

@@ -15,10 +15,6 @@ namespace cortado::schedules::cpu {
 
 inline constexpr const char *kChannelLanes = "cpu_direct_channel_lanes";
 
-// Parallel tasks a layer is cut into at least, per core, where it has that many tiles: enough
-// for the cores to finish together when one is slowed down.
-inline constexpr int kChannelLanesTasksPerCore = 8;
-
 // Whether the target's cores issue two 512-bit FMAs a cycle, as Halide names it in the target:
 // Sapphire Rapids and later Xeons (avx512_sapphirerapids).
 inline bool issues_two_512_bit_fmas(const TargetInfo &t) {
@@ -55,11 +51,9 @@ inline int most_useful_rows(int pixels, int most) {
     return rows;
 }
 
-// Pixel tiles per parallel task: enough tasks (kChannelLanesTasksPerCore a core) over the
-// panels and images.
+// Pixel tiles per parallel task: enough tasks (least_direct_tasks) over the panels and images.
 inline int channel_lanes_task_tiles(int tiles, int panels, int batch, int cores) {
-    const int least = kChannelLanesTasksPerCore * std::max(1, cores);
-    const int chunks = std::max(1, (least + panels * batch - 1) / (panels * batch));
+    const int chunks = std::max(1, (least_direct_tasks(cores) + panels * batch - 1) / (panels * batch));
     return std::max(1, (tiles + chunks - 1) / chunks);
 }
 

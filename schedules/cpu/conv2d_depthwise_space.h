@@ -18,10 +18,6 @@ namespace cortado::schedules::cpu {
 inline constexpr const char *kDepthwise = "cpu_depthwise";
 inline constexpr const char *kDepthwiseChannelLanes = "cpu_depthwise_channel_lanes";
 
-// Parallel tasks a layer is cut into at least, per core: enough for the cores to finish
-// together when one is slowed down.
-inline constexpr int kDepthwiseTasksPerCore = 8;
-
 // Outputs a task of whole small planes writes at least (64 KiB): far more work than the lock.
 inline constexpr int kDepthwiseTaskOutputs = 16384;
 
@@ -40,7 +36,7 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise() {
         if (!k.has("vectors_x")) k.set("vectors_x", 2);
         if (!k.has("rows")) k.set("rows", 2);
         // Whole planes, unless there are too few of them to keep the cores busy.
-        const int least = kDepthwiseTasksPerCore * std::max(1, t.cores);
+        const int least = least_direct_tasks(t.cores);
         const int planes = s.out_channels * s.batch;
         const int strips = std::max(1, (least + planes - 1) / planes);
         if (!k.has("task_rows")) k.set("task_rows", std::max(1, (s.out_h + strips - 1) / strips));

@@ -45,13 +45,12 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m, int r, RegisterCount regi
             const int out_per_group = s.out_channels / s.group;
             const int fits = (1 << 16) / std::max(1, tiles_per_image * alpha * alpha) / cols * cols;
             int col_block = std::clamp(fits, cols, (out_per_group + cols - 1) / cols * cols);
-            // Tasks (images by groups by blocks) that keep the cores busy, as the GEMM's rule
-            // asks of its own tasks: smaller blocks where there are too few or the last round
-            // is short.
+            // Tasks (images by groups by blocks) that keep the cores busy: smaller blocks where
+            // there are too few or the last round is short.
             const auto tasks = [&] {
                 return (long long)s.batch * s.group * ((out_per_group + col_block - 1) / col_block);
             };
-            while ((tasks() < 2 * t.cores || busy_share(tasks(), t.cores) < 0.9) && col_block > cols)
+            while (!keeps_cores_busy(tasks(), t.cores) && col_block > cols)
                 col_block = std::max(cols, (col_block / 2 + cols - 1) / cols * cols);
             k.set("col_block", col_block);
         }

@@ -85,14 +85,12 @@ inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int
         return round_up((extent + count - 1) / count, tile);
     };
     int row_block = even_block(d.rows, 768, rows), col_block = even_block(d.cols, 384, cols);
-    // Tasks that keep the cores busy where the product allows: two a core at least, and a last
-    // round at least 90% full (5 images on 2 cores leave one idle a sixth of the time); halving
-    // the larger side.
+    // Tasks that keep the cores busy where the product allows (5 images on 2 cores would leave
+    // one idle a sixth of the time), halving the larger side.
     const auto tasks = [&] {
         return int64_t(d.batch) * ((d.rows + row_block - 1) / row_block) * ((d.cols + col_block - 1) / col_block);
     };
-    const auto balanced = [&] { return tasks() >= 2 * t.cores && busy_share(tasks(), t.cores) >= 0.9; };
-    while (!balanced() && (row_block > rows || col_block > cols)) {
+    while (!keeps_cores_busy(tasks(), t.cores) && (row_block > rows || col_block > cols)) {
         if (row_block / rows >= col_block / cols && row_block > rows) row_block = round_up((row_block + 1) / 2, rows);
         else col_block = round_up((col_block + 1) / 2, cols);
     }
