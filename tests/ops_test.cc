@@ -113,13 +113,15 @@ void expect_direct_edge_shapes(const std::string &knobs, int grouped_outputs) {
 
 // Both CPU direct variants, forced, on edge shapes: the channel-lanes tile with a short last
 // panel (37 outputs), pixel tiles across rows and images, maps smaller than one tile, groups
-// whose channels fill whole panels, and single-pixel tiles; the output-x register tile that
-// stays for groups no vector of channels fits.
+// whose channels fill whole panels, and single-pixel tiles, its NCHW output stored in vectors of
+// pixels (the default) and pixel by pixel (the shipped records' pixel_stores=0); the output-x
+// register tile that stays for groups no vector of channels fits.
 TEST(Convolution, CpuDirectVariantsForcedOnEdgeShapes) {
     if (!cpu_test_target())
         GTEST_SKIP() << "the direct variants forced here are CPU schedules; " << test_target() << " has none";
     for (const char *knobs :
          {"conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=3,conv2d.task_tiles=3",
+          "conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=3,conv2d.task_tiles=2,conv2d.pixel_stores=0",
           "conv2d.variant=cpu_direct_channel_lanes,conv2d.rows=1", "conv2d.variant=cpu_register_tile"}) {
         const ScopedKnobs forced(knobs);
         expect_direct_edge_shapes(knobs, 64);
@@ -415,6 +417,8 @@ TEST(Convolution, DepthwiseShapes) {
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=1,conv2d.rows=3,conv2d.task_rows=5");
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=3,conv2d.rows=1,conv2d.task_planes=3");
         forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.rows=5,conv2d.task_tiles=3");
+        forced.push_back(
+            "conv2d.variant=cpu_depthwise_channel_lanes,conv2d.rows=4,conv2d.task_tiles=2,conv2d.pixel_stores=0");
         forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.cols=32,conv2d.rows=2,conv2d.task_tiles=1");
     }
     if (gpu_test_target())

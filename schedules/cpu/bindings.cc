@@ -51,12 +51,13 @@ const BindSchedule<Conv2d, ops::Conv2dOp> conv2d_depthwise_binding{
     }};
 const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_binding{
     kChannelLanes, [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Target &t) {
-        schedule_conv2d_channel_lanes(a, op.shape, t, op.choice.knobs.get("rows"), op.choice.knobs.get("task_tiles"));
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_channel_lanes(a, op.shape, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"));
     }};
 const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_depthwise_channel_lanes_binding{
     kDepthwiseChannelLanes, [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Target &t) {
-        schedule_conv2d_channel_lanes(a, op.shape, t, op.choice.knobs.get("rows"), op.choice.knobs.get("task_tiles"),
-                                      true);
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_channel_lanes(a, op.shape, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"), true);
     }};
 
 // Channels in the lanes write C transposed (ops::ConvGemmForm).

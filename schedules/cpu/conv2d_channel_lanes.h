@@ -6,7 +6,9 @@
 // `task_tiles` consecutive pixel tiles, so a batch-1 layer still has many tasks, and each task
 // streams one panel of weights. The padded input is materialised once so inner loads are
 // unguarded; or, `per_task` (the depthwise layers, memory-bound), each task stages the strip of
-// it that its tiles read, which stays in L2 and costs no second pass over memory.
+// it that its tiles read, which stays in L2 and costs no second pass over memory. An NCHW output
+// holds a tile's pixels of one channel consecutively: `pixel_stores` writes them as one vector
+// per channel (gathered from the tile's spilled registers), else each pixel on its own.
 #pragma once
 
 #include <algorithm>
@@ -18,7 +20,7 @@
 namespace cortado::schedules::cpu {
 
 inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dShape &s, const Halide::Target &target,
-                                          int pixels, int task_tiles, bool per_task = false) {
+                                          int pixels, int task_tiles, bool pixel_stores, bool per_task = false) {
     using namespace Halide;
     const int lanes = target.natural_vector_size<float>();
     pixels = std::min(pixels, s.out_w * s.out_h);
@@ -48,8 +50,9 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
             .reorder(ci, qi, qo, qt, co, a.n)
             .fuse(qt, co, task)
             .fuse(task, a.n, task)
-            .parallel(task)
-            .unroll(qi);
+            .parallel(task);
+        if (pixel_stores) a.output.reorder(qi, ci, qo).vectorize(qi);
+        else a.output.unroll(qi);
     }
     // Lanes that each read their own channel (depthwise) from blocks narrower than a vector
     // compute in vectors of one block, so that every load is a whole block.

@@ -85,6 +85,7 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
         const int largest = std::max(1, kDepthwiseTaskInputs / staged_per_tile);
         if (!k.has("task_tiles"))
             k.set("task_tiles", std::min(channel_lanes_task_tiles(tiles, panels, s.batch, t.cores), largest));
+        complete_pixel_stores(k);
     };
     v.violated = [registers](const Conv2dShape &, const TargetInfo &t, const Knobs &k) -> std::string {
         return register_tile_violation(t.float_lanes(), registers(t), k.get("rows"), k.get("cols"));
