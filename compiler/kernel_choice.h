@@ -31,6 +31,9 @@ struct ChoiceSettings {
     // of other variants, or a variant that cannot compute some layers; those layers keep the
     // next setting, and the plan notes why.
     bool exact = false;
+    // > 0: a record measured on another machine with this many cores (compiler/record_transfer.h):
+    // where this target has another number, its knobs that cut tasks are left to the default rule.
+    int transferred_cores = 0;
 };
 
 // "op.knob=value,op.variant=name,..." -> settings per op name. Throws CompileError naming
@@ -127,6 +130,11 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
                 }
                 throw CompileError(s->source + ": " + where + ", variant " + variant + ", has no knob '" + name +
                                    "'; " + variant_knobs(*spec));
+            }
+            if (s->transferred_cores > 0 && s->transferred_cores != target.cores && declared->splits_tasks) {
+                resolved.notes.push_back(s->source + ": " + name + " cut tasks for " + std::to_string(s->transferred_cores) +
+                                         " cores; the default rule cuts them for " + std::to_string(target.cores));
+                continue;
             }
             if (value < declared->min || value > declared->max)
                 throw CompileError(s->source + ": " + op + " knob " + name + " = " + std::to_string(value) +

@@ -138,8 +138,20 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
         if (!s->op.empty() && s->op != instance.op)
             throw CompileError(s->source + ": a record for op " + s->op + " has the op signature of this " +
                                instance.op);
-    const ResolvedChoice resolved =
-        resolve_choice(family.op<Shape>(), shape, info, sources);
+    ResolvedChoice resolved;
+    try {
+        resolved = resolve_choice(family.op<Shape>(), shape, info, sources);
+    } catch (const CompileError &e) {
+        // A record from another machine that this target's limits refuse: the layer keeps the
+        // weaker sources, and the plan says why (compiler/record_transfer.h).
+        const auto transferred =
+            std::find_if(sources.begin(), sources.end(), [](const ChoiceSettings *s) { return s->transferred_cores > 0; });
+        if (transferred == sources.end()) throw;
+        const std::string source = (*transferred)->source;
+        sources.erase(transferred);
+        resolved = resolve_choice(family.op<Shape>(), shape, info, sources);
+        resolved.notes.push_back(source + ": not taken here: " + e.what());
+    }
     instance.choice = resolved.choice;
     instance.choice.epilogue = epilogue;
     instance.variant_source = resolved.variant_source;
@@ -167,7 +179,7 @@ class Planner {
         plan_.name = name;
         plan_.target = info_.halide_target;
         plan_.family = info_.family;
-        if (info_.family != "gpu") plan_.cores = info_.cores;
+        if (info_.family != "gpu") plan_.cores = info_.cores, plan_.machine = info_.model();
         if (graph_.inputs.size() != 1 || graph_.outputs.size() != 1) {
             std::string outs;
             for (int v : graph_.outputs) outs += " '" + graph_.values[v].blob_name + "'";

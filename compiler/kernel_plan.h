@@ -98,6 +98,7 @@ struct NetworkPlan {
     std::string target;                   // the Halide target string every kernel is compiled for
     std::string family;                   // the schedule family every kernel was chosen from
     int cores = 0;                        // CPUs: the cores the default rules cut parallel loops for
+    schedules::MachineModel machine;      // CPUs: what the default rules sized tiles and blocks by
     std::vector<KernelInstance> kernels;  // unique
     std::vector<PlannedTensor> tensors;
     std::vector<PlannedBlob> blobs;

@@ -1,9 +1,11 @@
 // The target as the planner sees it, without linking Halide: the Halide target string, the
 // schedule family (from the target description, else from the string), the vector width and
 // GPU register budget the default rules size tiles by, the cores they cut parallel loops for,
-// the description's knob table, and the OpenCL compiler options the network runtime hands on.
+// the machine model (registers, FMA pipes, caches) they size register tiles and cache blocks
+// by, the description's knob table, and the OpenCL compiler options the network runtime hands on.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "schedules/space.h"
@@ -16,6 +18,9 @@ struct PlanTarget {
     int vector_bits = 0;               // 0: from the Halide string
     int registers_per_thread = 0;      // 0: the GPU API's default
     int cores = 0;                     // CPUs; 0: schedules::kAssumedCores
+    // CPUs: the description's or the detected model; empty: the Halide string's
+    // (schedules::instruction_set_machine_model).
+    std::optional<schedules::MachineModel> machine;
     std::string knobs;                 // the description's table, "op.knob=value,..."
     std::string opencl_build_options;  // OpenCL: options for the driver's compiler
 

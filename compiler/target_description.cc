@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "Halide.h"
+#include "compiler/host_machine_model.h"
 #include "compiler/install_layout.h"
 #include "frontend/compile_error.h"
 #include "frontend/nearest_word.h"
@@ -44,6 +45,35 @@ int host_cores() {
     return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// The instruction set's model with the description's figures over it.
+schedules::MachineModel description_machine_model(const std::map<std::string, std::string> &keys,
+                                                  const std::string &halide_target, const std::string &file) {
+    schedules::MachineModel model = schedules::instruction_set_machine_model(halide_target);
+    const std::pair<const char *, int *> figures[] = {
+        {"vector_registers", &model.vector_registers}, {"fma_units", &model.fma_units},
+        {"fma_latency", &model.fma_latency},           {"l1d_kib", &model.l1d_kib},
+        {"l2_kib", &model.l2_kib},                     {"l3_kib", &model.l3_kib}};
+    bool stated = false;
+    for (const auto &[key, figure] : figures) {
+        if (!keys.count(key)) continue;
+        const double value = positive_number(keys, key, file);
+        // 1 GiB of cache, 1024 registers: far past any CPU, short of overflowing the rules' sums.
+        if (value != int(value) || value > (1 << 20))
+            throw CompileError(file + ": " + key + " must be a whole number from 1 to 1048576, not '" +
+                               keys.at(key) + "'");
+        *figure = int(value);
+        stated = true;
+    }
+    // The smallest register tile, one accumulator with its loads, needs a few; every SIMD ISA has 8.
+    if (model.vector_registers < 8)
+        throw CompileError(file + ": vector_registers must be at least 8, not " + std::to_string(model.vector_registers));
+    if (stated && Halide::Target(halide_target).has_gpu_feature())
+        throw CompileError(file + ": the machine-model keys (vector_registers, fma_units, fma_latency, l1d_kib, "
+                                  "l2_kib, l3_kib) describe CPUs; " + halide_target + " is a GPU target");
+    if (stated) model.source = "description";
+    return model;
+}
+
 }  // namespace
 
 PlanTarget TargetDescription::plan_target() const {
@@ -52,6 +82,7 @@ PlanTarget TargetDescription::plan_target() const {
     plan.vector_bits = vector_bits;
     plan.registers_per_thread = registers_per_thread;
     plan.cores = cores;
+    plan.machine = machine;
     plan.knobs = knobs;
     plan.opencl_build_options = opencl_build_options;
     return plan;
@@ -78,6 +109,7 @@ TargetDescription resolve_target(const std::string &name) {
     if (name == "host") {
         target.halide_target = Halide::get_host_target().to_string();
         target.cores = host_cores();
+        target.machine = host_machine_model(target.halide_target);
     } else if (is_path || (name.find('/') == std::string::npos && fs::exists(file))) {
         std::ifstream in(file);
         std::map<std::string, std::string> keys;
@@ -94,7 +126,8 @@ TargetDescription resolve_target(const std::string &name) {
             static const char *known[] = {
                 "halide_target", "schedule_family", "vector_bits",          "knob",
                 "peak_gflops",   "bandwidth_gbs",   "registers_per_thread", "opencl_build_options",
-                "cores"};
+                "cores",         "vector_registers", "fma_units",           "fma_latency",
+                "l1d_kib",       "l2_kib",          "l3_kib"};
             if (std::find(std::begin(known), std::end(known), key) == std::end(known))
                 throw CompileError(where + "unknown key '" + key + "' (see targets/README.md)");
             // `knob` lines accumulate into the table; other keys appear once.
@@ -139,6 +172,7 @@ TargetDescription resolve_target(const std::string &name) {
                                    keys["cores"] + "'");
             target.cores = int(cores);
         }
+        target.machine = description_machine_model(keys, target.halide_target, file.string());
         target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
         target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());
     }
@@ -153,6 +187,8 @@ TargetDescription resolve_target(const std::string &name) {
     }
     const Halide::Target halide(target.halide_target);
     target.halide_target = halide.to_string();
+    if (target.file.empty() && name != "host")
+        target.machine = schedules::instruction_set_machine_model(target.halide_target);
     if (target.vector_bits == 0) target.vector_bits = 32 * halide.natural_vector_size<float>();
     try {
         target.schedule_family = resolve_plan_target(target.plan_target()).family;

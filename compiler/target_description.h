@@ -1,6 +1,7 @@
 // A target as users name it: `host`, a description in targets/ (NAME.target), or a Halide
 // target string. Descriptions add what a Halide string cannot say: the schedule-knob table
-// tuned for the device, and its roofline (peak and bandwidth) for `cortado bench`.
+// tuned for the device, its machine model (registers, FMA pipes, caches) for the CPU default
+// rules, and its roofline (peak and bandwidth) for `cortado bench`.
 #pragma once
 
 #include <string>
@@ -28,6 +29,9 @@ struct TargetDescription {
     // pool starts here (HL_NUM_THREADS, else the hardware's); a description's `cores`; else 0,
     // schedules::kAssumedCores.
     int cores = 0;
+    // CPUs: the figures the default rules size tiles and blocks by (targets/README.md): the
+    // description's keys over the instruction set's; `host` reads its caches from the system.
+    schedules::MachineModel machine;
     // OpenCL only: options the network runtime hands the driver's compiler (e.g. NVIDIA's
     // -cl-nv-maxrregcount=128, which lets kernels use the registers their tiles plan for).
     std::string opencl_build_options;

@@ -14,6 +14,7 @@
 #include "compiler/install_layout.h"
 #include "compiler/json_text.h"
 #include "compiler/kernel_builder.h"
+#include "compiler/record_transfer.h"
 #include "compiler/schedule_version.h"
 #include "frontend/compile_error.h"
 
@@ -244,7 +245,7 @@ std::vector<std::string> shipped_tuning_dbs() {
     return files;
 }
 
-TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned) {
+TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned, const TargetDescription *transfer_to) {
     TuningChoices choices;
     if (untuned) return choices;
     std::vector<std::pair<std::string, bool>> files;  // path, must exist
@@ -252,19 +253,31 @@ TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned) 
     files.emplace_back(user_tuning_db(), false);
     for (const std::string &shipped : shipped_tuning_dbs()) files.emplace_back(shipped, false);
     std::set<std::string> seen;
+    std::vector<TuningDbFile> read;
     for (const auto &[path, must_exist] : files) {
         std::error_code ec;
         const std::string canonical = fs::weakly_canonical(path, ec).string();
         if (!seen.insert(ec ? path : canonical).second) continue;
-        const TuningDbFile file = read_tuning_records(path, must_exist);
+        read.push_back(read_tuning_records(path, must_exist));
         if (fs::exists(path)) choices.files.push_back(path);
-        add_tuning_records(file, choices);
+        add_tuning_records(read.back(), choices);
     }
+    if (transfer_to) add_transferred_records(read, *transfer_to, choices);
     return choices;
 }
 
 void report_tuning_notes(const TuningChoices &choices, const NetworkPlan &plan) {
     for (const std::string &warning : choices.warnings) std::cerr << "cortado: warning: " << warning << "\n";
+    for (const TuningChoices::Transfer &t : choices.transfers) {
+        const std::string mark = "(transferred from " + t.name + ")";
+        int kernels = 0;
+        for (const KernelInstance &k : plan.kernels)
+            if (k.variant_source.find(mark) != std::string::npos) kernels++;
+        if (kernels > 0)
+            std::cerr << "cortado: note: " << kernels << " of " << plan.kernels.size()
+                      << " kernels take tuning records measured on " << t.name << " (machine distance " << t.distance
+                      << "; --no-transfer uses this target's records only)\n";
+    }
     std::set<std::string> reported;
     for (const KernelInstance &k : plan.kernels) {
         const auto found = choices.notes.find(k.op_signature_hash());

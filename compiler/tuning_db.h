@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "compiler/kernel_plan.h"
+#include "compiler/target_description.h"
 
 namespace cortado {
 
@@ -70,6 +71,14 @@ struct TuningChoices {
     std::map<std::string, std::vector<std::string>> notes;
     std::vector<std::string> warnings;
     std::vector<std::string> files;  // the databases read, strongest first
+    // Machines whose records stand in for this target's (compiler/record_transfer.h), nearest
+    // first: the description's name or Halide target, the machine distance, the signatures taken.
+    struct Transfer {
+        std::string name, halide_target;
+        double distance = 0;
+        int signatures = 0;
+    };
+    std::vector<Transfer> transfers;
 };
 
 // Adds the best record of each signature in `file` that `choices` does not have yet.
@@ -81,8 +90,10 @@ std::string user_tuning_db();
 std::vector<std::string> shipped_tuning_dbs();
 
 // `explicit_db` (may be empty) must exist; the others are read when present. With `untuned`,
-// nothing is read.
-TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned);
+// nothing is read. With `transfer_to`, signatures that have no record of their own take the
+// nearest other machine's (compiler/record_transfer.h).
+TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned,
+                                  const TargetDescription *transfer_to = nullptr);
 
 // Prints the warnings, and the notes for signatures `plan` uses, to stderr as "cortado: note:".
 void report_tuning_notes(const TuningChoices &choices, const NetworkPlan &plan);

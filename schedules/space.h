@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "ops/rearrange.h"
 #include "ops/resize.h"
 #include "ops/softmax.h"
+#include "schedules/machine_model.h"
 
 namespace cortado::schedules {
 
@@ -66,6 +68,10 @@ struct TargetInfo {
     // CPUs: the cores the kernels' parallel loops run on (the runtime's pool has one thread
     // each); the default rules cut those loops into tasks that keep them all busy.
     int cores = kAssumedCores;
+    // CPUs: registers, FMA pipes and caches the default rules size tiles and blocks by; empty:
+    // the ones the Halide string implies.
+    std::optional<MachineModel> machine = std::nullopt;
+    MachineModel model() const { return machine ? *machine : instruction_set_machine_model(halide_target); }
     int float_lanes() const { return vector_bits / 32; }
     bool has_feature(const std::string &feature) const { return target_has_feature(halide_target, feature); }
 };
@@ -75,6 +81,9 @@ struct KnobSpec {
     std::string name;
     int min = 0, max = 0;
     std::string meaning;
+    // Whether its default rule cuts the work into parallel tasks for the target's cores: a value
+    // measured on a machine with other cores does not carry over (compiler/record_transfer.h).
+    bool splits_tasks = false;
 };
 
 template <typename Shape>

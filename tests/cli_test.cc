@@ -811,7 +811,33 @@ TEST_F(Cli, InfoPlanShowsChoicesSourcesAndSharedKernels) {
     EXPECT_NE(r.output.find("cpu_register_tile    channel_block="), std::string::npos) << r.output;
     r = cortado("info " + net + " --target cuda-h100");
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("--target, --db, --untuned and --no-fusion go with --plan"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("--target, --db, --untuned, --no-transfer and --no-fusion go with --plan"),
+              std::string::npos)
+        << r.output;
+}
+
+// A machine without records of its own, like the Zen 4 VM but for Zen 5's instructions, takes the
+// shipped Zen 4 records for LeNet's layers and says so; --no-transfer keeps to its own.
+TEST_F(Cli, InfoPlanNamesTheRecordsTransferredFromANearMachine) {
+    const std::string models = shared_models_dir();
+    if (models.empty()) GTEST_SKIP() << "../shared/models is absent; LeNet is read from it";
+    const std::string target = write(
+        "zen5-like.target",
+        "halide_target = x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-avx512_zen5-f16c-"
+        "fma-sse41\ncores = 2\nfma_units = 1\nl1d_kib = 32\nl2_kib = 1024\nl3_kib = 32768\n");
+    const std::string net = models + "/lenet.prototxt";
+    Result r = cortado("info " + net + " --plan --batch 1 --target " + target);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("machine model: 32 vector registers, 1 FMA pipes of latency 4, L1d 32 KiB"),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("(transferred from epyc-2core-avx512-zen4)]"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("kernels take tuning records measured on epyc-2core-avx512-zen4 (machine distance 0"),
+              std::string::npos)
+        << r.output;
+    r = cortado("info " + net + " --plan --batch 1 --no-transfer --target " + target);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_EQ(r.output.find("transferred"), std::string::npos) << r.output;
 }
 
 // e_machine of every ELF image inside `path`: the file's own header first, then any embedded one

@@ -1142,6 +1142,53 @@ TEST(Targets, CodeThisCpuCannotExecuteIsNamedWithTheMissingInstructionSet) {
     EXPECT_NE(why.find("lacks " + Halide::Target::feature_to_name(lacking)), std::string::npos) << why;
 }
 
+TEST(Targets, MachineModelsComeFromTheDescriptionTheHostsCachesOrTheInstructionSet) {
+    const std::string described = write_target(
+        "model", "halide_target = x86-64-linux-avx-avx2-f16c-fma-sse41\nl2_kib = 256\nfma_units = 1\n");
+    const schedules::MachineModel m = resolve_target(described).machine;
+    std::filesystem::remove(described);
+    EXPECT_EQ(m.source, "description");
+    EXPECT_EQ(m.l2_kib, 256);
+    EXPECT_EQ(m.fma_units, 1);
+    EXPECT_EQ(m.vector_registers, 16) << "a key left out keeps the instruction set's figure";
+    EXPECT_EQ(resolve_plan_target(resolve_target("xeon-2core-avx512-spr").plan_target()).model().l2_kib, 2048);
+    const schedules::MachineModel avx512 = resolve_target("x86-64-linux-avx-avx2-avx512-f16c-fma-sse41").machine;
+    EXPECT_EQ(avx512.vector_registers, 32);
+    EXPECT_EQ(avx512.source, "instruction set");
+    EXPECT_EQ(resolve_target("x86-64-linux-tune_znver4-avx-avx2-avx512-f16c-fma-sse41").machine.fma_units, 1)
+        << "Zen 4 splits a 512-bit FMA over its two 256-bit pipes";
+    EXPECT_EQ(resolve_target("arm-64-linux").machine.vector_registers, 32);
+    // The host's caches, where Linux reports them, are its own.
+    const schedules::MachineModel host = resolve_target("host").machine;
+    std::ifstream l1("/sys/devices/system/cpu/cpu0/cache/index0/size");
+    if (l1) {
+        EXPECT_EQ(host.source, "detected");
+    }
+    EXPECT_GT(host.l1d_kib, 0);
+    EXPECT_GT(host.l2_kib, host.l1d_kib);
+    // `info --plan` prints the model the rules used.
+    const NetworkPlan plan = plan_network(one_conv_graph(), "net", resolve_target("xeon-2core-avx512-spr").plan_target());
+    EXPECT_EQ(plan.machine.l1d_kib, 48);
+    const auto message = [](const std::string &text) {
+        const std::string path = write_target("bad-model", text);
+        std::string what = "no error";
+        try {
+            resolve_target(path);
+        } catch (const CompileError &e) {
+            what = e.what();
+        }
+        std::filesystem::remove(path);
+        return what;
+    };
+    EXPECT_NE(message("halide_target = x86-64-linux-avx2\nl2_kib = lots\n").find("l2_kib must be a positive number"),
+              std::string::npos);
+    EXPECT_NE(message("halide_target = x86-64-linux-avx2\nl1d_kib = 1.5\n").find("l1d_kib must be a whole number"),
+              std::string::npos);
+    EXPECT_NE(message("halide_target = x86-64-linux-avx2\nvector_registers = 4\n").find("at least 8"),
+              std::string::npos);
+    EXPECT_NE(message("halide_target = x86-64-linux-cuda\nl1d_kib = 64\n").find("describe CPUs"), std::string::npos);
+}
+
 TEST(Targets, MalformedDescriptionsNameTheFileAndLine) {
     auto message = [](const std::string &name) {
         try {

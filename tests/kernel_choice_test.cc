@@ -19,6 +19,7 @@
 #include "compiler/kernel_plan.h"
 #include "compiler/schedule_version.h"
 #include "compiler/target_description.h"
+#include "compiler/record_transfer.h"
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
@@ -382,6 +383,38 @@ TEST(ParallelRules, TasksKeepEveryCoreBusy) {
         EXPECT_EQ(depthwise.variant, "cpu_depthwise");
         EXPECT_GE(8 * ceil_div(112, depthwise.knobs.get("task_rows")), 8 * cores) << cores;
     }
+}
+
+// The default rules read the machine model: register tiles fill its register file, the Winograd
+// products' block and the depthwise strips take a quarter of its L2.
+TEST(MachineModelRules, RegisterTilesAndL2BlocksFollowTheModel) {
+    schedules::TargetInfo t{"x86-64-linux-avx-avx2-avx512-f16c-fma-sse41", "x86", 512, 0};
+    const auto with = [&](int registers, int l2_kib) {
+        schedules::TargetInfo m = t;
+        schedules::MachineModel model = t.model();
+        model.vector_registers = registers, model.l2_kib = l2_kib;
+        m.machine = model;
+        return m;
+    };
+    const ops::Conv2dShape direct{1, 256, 27, 27, 256, 27, 27, 5, 5, 1, 1, 2, 2, 1, 1, 1};
+    const auto registers_used = [](const ops::Choice &c) {
+        const int vectors = c.knobs.get("cols") / 16;
+        return c.knobs.get("rows") * vectors + vectors + 1;
+    };
+    const ops::Choice full = choose_on(with(32, 1024), direct), half = choose_on(with(16, 1024), direct);
+    EXPECT_EQ(full.variant, "cpu_direct_channel_lanes");
+    EXPECT_GT(registers_used(full), 16);
+    EXPECT_LE(registers_used(full), 32);
+    EXPECT_LE(registers_used(half), 16);
+    const ops::Conv2dShape winograd{1, 512, 7, 7, 512, 7, 7, 3, 3, 1, 1, 1, 1, 1, 1, 1};
+    const ops::Choice big = choose_on(with(32, 1024), winograd), small = choose_on(with(32, 256), winograd);
+    EXPECT_EQ(big.variant, "cpu_winograd_f2");
+    EXPECT_LT(small.knobs.get("col_block"), big.knobs.get("col_block"));
+    const ops::Conv2dShape depthwise{1, 32, 112, 112, 32, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 32};
+    const auto strip = [&](int l2_kib) {
+        return choose_on(with(32, l2_kib), depthwise, {}, "cpu_depthwise_channel_lanes").knobs.get("task_tiles");
+    };
+    EXPECT_LT(strip(128), strip(1024)) << "a strip staged within a quarter of L2";
 }
 
 TEST(GemmRules, TilesThatDoNotFitTheRegistersOrTheVectorsAreRefusedWithTheReason) {
@@ -1202,6 +1235,106 @@ TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOn
         read_tuning_db(write("{\"op_signature\": \"" + sig + "\", \"op\": \"conv2d\", \"variant\": \"gpu_staged\"}\n" +
                              tuning_record_json(measured(probe, "gpu_register_tile", {{"rows", 2}}, 0.1)) + "\n"));
     EXPECT_EQ(plan_network(graph, "net", kCuda, with_records(mixed)).kernels[0].choice.variant, "gpu_staged");
+}
+
+// Records that transfer (compiler/record_transfer.h): a Zen 5 machine without records of its own,
+// and records measured on the shipped Zen 4 and Sapphire Rapids descriptions' machines.
+class RecordTransfer : public TuningDb {
+  protected:
+    static constexpr const char *kZen4 =
+        "x86-64-linux-tune_znver4-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-f16c-fma-sse41";
+    static constexpr const char *kZen5 =
+        "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-avx512_zen5-f16c-fma-sse41";
+    static constexpr const char *kZen5Model = "fma_units = 2\nl1d_kib = 48\nl2_kib = 1024\n";
+    // A description of a machine: its Halide target and the lines after it.
+    TargetDescription machine(const std::string &halide, const std::string &lines) {
+        const std::string file = path_ + ".target";
+        std::ofstream(file) << "halide_target = " << halide << "\n" << lines;
+        TargetDescription d = resolve_target(file);
+        std::filesystem::remove(file);
+        return d;
+    }
+    KernelInstance probe(const std::string &halide) {
+        return plan_network(conv_graph(), "net", halide, test_plan_options()).kernels[0];
+    }
+    // The records of `lines` as this machine takes them: exact ones, then transferred.
+    TuningChoices choices_on(const TargetDescription &target, const std::vector<TuningRecord> &lines) {
+        std::string text;
+        for (const TuningRecord &r : lines) text += tuning_record_json(r) + "\n";
+        const TuningDbFile file = read_tuning_records(write(text), true);
+        TuningChoices choices;
+        add_tuning_records(file, choices);
+        add_transferred_records({file}, target, choices);
+        return choices;
+    }
+    KernelInstance first_kernel(const TargetDescription &target, const TuningChoices &choices) {
+        return plan_network(conv_graph(), "net", target.plan_target(), with_records(choices.records)).kernels[0];
+    }
+    const std::string spr_ = resolve_target("xeon-2core-avx512-spr").halide_target;
+};
+
+TEST_F(RecordTransfer, ALayerWithoutARecordTakesTheNearestMachinesAndSaysWhere) {
+    const TargetDescription zen5 = machine(kZen5, std::string(kZen5Model) + "cores = 2\n");
+    const TuningRecord from_zen4 = measured(probe(kZen4), "cpu_direct_channel_lanes",
+                                            {{"rows", 7}, {"cols", 32}, {"task_tiles", 3}, {"pixel_stores", 0}}, 0.2);
+    const TuningRecord from_spr = measured(probe(spr_), "cpu_direct_channel_lanes",
+                                           {{"rows", 4}, {"cols", 16}, {"task_tiles", 5}, {"pixel_stores", 1}}, 0.1);
+    const TuningChoices choices = choices_on(zen5, {from_spr, from_zen4});
+    ASSERT_EQ(choices.transfers.size(), 1u);
+    EXPECT_EQ(choices.transfers[0].name, "epyc-2core-avx512-zen4") << "one FMA pipe apart, against an L2 and L3";
+    EXPECT_EQ(choices.transfers[0].signatures, 1);
+    const KernelInstance k = first_kernel(zen5, choices);
+    EXPECT_EQ(k.choice.knobs.get("rows"), 7);
+    EXPECT_EQ(k.choice.knobs.get("task_tiles"), 3) << "both machines have 2 cores";
+    EXPECT_NE(k.variant_source.find("(transferred from epyc-2core-avx512-zen4)"), std::string::npos)
+        << k.variant_source;
+    // The Xeon alone is too far: its records stay with it.
+    EXPECT_TRUE(choices_on(zen5, {from_spr}).transfers.empty());
+    // A record of this machine's own always wins, however slow.
+    const TuningRecord own = measured(probe(zen5.halide_target), "cpu_direct_channel_lanes",
+                                      {{"rows", 5}, {"cols", 16}, {"task_tiles", 4}, {"pixel_stores", 1}}, 9.0);
+    const KernelInstance mine = first_kernel(zen5, choices_on(zen5, {from_zen4, own}));
+    EXPECT_EQ(mine.choice.knobs.get("rows"), 5);
+    EXPECT_EQ(mine.variant_source.find("transferred"), std::string::npos) << mine.variant_source;
+}
+
+TEST_F(RecordTransfer, RecordsStayWithinTheirInstructionSetLevelAndOffGpus) {
+    const TuningRecord from_zen4 = measured(probe(kZen4), "cpu_direct_channel_lanes",
+                                            {{"rows", 7}, {"cols", 32}, {"task_tiles", 3}, {"pixel_stores", 0}}, 0.2);
+    EXPECT_TRUE(choices_on(machine(kAvx2, ""), {from_zen4}).transfers.empty()) << "AVX-512 code on an AVX2 machine";
+    EXPECT_TRUE(choices_on(resolve_target("arm-64-linux"), {from_zen4}).transfers.empty());
+    EXPECT_TRUE(choices_on(resolve_target("cuda-h100"), {from_zen4}).transfers.empty());
+    EXPECT_EQ(transfer_level(kZen4), "x86-avx512");
+    EXPECT_EQ(transfer_level(kAvx2), "x86-avx2");
+    EXPECT_EQ(transfer_level("x86-64-linux-sse41"), "x86-sse");
+    EXPECT_EQ(transfer_level("arm-64-linux-arm_dot_prod"), "arm-64");
+    EXPECT_EQ(transfer_level("x86-64-linux-cuda"), "");
+    EXPECT_EQ(transfer_level("arm-64-linux-hvx-hvx_v68"), "");
+}
+
+TEST_F(RecordTransfer, TaskCutsForOtherCoresAndTilesTheRegistersCannotHoldAreLeftToTheDefaultRule) {
+    const TuningRecord from_zen4 = measured(probe(kZen4), "cpu_direct_channel_lanes",
+                                            {{"rows", 12}, {"cols", 32}, {"task_tiles", 3}, {"pixel_stores", 0}}, 0.2);
+    const TargetDescription eight_cores = machine(kZen5, std::string(kZen5Model) + "cores = 8\n");
+    const KernelInstance wide = first_kernel(eight_cores, choices_on(eight_cores, {from_zen4}));
+    EXPECT_EQ(wide.choice.knobs.get("rows"), 12) << "the register tile transfers";
+    const KernelInstance untuned = first_kernel(eight_cores, TuningChoices{});
+    EXPECT_EQ(wide.choice.knobs.get("task_tiles"), untuned.choice.knobs.get("task_tiles"));
+    EXPECT_EQ(knob_source(wide, "task_tiles"), "default rule");
+    EXPECT_TRUE(std::any_of(wide.notes.begin(), wide.notes.end(), [](const std::string &n) {
+        return n.find("task_tiles cut tasks for 2 cores; the default rule cuts them for 8") != std::string::npos;
+    }));
+    // 12 x 2 accumulators and their loads need 27 registers: a machine like Zen 4 but for its 16
+    // registers (near enough to take its records) refuses the tile.
+    const TargetDescription small =
+        machine(kZen5, "fma_units = 1\nl1d_kib = 32\nl2_kib = 1024\ncores = 2\nvector_registers = 16\n");
+    const KernelInstance k = first_kernel(small, choices_on(small, {from_zen4}));
+    EXPECT_EQ(k.variant_source, "default rule");
+    EXPECT_LE(k.choice.knobs.get("rows") * (k.choice.knobs.get("cols") / 16) + k.choice.knobs.get("cols") / 16 + 1, 16);
+    EXPECT_TRUE(std::any_of(k.notes.begin(), k.notes.end(), [](const std::string &n) {
+        return n.find("(transferred from epyc-2core-avx512-zen4): not taken here") != std::string::npos &&
+               n.find("vector registers") != std::string::npos;
+    })) << (k.notes.empty() ? "no notes" : k.notes[0]);
 }
 
 TEST(ScheduleVersion, EveryVariantOfEveryFamilyHasOneThatFollowsItsSources) {

@@ -152,7 +152,7 @@ void use_openblas_kernels_for_this_cpu() {
 int command_bench(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(
         args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net"},
-        {"quick", "untuned", "no-fusion"});
+        {"quick", "untuned", "no-transfer", "no-fusion"});
     const bool fuse = !cli.flags.count("no-fusion");
     if (!fuse && cli.positional != "nets" && cli.positional != "exported")
         throw UsageError("bench: --no-fusion goes with nets and exported");
@@ -167,7 +167,8 @@ int command_bench(const std::vector<std::string> &args) {
                                : suite != "nets"   ? ""
                                : cli.has("models") ? cli.get("models")
                                                    : shared_file("models", "--models DIR");
-    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
+                                                     cli.flags.count("no-transfer") ? nullptr : &target);
     for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     std::vector<int64_t> batches;
     if (cli.has("batch"))

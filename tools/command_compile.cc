@@ -24,7 +24,7 @@ std::string default_network_name(const std::string &graph_name) {
 
 int command_compile(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db", "weights"},
-                                       {"shared", "untuned", "embed-weights", "no-fusion"});
+                                       {"shared", "untuned", "no-transfer", "embed-weights", "no-fusion"});
     if (!cli.has("output-dir")) throw UsageError("compile needs -o DIR");
     const bool embed = cli.flags.count("embed-weights") > 0;
     if (cli.has("weights") && !embed)
@@ -38,7 +38,8 @@ int command_compile(const std::vector<std::string> &args) {
     const Graph graph = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));
-    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
+                                                     cli.flags.count("no-transfer") ? nullptr : &target);
     std::string weights;
     if (graph.weights) {
         if (cli.has("weights")) throw UsageError("an ONNX model carries its weights; --weights is for prototxts");

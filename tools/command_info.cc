@@ -51,7 +51,7 @@ void print_list(const char *one, const char *many, const std::vector<std::string
 }  // namespace
 
 int command_info(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned", "no-fusion"});
+    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned", "no-transfer", "no-fusion"});
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
@@ -60,14 +60,16 @@ int command_info(const std::vector<std::string> &args) {
         // The graph as compile plans it: fused, then the target's choices for every step.
         const Graph fused = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
         const TargetDescription target = resolve_target(cli.get("target", "host"));
-        const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+        const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
+                                                     cli.flags.count("no-transfer") ? nullptr : &target);
         const NetworkPlan plan = plan_network(fused, fused.name, target.plan_target(), cli_plan_options(tuning.records));
         report_tuning_notes(tuning, plan);
         std::cout << plan_report(plan, target.name);
         return 0;
     }
-    if (cli.has("target") || cli.has("db") || cli.flags.count("untuned") || cli.flags.count("no-fusion"))
-        throw UsageError("info: --target, --db, --untuned and --no-fusion go with --plan");
+    if (cli.has("target") || cli.has("db") || cli.flags.count("untuned") || cli.flags.count("no-transfer") ||
+        cli.flags.count("no-fusion"))
+        throw UsageError("info: --target, --db, --untuned, --no-transfer and --no-fusion go with --plan");
     const Graph graph = load_network(cli.positional, options, false);
 
     LayerCost total;

@@ -98,7 +98,7 @@ int command_run(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(args,
                                        {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape",
                                         "batch", "target", "iterations", "warmup", "json", "db"},
-                                       {"check", "check-finite", "untuned", "no-fusion"});
+                                       {"check", "check-finite", "untuned", "no-transfer", "no-fusion"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
@@ -117,7 +117,8 @@ int command_run(const std::vector<std::string> &args) {
         std::cerr << "cortado: note: running code for " << target.halide_target << " on this machine\n";
 
     TemporaryDirectory build_dir("cortado-run");
-    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"));
+    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
+                                                     cli.flags.count("no-transfer") ? nullptr : &target);
     const BuiltNetwork built =
         build_network(graph, "net", target, build_dir.path(), cli_build_options(tuning.records, true));
     report_tuning_notes(tuning, built.plan);

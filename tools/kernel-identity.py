@@ -105,10 +105,10 @@ def main():
         target_line = lines[0]
         for line in lines[1:]:  # after the target line: the per-forward summary, the header, the steps
             columns = line.split()
-            # The summary lines ("per forward:", a GPU's "CUDA:"), the header, an alias, or a
-            # concatenation done in place.
+            # The summary lines ("per forward:", "machine model:", a GPU's "CUDA:"), the header, an
+            # alias, or a concatenation done in place.
             if (len(columns) < 3 or columns[1] == "alias" or columns[0] == "step" or columns[0].endswith(":")
-                    or line.startswith("per forward:") or line.endswith("no kernel)")):
+                    or line.startswith(("per forward:", "machine model:")) or line.endswith("no kernel)")):
                 continue
             layer, kernel = columns[0], "cortado_k_" + columns[2]
             if kernel not in after:

@@ -77,6 +77,7 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
     out << plan.name << ": " << plan.steps.size() << " steps, " << plan.kernels.size() << " kernels for target "
         << target_name << " (" << plan.target << "), schedule family " << plan.family
         << (plan.cores > 0 ? ", tasks cut for " + std::to_string(plan.cores) + " cores" : std::string()) << "\n"
+        << (plan.cores > 0 ? "machine model: " + schedules::machine_model_text(plan.machine) + "\n" : std::string())
         << memory_line(plan);
     char line[512];
     std::snprintf(line, sizeof line, "%-28s %-15s %-16s %-16s %-20s %s\n", "step", "op", "kernel", "op signature",

@@ -7,6 +7,8 @@
 # tools/kernel-identity.py, show whether a change moved any kernel before records are restamped:
 #   tools/standard-plans.sh OLD/bin/cortado before && tools/standard-plans.sh build/tools/cortado after
 #   for t in after/*/; do tools/kernel-identity.py before/$(basename $t)/cache $t/cache $t/*.plan; done
+# Only exact records (--no-transfer): the ones `host` would take from another machine depend on
+# the machine the script runs on.
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 CORTADO OUT" >&2; exit 2; }
 cortado=$(realpath "$1")
@@ -21,9 +23,9 @@ compile() {  # target net batch
   local dir="$out/$target"
   mkdir -p "$dir/lib"
   CORTADO_CACHE="$dir/cache" "$cortado" compile "$models/$net.prototxt" --target "$target" --batch "$batch" \
-    "${shape[@]}" -o "$dir/lib" >/dev/null
+    --no-transfer "${shape[@]}" -o "$dir/lib" >/dev/null
   CORTADO_CACHE="$dir/cache" "$cortado" info "$models/$net.prototxt" --plan --target "$target" --batch "$batch" \
-    "${shape[@]}" >"$dir/$net-b$batch.plan"
+    --no-transfer "${shape[@]}" >"$dir/$net-b$batch.plan"
 }
 
 for target in host epyc-2core-avx512-zen4 xeon-2core-avx512-spr; do

@@ -18,7 +18,9 @@ const char *kNoFusion = "  --no-fusion          every layer its own step: nothin
 const char *kTuning =
     "  --db FILE            tuning records to use first (also $CORTADO_CACHE/tuning.jsonl and\n"
     "                       the shipped targets/tuning/*.jsonl)\n"
-    "  --untuned            ignore every tuning record: the default rules only\n";
+    "  --untuned            ignore every tuning record: the default rules only\n"
+    "  --no-transfer        only records measured on this exact target (by default a layer\n"
+    "                       without one takes the nearest machine's at the same ISA level)\n";
 
 const std::map<std::string, std::string> &usages() {
     static const std::map<std::string, std::string> texts = {

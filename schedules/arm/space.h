@@ -10,7 +10,8 @@
 namespace cortado::schedules::arm {
 
 inline FamilySpace space() {
-    FamilySpace f = cpu::space([](const TargetInfo &) { return 32; },
+    // The register file of the machine model: NEON's 32 unless a description says otherwise.
+    FamilySpace f = cpu::space([](const TargetInfo &t) { return t.model().vector_registers; },
                                cpu::conv2d_register_tile([](const TargetInfo &) { return 8; }, 3));
     f.name = "arm";
     return f;

@@ -38,7 +38,7 @@ inline bool channel_lanes_apply(const Conv2dShape &s, const TargetInfo &t) {
 inline std::vector<KnobSpec> channel_lanes_knobs() {
     return {{"rows", 1, 32, "output pixels per register tile (consecutive in the image, across rows)"},
             {"cols", 1, 256, "output channels per register tile, whole vectors"},
-            {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task"},
+            {"task_tiles", 1, 1 << 20, "register tiles of pixels per parallel task", true},
             {"pixel_stores", 0, 1,
              "an NCHW output stored in vectors of a tile's pixels (1) or channel by channel (0); a blocked "
              "output is stored in whole vectors either way"}};

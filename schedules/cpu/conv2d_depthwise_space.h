@@ -27,8 +27,8 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise() {
     v.sources = {"schedules/cpu/conv2d_depthwise.h", "schedules/cpu/conv2d_depthwise_space.h"};
     v.knobs = {{"vectors_x", 1, 8, "vectors of output x per register tile"},
                {"rows", 1, 8, "output rows per register tile"},
-               {"task_rows", 1, 1 << 16, "output rows per strip of a channel plane"},
-               {"task_planes", 1, 1 << 20, "channels per parallel task, when a task is whole planes"}};
+               {"task_rows", 1, 1 << 16, "output rows per strip of a channel plane", true},
+               {"task_planes", 1, 1 << 20, "channels per parallel task, when a task is whole planes", true}};
     v.unsupported = [](const Conv2dShape &s) {
         return ops::is_depthwise(s) ? "" : "not a depthwise layer (one input channel per group)";
     };
@@ -55,10 +55,6 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise() {
     return v;
 }
 
-// Input floats a task of cpu_depthwise_channel_lanes stages at most (256 KiB, within L2 with
-// the output it writes): a strip of rows of a map as wide as MobileNet's first (112).
-inline constexpr int kDepthwiseTaskInputs = 65536;
-
 inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount registers) {
     VariantSpec<Conv2dShape> v;
     v.name = kDepthwiseChannelLanes;
@@ -78,11 +74,13 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
         const int pixels = s.out_w * s.out_h, vectors = std::max(1, k.get("cols") / lanes);
         const int most = std::min(pixels, register_tile_rows(vectors, registers(t)));
         if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most));
-        // Enough tasks for both cores, each staging at most kDepthwiseTaskInputs.
+        // Enough tasks for the cores, each staging at most a quarter of L2 (within L2 with the
+        // output it writes; 256 KiB of a 1 MiB L2: a strip of rows of a map as wide as
+        // MobileNet's first, 112).
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
         const int panels = ops::panel_count(s.out_channels, k.get("cols"));
         const int staged_per_tile = k.get("rows") * k.get("cols") * s.stride_h * s.stride_w;
-        const int largest = std::max(1, kDepthwiseTaskInputs / staged_per_tile);
+        const int largest = int(std::max<long long>(1, t.model().quarter_l2_floats() / staged_per_tile));
         if (!k.has("task_tiles"))
             k.set("task_tiles", std::min(channel_lanes_task_tiles(tiles, panels, s.batch, t.cores), largest));
         complete_pixel_stores(k);

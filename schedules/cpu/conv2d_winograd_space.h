@@ -36,14 +36,14 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m, int r, RegisterCount regi
     v.complete = [gemm_complete, m](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
         if (!k.has("channel_products")) k.set("channel_products", 1);
         // A block's products, an image's tiles by col_block channels by α² positions, in about
-        // a quarter of L2 (1 MiB a core on the machines measured).
+        // a quarter of L2.
         if (k.get("channel_products") && !k.has("col_block")) {
             Knobs gemm = k;
             gemm_complete(s, t, gemm);  // the register tile of the GEMM's rule
             const int cols = gemm.get("cols"), alpha = m + s.kernel_h - 1;
             const int tiles_per_image = ops::winograd_tiles(s, m).count / s.batch;
             const int out_per_group = s.out_channels / s.group;
-            const int fits = (1 << 16) / std::max(1, tiles_per_image * alpha * alpha) / cols * cols;
+            const int fits = int(t.model().quarter_l2_floats() / std::max(1, tiles_per_image * alpha * alpha) / cols * cols);
             int col_block = std::clamp(fits, cols, (out_per_group + cols - 1) / cols * cols);
             // Tasks (images by groups by blocks) that keep the cores busy: smaller blocks where
             // there are too few or the last round is short.

@@ -125,8 +125,8 @@ VariantSpec<Shape> gemm_variant(const std::string &name, ops::WeightPacking weig
     v.knobs = {{"rows", 1, 32, "rows of C per register tile (broadcasts of a)"},
                {"cols", 1, 256, "columns of C per register tile, whole vectors"},
                {"k_block", 1, 1 << 20, "K summed per pass of the register tiles"},
-               {"row_block", 1, 1 << 20, "rows of C per parallel task, a multiple of rows"},
-               {"col_block", 1, 1 << 20, "columns of C per parallel task, a multiple of cols"}};
+               {"row_block", 1, 1 << 20, "rows of C per parallel task, a multiple of rows", true},
+               {"col_block", 1, 1 << 20, "columns of C per parallel task, a multiple of cols", true}};
     if (packs_b) v.knobs.push_back({"pack", 0, 1, "copy b into panels per task and K block"});
     v.complete = [dims, registers, packs_b](const Shape &s, const TargetInfo &t, Knobs &k) {
         complete_gemm_knobs(dims(s), t, registers(t), packs_b, k);

@@ -9,11 +9,12 @@
 namespace cortado::schedules::x86 {
 
 inline FamilySpace space() {
-    // 6 output channels x 2 vectors: 12 accumulators + 2 inputs + 1 broadcast weight in AVX2's
-    // 16 registers; AVX-512's 32 registers take 8 channels.
-    FamilySpace f =
-        cpu::space([](const TargetInfo &t) { return t.vector_bits >= 512 ? 32 : 16; },
-                   cpu::conv2d_register_tile([](const TargetInfo &t) { return t.vector_bits >= 512 ? 8 : 6; }, 2));
+    // The register file of the machine model (AVX2's 16, AVX-512's 32 unless a description
+    // says otherwise). 6 output channels x 2 vectors: 12 accumulators + 2 inputs + 1 broadcast
+    // weight in 16 registers; 32 registers take 8 channels.
+    FamilySpace f = cpu::space([](const TargetInfo &t) { return t.model().vector_registers; },
+                               cpu::conv2d_register_tile(
+                                   [](const TargetInfo &t) { return t.model().vector_registers >= 32 ? 8 : 6; }, 2));
     f.name = "x86";
     return f;
 }
