@@ -62,11 +62,6 @@ SourceMachine source_machine(const std::string &record_target, const std::vector
     return s;
 }
 
-// Machines farther apart than this keep their records to themselves. On the Zen 5 VM, Zen 4's
-// records (distance 2.6: one FMA pipe, L1d) ran the 21 network cases 0.98-1.01x the defaults;
-// the Sapphire Rapids Xeon's (4.2: L2, L3) 0.83-0.86x (docs/PERFORMANCE.md, "Records that transfer").
-constexpr double kFarthestTransfer = 3.0;
-
 }  // namespace
 
 std::string transfer_level(const std::string &halide_target) {
@@ -78,7 +73,7 @@ std::string transfer_level(const std::string &halide_target) {
 }
 
 void add_transferred_records(const std::vector<TuningDbFile> &files, const TargetDescription &target,
-                             TuningChoices &choices) {
+                             TuningChoices &choices, double farthest) {
     const schedules::TargetInfo info = resolve_plan_target(target.plan_target());
     const std::string level = transfer_level(info.halide_target);
     if (level.empty()) return;
@@ -94,7 +89,7 @@ void add_transferred_records(const std::vector<TuningDbFile> &files, const Targe
     for (const auto &[record_target, records] : by_target) {
         SourceMachine s = source_machine(record_target, described);
         s.distance = schedules::machine_distance(info.model(), s.machine);
-        if (s.distance <= kFarthestTransfer) sources.push_back(std::move(s));
+        if (s.distance <= farthest) sources.push_back(std::move(s));
     }
     std::sort(sources.begin(), sources.end(), [](const SourceMachine &a, const SourceMachine &b) {
         return a.distance != b.distance ? a.distance < b.distance : a.target < b.target;

@@ -245,7 +245,8 @@ std::vector<std::string> shipped_tuning_dbs() {
     return files;
 }
 
-TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned, const TargetDescription *transfer_to) {
+TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned, const TargetDescription *transfer_to,
+                                  double farthest) {
     TuningChoices choices;
     if (untuned) return choices;
     std::vector<std::pair<std::string, bool>> files;  // path, must exist
@@ -262,7 +263,8 @@ TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned, 
         if (fs::exists(path)) choices.files.push_back(path);
         add_tuning_records(read.back(), choices);
     }
-    if (transfer_to) add_transferred_records(read, *transfer_to, choices);
+    if (transfer_to)
+        add_transferred_records(read, *transfer_to, choices, farthest < 0 ? kFarthestAppliedTransfer : farthest);
     return choices;
 }
 

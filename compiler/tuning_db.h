@@ -91,9 +91,9 @@ std::vector<std::string> shipped_tuning_dbs();
 
 // `explicit_db` (may be empty) must exist; the others are read when present. With `untuned`,
 // nothing is read. With `transfer_to`, signatures that have no record of their own take the
-// nearest other machine's (compiler/record_transfer.h).
+// nearest other machine's within `farthest` (compiler/record_transfer.h; < 0: its default).
 TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned,
-                                  const TargetDescription *transfer_to = nullptr);
+                                  const TargetDescription *transfer_to = nullptr, double farthest = -1);
 
 // Prints the warnings, and the notes for signatures `plan` uses, to stderr as "cortado: note:".
 void report_tuning_notes(const TuningChoices &choices, const NetworkPlan &plan);

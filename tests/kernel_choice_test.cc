@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <random>
 #include <regex>
@@ -1237,15 +1238,16 @@ TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOn
     EXPECT_EQ(plan_network(graph, "net", kCuda, with_records(mixed)).kernels[0].choice.variant, "gpu_staged");
 }
 
-// Records that transfer (compiler/record_transfer.h): a Zen 5 machine without records of its own,
-// and records measured on the shipped Zen 4 and Sapphire Rapids descriptions' machines.
+// Records that transfer (compiler/record_transfer.h): a machine without records of its own, like
+// the Zen 4 VM but for Zen 5's instructions and L1d, and records measured on the shipped Zen 4 and
+// Sapphire Rapids descriptions' machines.
 class RecordTransfer : public TuningDb {
   protected:
     static constexpr const char *kZen4 =
         "x86-64-linux-tune_znver4-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-f16c-fma-sse41";
     static constexpr const char *kZen5 =
         "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-avx512_zen5-f16c-fma-sse41";
-    static constexpr const char *kZen5Model = "fma_units = 2\nl1d_kib = 48\nl2_kib = 1024\n";
+    static constexpr const char *kNearZen4 = "fma_units = 1\nl1d_kib = 48\nl2_kib = 1024\n";
     // A description of a machine: its Halide target and the lines after it.
     TargetDescription machine(const std::string &halide, const std::string &lines) {
         const std::string file = path_ + ".target";
@@ -1258,13 +1260,14 @@ class RecordTransfer : public TuningDb {
         return plan_network(conv_graph(), "net", halide, test_plan_options()).kernels[0];
     }
     // The records of `lines` as this machine takes them: exact ones, then transferred.
-    TuningChoices choices_on(const TargetDescription &target, const std::vector<TuningRecord> &lines) {
+    TuningChoices choices_on(const TargetDescription &target, const std::vector<TuningRecord> &lines,
+                             double farthest = kFarthestAppliedTransfer) {
         std::string text;
         for (const TuningRecord &r : lines) text += tuning_record_json(r) + "\n";
         const TuningDbFile file = read_tuning_records(write(text), true);
         TuningChoices choices;
         add_tuning_records(file, choices);
-        add_transferred_records({file}, target, choices);
+        add_transferred_records({file}, target, choices, farthest);
         return choices;
     }
     KernelInstance first_kernel(const TargetDescription &target, const TuningChoices &choices) {
@@ -1274,22 +1277,26 @@ class RecordTransfer : public TuningDb {
 };
 
 TEST_F(RecordTransfer, ALayerWithoutARecordTakesTheNearestMachinesAndSaysWhere) {
-    const TargetDescription zen5 = machine(kZen5, std::string(kZen5Model) + "cores = 2\n");
+    const TargetDescription zen5 = machine(kZen5, std::string(kNearZen4) + "cores = 2\n");
     const TuningRecord from_zen4 = measured(probe(kZen4), "cpu_direct_channel_lanes",
                                             {{"rows", 7}, {"cols", 32}, {"task_tiles", 3}, {"pixel_stores", 0}}, 0.2);
     const TuningRecord from_spr = measured(probe(spr_), "cpu_direct_channel_lanes",
                                            {{"rows", 4}, {"cols", 16}, {"task_tiles", 5}, {"pixel_stores", 1}}, 0.1);
     const TuningChoices choices = choices_on(zen5, {from_spr, from_zen4});
     ASSERT_EQ(choices.transfers.size(), 1u);
-    EXPECT_EQ(choices.transfers[0].name, "epyc-2core-avx512-zen4") << "one FMA pipe apart, against an L2 and L3";
+    EXPECT_EQ(choices.transfers[0].name, "epyc-2core-avx512-zen4") << "an L1d apart, against FMA pipes, L2 and L3";
+    EXPECT_NEAR(choices.transfers[0].distance, std::log2(48.0 / 32), 1e-9);
     EXPECT_EQ(choices.transfers[0].signatures, 1);
     const KernelInstance k = first_kernel(zen5, choices);
     EXPECT_EQ(k.choice.knobs.get("rows"), 7);
     EXPECT_EQ(k.choice.knobs.get("task_tiles"), 3) << "both machines have 2 cores";
     EXPECT_NE(k.variant_source.find("(transferred from epyc-2core-avx512-zen4)"), std::string::npos)
         << k.variant_source;
-    // The Xeon alone is too far: its records stay with it.
+    // The Xeon alone is too far for compile and run; the tuner, which measures, takes it.
     EXPECT_TRUE(choices_on(zen5, {from_spr}).transfers.empty());
+    const TuningChoices far = choices_on(zen5, {from_spr}, std::numeric_limits<double>::infinity());
+    ASSERT_EQ(far.transfers.size(), 1u);
+    EXPECT_EQ(far.transfers[0].name, "xeon-2core-avx512-spr");
     // A record of this machine's own always wins, however slow.
     const TuningRecord own = measured(probe(zen5.halide_target), "cpu_direct_channel_lanes",
                                       {{"rows", 5}, {"cols", 16}, {"task_tiles", 4}, {"pixel_stores", 1}}, 9.0);
@@ -1315,7 +1322,7 @@ TEST_F(RecordTransfer, RecordsStayWithinTheirInstructionSetLevelAndOffGpus) {
 TEST_F(RecordTransfer, TaskCutsForOtherCoresAndTilesTheRegistersCannotHoldAreLeftToTheDefaultRule) {
     const TuningRecord from_zen4 = measured(probe(kZen4), "cpu_direct_channel_lanes",
                                             {{"rows", 12}, {"cols", 32}, {"task_tiles", 3}, {"pixel_stores", 0}}, 0.2);
-    const TargetDescription eight_cores = machine(kZen5, std::string(kZen5Model) + "cores = 8\n");
+    const TargetDescription eight_cores = machine(kZen5, std::string(kNearZen4) + "cores = 8\n");
     const KernelInstance wide = first_kernel(eight_cores, choices_on(eight_cores, {from_zen4}));
     EXPECT_EQ(wide.choice.knobs.get("rows"), 12) << "the register tile transfers";
     const KernelInstance untuned = first_kernel(eight_cores, TuningChoices{});
@@ -1325,10 +1332,11 @@ TEST_F(RecordTransfer, TaskCutsForOtherCoresAndTilesTheRegistersCannotHoldAreLef
         return n.find("task_tiles cut tasks for 2 cores; the default rule cuts them for 8") != std::string::npos;
     }));
     // 12 x 2 accumulators and their loads need 27 registers: a machine like Zen 4 but for its 16
-    // registers (near enough to take its records) refuses the tile.
+    // registers, taking its records at any distance as the tuner does, refuses the tile.
     const TargetDescription small =
         machine(kZen5, "fma_units = 1\nl1d_kib = 32\nl2_kib = 1024\ncores = 2\nvector_registers = 16\n");
-    const KernelInstance k = first_kernel(small, choices_on(small, {from_zen4}));
+    const KernelInstance k =
+        first_kernel(small, choices_on(small, {from_zen4}, std::numeric_limits<double>::infinity()));
     EXPECT_EQ(k.variant_source, "default rule");
     EXPECT_LE(k.choice.knobs.get("rows") * (k.choice.knobs.get("cols") / 16) + k.choice.knobs.get("cols") / 16 + 1, 16);
     EXPECT_TRUE(std::any_of(k.notes.begin(), k.notes.end(), [](const std::string &n) {

@@ -193,6 +193,35 @@ TEST_F(TunerLibrary, TheBudgetIsSplitByEachSignaturesDefaultTime) {
     EXPECT_EQ(records("db.jsonl").size(), size_t(a + b + 6));
 }
 
+// A record transferred from a near machine (TunerOptions::seeds) is the first candidate after its
+// signature's default, so that a short budget measures it before any search.
+TEST_F(TunerLibrary, ARecordFromANearMachineIsTriedRightAfterTheDefault) {
+    std::vector<TuneLayer> layers = layers_of(kTwoConvs, target_);
+    ASSERT_EQ(layers.size(), 2u);
+    const KernelInstance &b = layers[1].default_kernel;
+    ChoiceSettings seed;
+    seed.source = "near.jsonl:1 (transferred from near)", seed.variant = b.choice.variant, seed.transferred_cores = 2;
+    for (const auto &[knob, value] : b.choice.knobs.values)
+        if ((knob == "task_tiles" || knob == "rows") && value > 1 && seed.knobs.empty()) seed.knobs = {{knob, 1}};
+    ASSERT_FALSE(seed.knobs.empty()) << b.choice.variant << " has neither task_tiles nor rows above 1";
+    FakeRunner runner(target_, {{"a+relu", 1.0}, {"b", 3.0}});
+    TunerOptions o = options("seeded.jsonl", runner);
+    o.seeds[layers[1].signature] = seed;
+    o.max_candidates = 2;
+    Tuner tuner(runner, o);
+    for (TuneLayer &layer : layers) tuner.add(std::move(layer));
+    tuner.run(100);
+    std::vector<std::string> of_b;
+    for (const std::string &c : runner.compiled)
+        if (c.rfind(layers_of(kTwoConvs, target_)[1].signature, 0) == 0) of_b.push_back(c);
+    ASSERT_GE(of_b.size(), 2u);
+    const auto seeded = [&](const std::string &compiled) {
+        return (compiled + " ").find(" " + seed.knobs[0].first + "=1 ") != std::string::npos;
+    };
+    EXPECT_FALSE(seeded(of_b[0])) << "the default first: " << of_b[0];
+    EXPECT_TRUE(seeded(of_b[1])) << of_b[1];
+}
+
 TEST_F(TunerLibrary, TheSameSeedProposesTheSameCandidatesAnotherSeedOthers) {
     const FakeRunner first = tune("first.jsonl", 20, 7);
     const FakeRunner again = tune("again.jsonl", 20, 7);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <thread>
 
@@ -203,6 +204,10 @@ int command_tune(const std::vector<std::string> &args) {
     options.db = db;
     options.target = target.plan_target();
     options.plan = plan_options;
+    // Another machine's record, at any distance, is worth one measurement (record_transfer.h).
+    for (const auto &[signature, settings] :
+         load_tuning_choices("", false, &target, std::numeric_limits<double>::infinity()).records)
+        if (settings.transferred_cores > 0) options.seeds[signature] = settings;
     options.jobs = jobs;
     options.max_candidates = max_candidates;
     options.max_tolerance = max_tolerance;

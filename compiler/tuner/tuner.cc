@@ -89,6 +89,8 @@ bool Tuner::start(Tuning &t) {
                                                             t.layer.blocked()));
     // Records of earlier runs count as tried; only current schedule versions do.
     t.resumed = resume_from_records(earlier_[t.layer.signature], *t.search, &t.latest);
+    const auto seed = options_.seeds.find(t.layer.signature);
+    if (seed != options_.seeds.end()) t.search->revisit({Candidate{seed->second.variant, seed->second.knobs}});
     return true;
 }
 

@@ -3,7 +3,8 @@
 // is one caller (tools/command_tune.cc); tests are others, with runners and clocks of their own.
 //
 // run(budget) spends the budget in two passes. First each signature's default choice is checked
-// and timed, which gives every signature a share of the time: its default time times the number
+// and timed (and a record transferred from a near machine, where there is one, is the first
+// candidate after it), which gives every signature a share of the time: its default time times the number
 // of steps that run it. Then the signatures are searched, the largest share first, each for its
 // share of the time left (candidate_search.h: the other variants' defaults, then local moves
 // around the best and random samples). Candidates compile together, up to `jobs`, and are
@@ -50,6 +51,9 @@ struct TuneSummaryRow {
 
 struct TunerOptions {
     std::string db;      // read for the records of earlier runs, appended to
+    // Choices measured on other machines (compiler/record_transfer.h), by op signature: each is
+    // tried right after its signature's default, so a short budget starts from them.
+    ChoiceOverrides seeds;
     PlanTarget target;   // candidates are planned for it
     PlanOptions plan;    // as the network's plan: knob overrides, layouts, test variants
     int jobs = 1;        // candidates compiled together
