@@ -45,10 +45,14 @@ int host_cores() {
     return threads > 0 ? threads : int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// The instruction set's model with the description's figures over it.
+// The instruction set's model (this machine's, for a description of `host`) with the
+// description's figures over it.
 schedules::MachineModel description_machine_model(const std::map<std::string, std::string> &keys,
                                                   const std::string &halide_target, const std::string &file) {
-    schedules::MachineModel model = schedules::instruction_set_machine_model(halide_target);
+    const std::string canonical = Halide::Target(halide_target).to_string();
+    schedules::MachineModel model = halide_target.rfind("host", 0) == 0
+                                        ? host_machine_model(canonical)
+                                        : schedules::instruction_set_machine_model(canonical);
     const std::pair<const char *, int *> figures[] = {
         {"vector_registers", &model.vector_registers}, {"fma_units", &model.fma_units},
         {"fma_latency", &model.fma_latency},           {"l1d_kib", &model.l1d_kib},
