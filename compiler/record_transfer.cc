@@ -77,7 +77,8 @@ void add_transferred_records(const std::vector<TuningDbFile> &files, const Targe
     const schedules::TargetInfo info = resolve_plan_target(target.plan_target());
     const std::string level = transfer_level(info.halide_target);
     if (level.empty()) return;
-    std::map<std::string, std::vector<const TuningRecord *>> by_target;  // strongest file first
+    // Each other machine's records, from every database: the fastest current one of a signature wins.
+    std::map<std::string, std::vector<const TuningRecord *>> by_target;
     for (const TuningDbFile &file : files)
         for (const TuningRecord &r : file.records)
             if (!r.target.empty() && !r.shape.empty() && r.family == info.family && r.target != info.halide_target &&
