@@ -59,7 +59,7 @@ schedules::TargetInfo resolve_plan_target(const PlanTarget &target) {
     info.vector_bits = target.vector_bits > 0 ? target.vector_bits : vector_bits_of(target.halide_target);
     info.registers_per_thread = target.registers_per_thread;
     if (target.cores > 0) info.cores = target.cores;
-    info.machine = target.machine ? *target.machine : schedules::instruction_set_machine_model(target.halide_target);
+    info.machine = target.machine;
     if (!schedules::families().count(info.family))
         throw CompileError("unknown schedule family '" + info.family + "'; the families are " +
                            schedules::family_names());

@@ -4,8 +4,10 @@
 #include <map>
 #include <set>
 
+#include "Halide.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/plan_target.h"
+#include "compiler/target_features.h"
 #include "schedules/machine_model.h"
 
 namespace cortado {
@@ -23,15 +25,9 @@ struct SourceMachine {
 // The Halide target without its `tune_` processor: the code Halide emits is the same, so a
 // description written without one names the machine that `host` tuned records on.
 std::string without_tuning(const std::string &halide_target) {
-    std::string out;
-    size_t start = 0;
-    while (start <= halide_target.size()) {
-        const size_t end = std::min(halide_target.find('-', start), halide_target.size());
-        const std::string part = halide_target.substr(start, end - start);
-        if (part.rfind("tune_", 0) != 0) out += (out.empty() ? "" : "-") + part;
-        start = end + 1;
-    }
-    return out;
+    Halide::Target target(halide_target);
+    target.processor_tune = Halide::Target::ProcessorGeneric;
+    return target.to_string();
 }
 
 // Descriptions that state a machine model, resolved once per call.
@@ -66,7 +62,7 @@ SourceMachine source_machine(const std::string &record_target, const std::vector
 
 std::string transfer_level(const std::string &halide_target) {
     const auto has = [&](const char *feature) { return schedules::target_has_feature(halide_target, feature); };
-    if (has("cuda") || has("opencl") || has("metal") || has("vulkan") || has("hvx") || has("hvx_128")) return "";
+    if (!gpu_api(halide_target).empty() || has("hvx")) return "";
     if (halide_target.rfind("x86-64-", 0) == 0) return has("avx512") ? "x86-avx512" : has("avx2") ? "x86-avx2" : "x86-sse";
     if (halide_target.rfind("arm-64-", 0) == 0) return "arm-64";
     return "";
@@ -97,6 +93,7 @@ void add_transferred_records(const std::vector<TuningDbFile> &files, const Targe
     });
     for (const SourceMachine &source : sources) {
         TuningDbFile moved;
+        std::set<std::string> fresh;  // signatures no nearer machine or exact record has
         for (const TuningRecord *r : by_target[source.target]) {
             TuningRecord m = *r;
             KernelInstance signed_here;
@@ -104,19 +101,19 @@ void add_transferred_records(const std::vector<TuningDbFile> &files, const Targe
             signed_here.target = m.target = info.halide_target;
             m.op_signature = signed_here.op_signature_hash();
             m.where = r->where + " (transferred from " + source.name + ")";
+            if (!choices.records.count(m.op_signature)) fresh.insert(m.op_signature);
             moved.records.push_back(std::move(m));
         }
-        std::set<std::string> had;
-        for (const auto &[signature, settings] : choices.records) had.insert(signature);
         add_tuning_records(moved, choices);
         int taken = 0;
-        for (auto &[signature, settings] : choices.records)
-            if (!had.count(signature)) {
-                settings.exact = false;
-                settings.transferred_cores = source.cores;
-                taken++;
-            }
-        if (taken > 0) choices.transfers.push_back({source.name, source.target, source.distance, taken});
+        for (const std::string &signature : fresh) {
+            const auto added = choices.records.find(signature);
+            if (added == choices.records.end()) continue;  // only stale or rejected records
+            added->second.exact = false;
+            added->second.transferred_cores = source.cores;
+            taken++;
+        }
+        if (taken > 0) choices.transfers.push_back({source.name, source.distance, taken});
     }
 }
 

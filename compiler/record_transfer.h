@@ -6,12 +6,11 @@
 // Records never cross instruction-set levels that change the code (SSE, AVX2, AVX-512; ARM64),
 // nor families, nor to GPUs (their records key on the GPU API alone, so they apply as they are).
 //
-// Compile, run and bench take them only from machines alike within kFarthestAppliedTransfer: the
-// same registers and FMA pipes, caches within a factor of two. On the Zen 5 VM, the records of
-// the Zen 4 VM (distance 2.6: one FMA pipe against two, a smaller L1d) ran the 21 network cases
-// 0.96-0.97x the default rules, and those of the Sapphire Rapids Xeon (4.2: L2 and L3) 0.83-0.86x
-// (docs/PERFORMANCE.md, "Records that transfer"). `cortado tune` takes the nearest machine's
-// at any distance as the first candidate after the default, where a measurement decides.
+// Compile, run and bench take them only from machines alike within
+// schedules::kAlikeMachineDistance (the same registers and FMA pipes, caches within a factor of
+// two): records of less alike machines ran slower than the default rules (docs/PERFORMANCE.md,
+// "Records that transfer"). `cortado tune` takes the nearest machine's at any distance as the
+// first candidate after the default, where a measurement decides.
 //
 // A transferred record is weaker than any exact one. The planner checks it against this
 // target's limits: a knob out of range, or a tile the registers cannot hold, drops the record
@@ -31,11 +30,9 @@ namespace cortado {
 // "arm-64"; empty for targets whose records never move (GPUs, HVX, other architectures).
 std::string transfer_level(const std::string &halide_target);
 
-inline constexpr double kFarthestAppliedTransfer = 1.0;
-
 // Adds, for every op signature `choices` has no record of, the best record of `files` measured
 // on the nearest other machine at `target`'s level within `farthest`, re-signed for `target`.
 void add_transferred_records(const std::vector<TuningDbFile> &files, const TargetDescription &target,
-                             TuningChoices &choices, double farthest = kFarthestAppliedTransfer);
+                             TuningChoices &choices, double farthest = schedules::kAlikeMachineDistance);
 
 }  // namespace cortado

@@ -37,6 +37,17 @@ double positive_number(const std::map<std::string, std::string> &keys, const std
     throw CompileError(file + ": " + key + " must be a positive number, not '" + it->second + "'");
 }
 
+// A whole number in [least, most]: the key's value, or 0 where the description lacks it.
+int whole_number(const std::map<std::string, std::string> &keys, const std::string &key, const std::string &file,
+                 int least, int most) {
+    if (!keys.count(key)) return 0;
+    const double value = positive_number(keys, key, file);
+    if (value != int(value) || value < least || value > most)
+        throw CompileError(file + ": " + key + " must be a whole number from " + std::to_string(least) + " to " +
+                           std::to_string(most) + ", not '" + keys.at(key) + "'");
+    return int(value);
+}
+
 // The threads the runtime's pool starts on this machine (runtime/parallel_for.cc): HL_NUM_THREADS
 // where set, else one a hardware thread.
 int host_cores() {
@@ -59,14 +70,8 @@ schedules::MachineModel description_machine_model(const std::map<std::string, st
         {"l2_kib", &model.l2_kib},                     {"l3_kib", &model.l3_kib}};
     bool stated = false;
     for (const auto &[key, figure] : figures) {
-        if (!keys.count(key)) continue;
-        const double value = positive_number(keys, key, file);
-        // 1 GiB of cache, 1024 registers: far past any CPU, short of overflowing the rules' sums.
-        if (value != int(value) || value > (1 << 20))
-            throw CompileError(file + ": " + key + " must be a whole number from 1 to 1048576, not '" +
-                               keys.at(key) + "'");
-        *figure = int(value);
-        stated = true;
+        // 2^20: a GiB of cache in KiB, far past any CPU's figure and short of overflowing the rules' sums.
+        if (const int value = whole_number(keys, key, file, 1, 1 << 20)) *figure = value, stated = true;
     }
     // The smallest register tile, one accumulator with its loads, needs a few; every SIMD ISA has 8.
     if (model.vector_registers < 8)
@@ -144,15 +149,8 @@ TargetDescription resolve_target(const std::string &name) {
         if (!Halide::Target::validate_target_string(target.halide_target))
             throw CompileError(file.string() + ": invalid halide_target '" + target.halide_target + "'");
         target.knobs = keys["knob"];
-        if (keys.count("registers_per_thread")) {
-            const double registers = positive_number(keys, "registers_per_thread", file.string());
-            // 255 is the most a CUDA thread can address; 16 the least a kernel compiles with.
-            if (registers < 16 || registers > 255 || registers != int(registers))
-                throw CompileError(file.string() +
-                                   ": registers_per_thread must be a whole number from 16 to 255, not '" +
-                                   keys["registers_per_thread"] + "'");
-            target.registers_per_thread = int(registers);
-        }
+        // 255 is the most a CUDA thread can address; 16 the least a kernel compiles with.
+        target.registers_per_thread = whole_number(keys, "registers_per_thread", file.string(), 16, 255);
         if (keys.count("opencl_build_options")) {
             const std::string &options = keys["opencl_build_options"];
             if (!Halide::Target(target.halide_target).has_feature(Halide::Target::OpenCL))
@@ -169,13 +167,7 @@ TargetDescription resolve_target(const std::string &name) {
                                    keys["vector_bits"] + "'");
             target.vector_bits = int(bits);
         }
-        if (keys.count("cores")) {
-            const double cores = positive_number(keys, "cores", file.string());
-            if (cores != int(cores) || cores > 4096)
-                throw CompileError(file.string() + ": cores must be a whole number from 1 to 4096, not '" +
-                                   keys["cores"] + "'");
-            target.cores = int(cores);
-        }
+        target.cores = whole_number(keys, "cores", file.string(), 1, 4096);
         target.machine = description_machine_model(keys, target.halide_target, file.string());
         target.peak_gflops = positive_number(keys, "peak_gflops", file.string());
         target.bandwidth_gbs = positive_number(keys, "bandwidth_gbs", file.string());

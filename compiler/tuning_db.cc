@@ -263,8 +263,7 @@ TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned, 
         if (fs::exists(path)) choices.files.push_back(path);
         add_tuning_records(read.back(), choices);
     }
-    if (transfer_to)
-        add_transferred_records(read, *transfer_to, choices, farthest < 0 ? kFarthestAppliedTransfer : farthest);
+    if (transfer_to) add_transferred_records(read, *transfer_to, choices, farthest);
     return choices;
 }
 

@@ -74,7 +74,7 @@ struct TuningChoices {
     // Machines whose records stand in for this target's (compiler/record_transfer.h), nearest
     // first: the description's name or Halide target, the machine distance, the signatures taken.
     struct Transfer {
-        std::string name, halide_target;
+        std::string name;
         double distance = 0;
         int signatures = 0;
     };
@@ -91,9 +91,10 @@ std::vector<std::string> shipped_tuning_dbs();
 
 // `explicit_db` (may be empty) must exist; the others are read when present. With `untuned`,
 // nothing is read. With `transfer_to`, signatures that have no record of their own take the
-// nearest other machine's within `farthest` (compiler/record_transfer.h; < 0: its default).
+// nearest other machine's within `farthest` (compiler/record_transfer.h).
 TuningChoices load_tuning_choices(const std::string &explicit_db, bool untuned,
-                                  const TargetDescription *transfer_to = nullptr, double farthest = -1);
+                                  const TargetDescription *transfer_to = nullptr,
+                                  double farthest = schedules::kAlikeMachineDistance);
 
 // Prints the warnings, and the notes for signatures `plan` uses, to stderr as "cortado: note:".
 void report_tuning_notes(const TuningChoices &choices, const NetworkPlan &plan);

@@ -9,6 +9,11 @@
 
 namespace cortado::schedules {
 
+// Whether a Halide target string names `feature` as one of its dash-separated parts.
+inline bool target_has_feature(const std::string &halide_target, const std::string &feature) {
+    return ("-" + halide_target + "-").find("-" + feature + "-") != std::string::npos;
+}
+
 struct MachineModel {
     int vector_registers = 16;  // float vector registers the register tiles may fill
     int fma_units = 2;          // full-width vector FMAs a core starts per cycle
@@ -32,9 +37,7 @@ struct MachineModel {
 // Rapids start two. Caches: 32 KiB L1, 1 MiB L2 and 32 MiB L3, the machines the rules were
 // measured on, unless the tuned-for processor says otherwise.
 inline MachineModel instruction_set_machine_model(const std::string &halide_target) {
-    const auto has = [&](const std::string &feature) {
-        return ("-" + halide_target + "-").find("-" + feature + "-") != std::string::npos;
-    };
+    const auto has = [&](const char *feature) { return target_has_feature(halide_target, feature); };
     MachineModel m;
     const bool arm64 = halide_target.rfind("arm-64-", 0) == 0;
     m.vector_registers = arm64 || has("avx512") ? 32 : 16;
@@ -51,6 +54,10 @@ inline std::string machine_model_text(const MachineModel &m) {
            " FMA pipes of latency " + std::to_string(m.fma_latency) + ", L1d " + std::to_string(m.l1d_kib) +
            " KiB, L2 " + std::to_string(m.l2_kib) + " KiB, L3 " + std::to_string(m.l3_kib) + " KiB (" + m.source + ")";
 }
+
+// Machines at most this far apart share tuning records in compile, run and bench: the same
+// registers and FMA pipes, caches within a factor of two (compiler/record_transfer.h says why).
+inline constexpr double kAlikeMachineDistance = 1.0;
 
 // How far apart two machines are for tuning records: the sum of the log2 ratios of their
 // figures, pipes and registers weighted double (they shape the register tile), caches once.

@@ -36,11 +36,6 @@ using ops::Knobs;
 // development and CI machines'.
 inline constexpr int kAssumedCores = 2;
 
-// Whether a Halide target string names `feature` as one of its dash-separated parts.
-inline bool target_has_feature(const std::string &halide_target, const std::string &feature) {
-    return ("-" + halide_target + "-").find("-" + feature + "-") != std::string::npos;
-}
-
 // How full the rounds of a parallel loop of `tasks` equal tasks keep `cores` cores: 1 when
 // the count is a multiple of the cores, 5 / 6 for 5 tasks on 2 (the last round runs one).
 inline double busy_share(long long tasks, int cores) {

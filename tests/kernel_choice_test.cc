@@ -1261,7 +1261,7 @@ class RecordTransfer : public TuningDb {
     }
     // The records of `lines` as this machine takes them: exact ones, then transferred.
     TuningChoices choices_on(const TargetDescription &target, const std::vector<TuningRecord> &lines,
-                             double farthest = kFarthestAppliedTransfer) {
+                             double farthest = schedules::kAlikeMachineDistance) {
         std::string text;
         for (const TuningRecord &r : lines) text += tuning_record_json(r) + "\n";
         const TuningDbFile file = read_tuning_records(write(text), true);

@@ -33,6 +33,7 @@
 #include "tools/bench/peers.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
+#include "tools/cli_tuning.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
 #include "compiler/temporary_directory.h"
@@ -167,8 +168,7 @@ int command_bench(const std::vector<std::string> &args) {
                                : suite != "nets"   ? ""
                                : cli.has("models") ? cli.get("models")
                                                    : shared_file("models", "--models DIR");
-    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
-                                                     cli.flags.count("no-transfer") ? nullptr : &target);
+    const TuningChoices tuning = cli_tuning_choices(cli, target);
     for (const std::string &warning : tuning.warnings) std::cerr << "cortado: warning: " << warning << "\n";
     std::vector<int64_t> batches;
     if (cli.has("batch"))

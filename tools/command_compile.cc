@@ -11,6 +11,7 @@
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
+#include "tools/cli_tuning.h"
 #include "tools/commands.h"
 
 namespace cortado {
@@ -38,8 +39,7 @@ int command_compile(const std::vector<std::string> &args) {
     const Graph graph = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));
-    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
-                                                     cli.flags.count("no-transfer") ? nullptr : &target);
+    const TuningChoices tuning = cli_tuning_choices(cli, target);
     std::string weights;
     if (graph.weights) {
         if (cli.has("weights")) throw UsageError("an ONNX model carries its weights; --weights is for prototxts");

@@ -12,6 +12,7 @@
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
+#include "tools/cli_tuning.h"
 #include "tools/commands.h"
 #include "compiler/graph_json.h"
 #include "tools/plan_report.h"
@@ -60,8 +61,7 @@ int command_info(const std::vector<std::string> &args) {
         // The graph as compile plans it: fused, then the target's choices for every step.
         const Graph fused = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
         const TargetDescription target = resolve_target(cli.get("target", "host"));
-        const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
-                                                     cli.flags.count("no-transfer") ? nullptr : &target);
+        const TuningChoices tuning = cli_tuning_choices(cli, target);
         const NetworkPlan plan = plan_network(fused, fused.name, target.plan_target(), cli_plan_options(tuning.records));
         report_tuning_notes(tuning, plan);
         std::cout << plan_report(plan, target.name);

@@ -26,6 +26,7 @@
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
+#include "tools/cli_tuning.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
 #include "tools/run_statistics.h"
@@ -117,8 +118,7 @@ int command_run(const std::vector<std::string> &args) {
         std::cerr << "cortado: note: running code for " << target.halide_target << " on this machine\n";
 
     TemporaryDirectory build_dir("cortado-run");
-    const TuningChoices tuning = load_tuning_choices(cli.get("db"), cli.flags.count("untuned"),
-                                                     cli.flags.count("no-transfer") ? nullptr : &target);
+    const TuningChoices tuning = cli_tuning_choices(cli, target);
     const BuiltNetwork built =
         build_network(graph, "net", target, build_dir.path(), cli_build_options(tuning.records, true));
     report_tuning_notes(tuning, built.plan);
