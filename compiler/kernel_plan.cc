@@ -21,6 +21,7 @@
 #include "ops/batch_dimension.h"
 #include "ops/concat.h"
 #include "ops/conv2d.h"
+#include "ops/conv2d_int8.h"
 #include "ops/deconv2d.h"
 #include "ops/depthwise.h"
 #include "ops/elementwise.h"
@@ -382,6 +383,7 @@ class Planner {
         shape.stride_w = p.stride_w;
         shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
         shape.group = p.group;
+        if (p.int8_input) return plan_int8(layer, p, shape);
         const bool folded = !p.folded_affines.empty();
         const int k = kernel(layer, shape, epilogue(p, p.bias_term || folded));
         const Shape &w = layer.weight_shapes[0];
@@ -433,6 +435,42 @@ class Planner {
         views.push_back(output);
         add_step(layer, k, std::move(views));
         conv_shapes_[int(plan_.steps.size()) - 1] = shape;
+    }
+
+    // An int8 convolution (ops/conv2d_int8.h): the tensors NCHW as they are, the weights
+    // quantized and packed in words of four input channels, and per output channel the weights'
+    // scale and sum (Packing::Int8ChannelTerms).
+    void plan_int8(const Layer &layer, const ConvolutionParams &p, const ops::Conv2dShape &conv) {
+        ops::Conv2dInt8Shape shape{conv, p.int8_input->scale, p.int8_input->zero_point};
+        if (!ops::int8_sum_fits(conv))
+            fail(layer, "its sums of " + std::to_string(ops::int8_positions(conv) * ops::kInt8ChannelsPerWord) +
+                            " products could overflow 32 bits in int8; leave it out of the .qparams file");
+        const bool folded = !p.folded_affines.empty();
+        const int k = kernel(layer, shape, epilogue(p, p.bias_term || folded));
+        const Shape &w = layer.weight_shapes[0];
+        const int weights = add_blob(layer, 0, p.weight_filler);
+        const std::optional<PlannedView> folded_view =
+            folded ? std::optional(folded_bias(layer, p.folded_affines, weights, p.bias_term, p.bias_filler,
+                                               p.num_output, element_count(w) / w[0], false))
+                   : std::nullopt;
+        const int width = ops::panel_width(plan_.kernels[k].choice);
+        const int panels = ops::panel_count(p.num_output, width), positions = ops::int8_positions(conv);
+        // Four bytes of weights to a float of the parameter buffer, which the runtime views as bytes.
+        PlannedParam packed{Packing::Int8Panels, weights, int64_t(panels) * positions * width};
+        packed.rows = p.num_output, packed.cols = conv.in_channels / conv.group, packed.panel_width = width;
+        PlannedParam terms{Packing::Int8ChannelTerms, weights, 2 * int64_t(p.num_output)};
+        terms.rows = p.num_output, terms.cols = conv.in_channels / conv.group;
+        // The output and a fused residual as (pixels, channels, images, 1).
+        PlannedView output = full_view(layer.outputs[0]);
+        output.extents = {conv.out_w * conv.out_h, p.num_output, conv.batch, 1};
+        const PlannedView bias =
+            folded_view ? *folded_view : bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output);
+        std::vector<PlannedView> views{full_view(layer.inputs[0]),
+                                       param_view(packed, {ops::kInt8ChannelsPerWord, width, positions, panels}),
+                                       bias, param_view(terms, {p.num_output, 2})};
+        if (p.fused_sum) views.push_back(PlannedView{tensor_of(layer.inputs[1]), output.extents});
+        views.push_back(output);
+        add_step(layer, k, std::move(views));
     }
 
     void plan(const Layer &layer, const DeconvolutionParams &p) {

@@ -3,6 +3,7 @@
 // layers dropped, in-place tops renamed into SSA values. Shapes are left to shape inference.
 #pragma once
 
+#include <map>
 #include <string>
 
 #include "frontend/graph.h"
@@ -12,6 +13,10 @@ namespace cortado {
 struct ImportOptions {
     Shape input_shape;  // replaces the single input's shape; required for data-layer nets
     int64_t batch = 0;  // when > 0, replaces dimension 0 of every input
+    // Convolutions to run in int8, by layer name, with their inputs' quantization
+    // (frontend/int8_precision.h); empty: every layer in fp32. `int8_source` names the file.
+    std::map<std::string, Int8Input> int8_layers;
+    std::string int8_source;
 };
 
 // Throws CompileError naming file:line and the layer.

@@ -50,6 +50,13 @@ struct FoldedAffine {
     Filler filler, bias_filler;  // Scale's, for seeded weights
 };
 
+// How an int8 convolution quantizes its input (ops/conv2d_int8.h), from the calibration
+// (`cortado quantize`).
+struct Int8Input {
+    float scale = 1.0f;
+    int zero_point = 0;
+};
+
 struct ConvolutionParams {
     int num_output = 0;
     bool bias_term = true;
@@ -67,6 +74,8 @@ struct ConvolutionParams {
     float relu_negative_slope = 0.0f;
     std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
     std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
+    // Set by the precision pass (frontend/int8_precision.h): the layer computes in int8.
+    std::optional<Int8Input> int8_input;
 };
 
 // The transposed convolution: ONNX's ConvTranspose and Caffe's Deconvolution (whose

@@ -3,6 +3,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/import_onnx.h"
+#include "frontend/int8_precision.h"
 #include "frontend/shape_inference.h"
 #include "runtime/file_bytes.h"
 
@@ -30,6 +31,7 @@ Graph load_network(const std::string &path, const ImportOptions &options, bool f
                                            shape_to_string(w.shapes[b]) + " in the model, but the layer takes " +
                                            shape_to_string(layer.weight_shapes[b]));
             }
+    if (!options.int8_layers.empty()) apply_int8_precision(graph, options.int8_layers, options.int8_source);
     if (fuse) fuse_layers(graph);
     return graph;
 }

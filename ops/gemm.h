@@ -101,7 +101,8 @@ inline int panel_width(const Choice &c) {
     if (c.weights != WeightPacking::CaffeOrder && c.knobs.has("panel")) return c.knobs.get("panel");
     switch (c.weights) {
     case WeightPacking::ColumnPanels:
-    case WeightPacking::WinogradPanels: return c.knobs.get("cols");
+    case WeightPacking::WinogradPanels:
+    case WeightPacking::Int8Panels: return c.knobs.get("cols");
     case WeightPacking::RowPanels: return c.knobs.get("rows");
     case WeightPacking::CaffeOrder: break;
     }

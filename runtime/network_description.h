@@ -49,13 +49,20 @@ enum class Packing : int {
     WinogradF4Panels = 8,    // F(4×4, 3×3)
     WinogradF2K5Panels = 9,  // F(2×2, 5×5)
     Ones = 10,               // no blob: Bias's scale
+    // The int8 convolution's (ops/conv2d_int8.h), from an outputs x (cols x kernel area) blob:
+    // the weights quantized per output channel, in panels of panel_width outputs, four input
+    // channels to a word; the kernel sees the buffer as bytes.
+    Int8Panels = 11,
+    Int8ChannelTerms = 12,  // the same weights' scale per output channel, then their quantized sum
 };
 
 struct ParamSpec {
     Packing packing;
     int first_blob;      // index into NetworkDescription::blobs; BatchNorm uses three in a row
     int64_t count;       // floats in the packed buffer
-    int64_t rows, cols;  // Transpose, Panels, PanelsOfTranspose: the blob is rows x cols
+    // Transpose, Panels, PanelsOfTranspose: the blob is rows x cols. Int8Panels,
+    // Int8ChannelTerms: rows outputs of cols input channels x the kernel's area.
+    int64_t rows, cols;
     float eps;           // BatchNorm
     int panel_width;     // Panels, PanelsOfTranspose
 };

@@ -1,5 +1,6 @@
 #include "runtime/network_runtime.h"
 
+#include "ops/conv2d_int8.h"
 #include "ops/winograd.h"
 
 #include <HalideRuntime.h>
@@ -313,6 +314,31 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
             }
         break;
     }
+    case Packing::Int8Panels:
+    case Packing::Int8ChannelTerms: {
+        // Blob: rows outputs x cols channels x the kernel's area, Caffe's order.
+        const std::vector<float> &in = blobs[p.first_blob];
+        const int64_t outputs = p.rows, channels = p.cols, area = int64_t(in.size()) / (outputs * channels);
+        const int words = int((channels + ops::kInt8ChannelsPerWord - 1) / ops::kInt8ChannelsPerWord);
+        int8_t *bytes = reinterpret_cast<int8_t *>(out.data());
+        for (int64_t o = 0; o < outputs; o++) {
+            const float *w = &in[size_t(o * channels * area)];
+            float max_abs = 0;
+            for (int64_t k = 0; k < channels * area; k++) max_abs = std::max(max_abs, std::abs(w[k]));
+            const float scale = ops::int8_weight_scale(max_abs);
+            int64_t sum = 0;
+            for (int64_t c = 0; c < channels; c++)
+                for (int64_t t = 0; t < area; t++) {
+                    const int q = ops::quantize_weight(w[c * area + t], scale);
+                    sum += q;
+                    if (p.packing == Packing::Int8Panels)
+                        bytes[ops::int8_packed_index(words * int(area), p.panel_width, int(area), int(o), int(c),
+                                                     int(t))] = int8_t(q);
+                }
+            if (p.packing == Packing::Int8ChannelTerms) out[size_t(o)] = scale, out[size_t(outputs + o)] = float(sum);
+        }
+        break;
+    }
     case Packing::BatchNormScale:
     case Packing::BatchNormShift:
         for (int64_t c = 0; c < p.count; c++) {
@@ -448,7 +474,9 @@ Network *create(const NetworkDescription *description, const WeightSource &sourc
         float *host = view.tensor >= 0 ? network->arena.get() + d.tensors[view.tensor].offset
                                        : network->params[-1 - view.tensor].data();
         buf.host = reinterpret_cast<uint8_t *>(host);
-        buf.type = halide_type_t(halide_type_float, 32, 1);
+        buf.type = view.tensor < 0 && d.params[-1 - view.tensor].packing == Packing::Int8Panels
+                       ? halide_type_t(halide_type_int, 8, 1)
+                       : halide_type_t(halide_type_float, 32, 1);
         buf.dimensions = view.rank;
         buf.dim = &network->dimensions[size_t(v) * kMaxRank];
         int64_t stride = 1;

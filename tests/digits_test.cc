@@ -12,7 +12,9 @@
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
 #include "tests/peer_outputs.h"
+#include "compiler/target_description.h"
 #include "compiler/temporary_directory.h"
+#include "frontend/npy.h"
 
 namespace cortado::testing {
 namespace {
@@ -55,6 +57,61 @@ TEST(Digits, PredictionsAndAccuracyEqualTheTrainersThroughBothFrontends) {
         }
         EXPECT_EQ(double(correct) / double(count), trainer_accuracy)
             << correct << " of " << count << " right; " << differing << " predictions differ from the trainer's";
+    }
+}
+
+// int8 (docs/precision.md): calibrated on the first 100 held-out images by each method, through
+// both frontends, the accuracy on all of them stays within half a percentage point of the
+// trainer's fp32 accuracy. Families without an int8 convolution refuse it by name.
+TEST(Digits, Int8AccuracyWithinHalfAPointOfFp32ThroughBothFrontends) {
+    std::ifstream record_file(kModels + "trainer.json");
+    ASSERT_TRUE(record_file) << kModels << "trainer.json is missing";
+    const nlohmann::json record = nlohmann::json::parse(record_file);
+    const std::vector<int> labels = record["labels"];
+    const double trainer_accuracy = record["accuracy"];
+    const size_t count = labels.size();
+    std::vector<int64_t> shape;
+    const std::vector<float> images = npy_floats(kModels + "heldout_images.npy", &shape);
+    ASSERT_EQ(size_t(shape.at(0)), count);
+    const TemporaryDirectory scratch("cortado-digits-int8");
+    const std::string calibration = scratch.path() + "/calibration.npy";
+    std::string error;
+    std::vector<int64_t> calibration_shape = shape;
+    calibration_shape[0] = 100;
+    ASSERT_TRUE(write_npy(calibration, calibration_shape, images.data(), &error)) << error;
+    const bool int8_family = std::string("cpu x86 arm").find(resolve_target(test_target()).schedule_family) !=
+                                 std::string::npos &&
+                             !resolve_target(test_target()).schedule_family.empty();
+    for (const std::string &network :
+         {"lenet.prototxt --weights " + kModels + "lenet.caffemodel", std::string("lenet.onnx")}) {
+        for (const std::string method : {"minmax", "percentile", "entropy"}) {
+            SCOPED_TRACE(network + ", " + method + ", on " + test_target());
+            const std::string qparams = scratch.path() + "/lenet-" + method + ".qparams";
+            const Result q = cortado("quantize " + kModels + network + " --calibrate " + calibration + " --method " +
+                                     method + " -o " + qparams);
+            ASSERT_EQ(q.exit_code, 0) << q.output;
+            EXPECT_NE(q.output.find("2 of 2 convolutions in int8"), std::string::npos) << q.output;
+            const std::string output = scratch.path() + "/scores.npy";
+            const Result r = cortado("run " + kModels + network + " --qparams " + qparams + " --target " +
+                                     test_target() + " --batch " + std::to_string(count) + " --input " + kModels +
+                                     "heldout_images.npy --output " + output + " --iterations 1 --check");
+            if (!int8_family) {
+                EXPECT_EQ(r.exit_code, 1) << r.output;
+                EXPECT_NE(r.output.find("no variant for conv2d_int8"), std::string::npos) << r.output;
+                continue;
+            }
+            ASSERT_EQ(r.exit_code, 0) << r.output;
+            EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+            std::vector<int64_t> out_shape;
+            const std::vector<float> scores = npy_floats(output, &out_shape);
+            ASSERT_EQ(out_shape, (std::vector<int64_t>{int64_t(count), 10}));
+            size_t correct = 0;
+            for (size_t i = 0; i < count; i++) {
+                const float *row = &scores[i * 10];
+                correct += int(std::max_element(row, row + 10) - row) == labels[i];
+            }
+            EXPECT_NEAR(double(correct) / double(count), trainer_accuracy, 0.005) << correct << " of " << count;
+        }
     }
 }
 

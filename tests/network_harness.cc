@@ -12,9 +12,11 @@
 
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
+#include "compiler/qparams.h"
 #include "compiler/shell_quote.h"
 #include "compiler/toolchain.h"
 #include "frontend/fusion.h"
+#include "frontend/int8_precision.h"
 #include "frontend/load_network.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
@@ -67,6 +69,13 @@ CheckerRun run_checker(const std::string &prototxt_path, const ImportOptions &op
     // The checker plans the network again: with the options the library was compiled with.
     if (!test_plan_options().knobs.empty()) run.command += " --knobs " + shell_quote(test_plan_options().knobs);
     if (test_plan_options().layouts == ActivationLayouts::Nchw) run.command += " --layouts nchw";
+    if (!options.int8_layers.empty()) {
+        QuantizationParams q;
+        for (const auto &[layer, quantization] : options.int8_layers) q.layers[layer].quantization = quantization;
+        const std::string path = std::filesystem::path(compiled.library).parent_path().string() + "/net.qparams";
+        write_qparams(q, path);
+        run.command += " --qparams " + shell_quote(path);
+    }
     if (!options.input_shape.empty()) {
         std::string shape;
         for (int64_t d : options.input_shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);
@@ -158,6 +167,7 @@ BlobCheck check_network_text(const std::string &prototxt, const std::string &dis
                              uint64_t seed) {
     Graph graph = import_caffe_prototxt_text(prototxt, display, options);
     infer_shapes(graph);
+    if (!options.int8_layers.empty()) apply_int8_precision(graph, options.int8_layers, options.int8_source);
     fill_untrained_weights(graph);
     const TemporaryDirectory scratch("cortado-test-net");
     const std::string path = scratch.path() + "/net.prototxt";

@@ -11,6 +11,7 @@
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
+#include "tools/cli_precision.h"
 #include "tools/cli_tuning.h"
 #include "tools/commands.h"
 
@@ -24,7 +25,7 @@ std::string default_network_name(const std::string &graph_name) {
 }
 
 int command_compile(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db", "weights"},
+    const CliArgs cli = parse_cli_args(args, {"output-dir", "target", "batch", "name", "input-shape", "db", "weights", "precision", "qparams"},
                                        {"shared", "untuned", "no-transfer", "embed-weights", "no-fusion"});
     if (!cli.has("output-dir")) throw UsageError("compile needs -o DIR");
     const bool embed = cli.flags.count("embed-weights") > 0;
@@ -36,6 +37,7 @@ int command_compile(const std::vector<std::string> &args) {
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+    apply_cli_precision(cli, options);
     const Graph graph = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     const std::string name = cli.get("name", default_network_name(graph.name));

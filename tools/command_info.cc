@@ -12,6 +12,7 @@
 #include "frontend/load_network.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
+#include "tools/cli_precision.h"
 #include "tools/cli_tuning.h"
 #include "tools/commands.h"
 #include "compiler/graph_json.h"
@@ -52,10 +53,11 @@ void print_list(const char *one, const char *many, const std::vector<std::string
 }  // namespace
 
 int command_info(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db"}, {"json", "plan", "untuned", "no-transfer", "no-fusion"});
+    const CliArgs cli = parse_cli_args(args, {"batch", "input-shape", "target", "db", "precision", "qparams"}, {"json", "plan", "untuned", "no-transfer", "no-fusion"});
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+    apply_cli_precision(cli, options);
     if (cli.flags.count("plan")) {
         if (cli.flags.count("json")) throw CompileError("info: --plan prints text; leave out --json");
         // The graph as compile plans it: fused, then the target's choices for every step.

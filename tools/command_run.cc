@@ -26,6 +26,7 @@
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 #include "tools/cli_environment.h"
+#include "tools/cli_precision.h"
 #include "tools/cli_tuning.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
@@ -98,12 +99,13 @@ void dump_blob(void *user, const char *blob, int rank, const int64_t *shape, con
 int command_run(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(args,
                                        {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape",
-                                        "batch", "target", "iterations", "warmup", "json", "db"},
+                                        "batch", "target", "iterations", "warmup", "json", "db", "precision", "qparams"},
                                        {"check", "check-finite", "untuned", "no-transfer", "no-fusion"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+    apply_cli_precision(cli, options);
     const int64_t iterations = cli.get_count("iterations", 10);
     const int64_t asked_warmup = cli.get_count("warmup", 1, 0);
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));

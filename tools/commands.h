@@ -12,6 +12,7 @@ int command_compile(const std::vector<std::string> &args);
 int command_run(const std::vector<std::string> &args);
 int command_bench(const std::vector<std::string> &args);
 int command_tune(const std::vector<std::string> &args);
+int command_quantize(const std::vector<std::string> &args);
 int command_targets(const std::vector<std::string> &args);
 
 // The network's name as a C identifier prefix: "GoogleNet" -> "googlenet".

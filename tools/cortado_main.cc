@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
         if (command == "run") return command_run(args);
         if (command == "bench") return command_bench(args);
         if (command == "tune") return command_tune(args);
+        if (command == "quantize") return command_quantize(args);
         if (command == "targets") return command_targets(args);
         std::vector<std::string> words = command_names();
         words.insert(words.end(), {"--help", "--version"});

@@ -7,11 +7,13 @@
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
 //                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--replays R]
 //                          [--non-finite] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]
+//                          [--qparams NET.qparams]
 //
 // --replays: forwards checked after the blob check, without the callback (default 2; 0: none);
 // with --iterations 0 none run.
 // --knobs and --layouts: the plan options the library was compiled with (PlanOptions::knobs and
-// ::layouts), so that the plan checked against is the library's.
+// ::layouts), and --qparams its int8 layers (docs/precision.md), so that the plan checked against
+// is the library's.
 // --write-model-weights: first writes an ONNX model's own weights (its initializers, as
 // `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
 // --non-finite: instead, checks the output element by element on inputs holding NaN and
@@ -25,6 +27,7 @@
 #include <vector>
 
 #include "compiler/network_weights.h"
+#include "compiler/qparams.h"
 #include "compiler/reference/blob_check.h"
 #include "compiler/target_features.h"
 #include "frontend/caffemodel_writer.h"
@@ -42,7 +45,7 @@ int main(int argc, char **argv) {
         std::fprintf(
             stderr,
             "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
-            "[--replays R] [--non-finite] [--own-weights] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]\n",
+            "[--replays R] [--non-finite] [--own-weights] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked] [--qparams F]\n",
             argv[0]);
         return 2;
     }
@@ -71,6 +74,7 @@ int main(int argc, char **argv) {
             else if (key == "--write-model-weights") model_weights = value;
             else if (key == "--knobs") plan_options.knobs = value;
             else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
+            else if (key == "--qparams") options.int8_layers = int8_layers(read_qparams(value)), options.int8_source = value;
             else throw CompileError("unknown option " + key);
         }
         Graph unfused = load_network(argv[1], options, false);

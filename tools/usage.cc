@@ -22,6 +22,10 @@ const char *kTuning =
     "  --no-transfer        only records measured on this exact target (by default a layer\n"
     "                       without one takes the nearest machine's at the same ISA level)\n";
 
+const char *kPrecision =
+    "  --precision P        fp32 (default) or int8\n"
+    "  --qparams FILE       int8: the calibration `cortado quantize` wrote (implies --precision int8)\n";
+
 const std::map<std::string, std::string> &usages() {
     static const std::map<std::string, std::string> texts = {
         {"info", std::string("cortado info NET.prototxt [options]\n"
@@ -30,7 +34,7 @@ const std::map<std::string, std::string> &usages() {
                              "  --json               the whole graph as JSON (floats exact)\n"
                              "  --plan               per step: op, kernel, variant and knobs, and their sources\n"
                              "Network:\n") +
-                     kShape + "Plan (with --plan):\n" + kNoFusion + kTarget + kTuning},
+                     kShape + "Plan (with --plan):\n" + kNoFusion + kPrecision + kTarget + kTuning},
         {"compile", std::string("cortado compile NET.prototxt -o DIR [options]\n"
                                 "  Writes DIR/NAME.h and DIR/libNAME.a with NAME_create/NAME_forward.\n"
                                 "Output:\n"
@@ -40,7 +44,7 @@ const std::map<std::string, std::string> &usages() {
                                 "  --embed-weights      link the weights into the library, for NAME_create_embedded()\n"
                                 "  --weights W          the .caffemodel to embed (an ONNX model carries its own)\n"
                                 "Network:\n") +
-                        kShape + kNoFusion + "Target:\n" + kTarget + kTuning},
+                        kShape + kNoFusion + "Precision:\n" + kPrecision + "Target:\n" + kTarget + kTuning},
         {"run", std::string("cortado run NET.prototxt [options]\n"
                             "  Compiles for this machine, runs and times the network.\n"
                             "Weights and data:\n"
@@ -58,7 +62,17 @@ const std::map<std::string, std::string> &usages() {
                             "  --check              compare the output with the double-precision reference (exit 4)\n"
                             "  --check-finite       name the first blob holding a NaN or an infinity (exit 5)\n"
                             "Network:\n") +
-                    kShape + kNoFusion + "Target:\n" + kTarget + kTuning},
+                    kShape + kNoFusion + "Precision:\n" + kPrecision + "Target:\n" + kTarget + kTuning},
+        {"quantize", std::string("cortado quantize NET --calibrate IMAGES.npy -o NET.qparams [options]\n"
+                                 "  Runs the fp32 network here on the images and records, for every convolution\n"
+                                 "  that can run in int8 on the target, how its input is quantized.\n"
+                                 "  --calibrate X.npy    float32 images, N x the network's input shape without batch\n"
+                                 "  -o, --output-dir F   the .qparams file to write\n"
+                                 "  --weights W          the trained .caffemodel (an ONNX model carries its own)\n"
+                                 "  --method M           minmax (default), percentile or entropy\n"
+                                 "  --percentile P       percentile: the share of values kept (default 99.99)\n"
+                                 "Target:\n") +
+                         kTarget},
         {"tune",
          std::string("cortado tune NET.prototxt [options]\n"
                      "cortado tune --suite conv|sgemm|nets [--quick] [--set CSV] [--models DIR] [options]\n"
@@ -107,7 +121,7 @@ const std::map<std::string, std::string> &usages() {
 
 }  // namespace
 
-std::vector<std::string> command_names() { return {"info", "compile", "run", "tune", "bench", "targets", "help"}; }
+std::vector<std::string> command_names() { return {"info", "compile", "run", "tune", "quantize", "bench", "targets", "help"}; }
 
 std::string general_usage() {
     return "usage: cortado COMMAND [arguments] [options]   (options as --key value or --key=value)\n"
@@ -117,6 +131,7 @@ std::string general_usage() {
            "  compile   emit DIR/NAME.h and DIR/libNAME.a\n"
            "  run       compile, run and time the network here; check it against the reference\n"
            "  tune      search variants and knobs per layer, measured; record them\n"
+           "  quantize  calibrate a network for int8 on images; compile, run, info take the result\n"
            "  bench     cortado against oneDNN / OpenBLAS / onnxruntime (conv, sgemm, nets, exported)\n"
            "  targets   list the target descriptions\n"
            "  help      cortado help COMMAND (or cortado COMMAND --help) for its options\n"

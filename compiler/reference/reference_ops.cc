@@ -1,5 +1,7 @@
 #include "compiler/reference/reference_ops.h"
 
+#include "ops/conv2d_int8.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -64,8 +66,38 @@ double relu_value(double x, double negative_slope) {
     return negative_slope == 0 ? 0.0 : negative_slope * x;
 }
 
+namespace {
+
+// An int8 convolution's operands as its kernel sees them, dequantized (ops/conv2d_int8.h): the
+// products of the dequantized values are the kernel's integer products times its scales, so the
+// double-precision sum that follows is the kernel's arithmetic.
+void dequantize_int8_operands(const ConvolutionParams &p, Tensor &in, Tensor &weights) {
+    const Int8Input &q = *p.int8_input;
+    for (double &x : in.data)
+        x = double(ops::quantize_activation(float(x), q.scale, q.zero_point) - q.zero_point) * q.scale;
+    const size_t per_output = weights.data.size() / size_t(p.num_output);
+    for (size_t o = 0; o < size_t(p.num_output); o++) {
+        double *w = &weights.data[o * per_output];
+        float max_abs = 0;
+        for (size_t k = 0; k < per_output; k++) max_abs = std::max(max_abs, std::abs(float(w[k])));
+        const float scale = ops::int8_weight_scale(max_abs);
+        for (size_t k = 0; k < per_output; k++) w[k] = double(ops::quantize_weight(float(w[k]), scale)) * scale;
+    }
+}
+
+}  // namespace
+
 Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias,
                    const Tensor *residual) {
+    if (p.int8_input) {
+        require(p.num_output > 0 && weights.data.size() % size_t(p.num_output) == 0,
+                "convolution: the weights are not num_output rows");
+        Tensor in_q = in, weights_q = weights;
+        dequantize_int8_operands(p, in_q, weights_q);
+        ConvolutionParams fp32 = p;
+        fp32.int8_input.reset();
+        return convolution(in_q, fp32, weights_q, bias, residual);
+    }
     require_rank4(in, "convolution");
     const int64_t N = in.shape[0], C = in.shape[1], H = in.shape[2], W = in.shape[3];
     const int64_t Cout = p.num_output, G = p.group;

@@ -4,6 +4,7 @@
 #include "generators/concat.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
+#include "generators/conv2d_int8.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/deconv2d.h"
 #include "generators/elementwise.h"
@@ -19,6 +20,8 @@
 #include "schedules/cpu/concat.h"
 #include "schedules/cpu/conv2d_channel_lanes.h"
 #include "schedules/cpu/conv2d_depthwise.h"
+#include "schedules/cpu/conv2d_int8.h"
+#include "schedules/cpu/conv2d_int8_space.h"
 #include "schedules/cpu/conv2d_register_tile.h"
 #include "schedules/cpu/conv2d_space.h"
 #include "schedules/cpu/conv2d_winograd.h"
@@ -53,6 +56,11 @@ const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_bindi
     kChannelLanes, [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Target &t) {
         const ops::Knobs &k = op.choice.knobs;
         schedule_conv2d_channel_lanes(a, op.shape, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"));
+    }};
+const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_channel_lanes_binding{
+    kInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &t) {
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_int8(a, op.shape.conv, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"));
     }};
 const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_depthwise_channel_lanes_binding{
     kDepthwiseChannelLanes, [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Target &t) {

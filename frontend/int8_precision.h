@@ -1,0 +1,22 @@
+// The precision pass: marks the convolutions a calibration chose (`cortado quantize`, its
+// .qparams file read by compiler/qparams.h) to compute in int8 (ops/conv2d_int8.h), with their
+// inputs' quantization. It runs on the graph as imported, before fusion, so that the fused
+// network, the unfused one and the reference interpreter see the same int8 layers.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "frontend/graph.h"
+
+namespace cortado {
+
+// Throws CompileError naming `source` for a layer the graph lacks, one that is not a
+// convolution, and a scale or zero point out of range.
+void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &layers, const std::string &source);
+
+// Why a convolution stays in fp32 under int8 precision; empty when it can run in int8. Depthwise
+// layers (one input channel per group) would waste three of every four products.
+std::string int8_unsupported_reason(const ConvolutionParams &p, int64_t in_channels);
+
+}  // namespace cortado

@@ -1,0 +1,63 @@
+// The int8 convolution (ops/conv2d_int8.h), output channels in the vector lanes as in
+// Conv2dChannelLanes: the input quantized to unsigned bytes as it is staged, the weights signed
+// bytes packed four input channels to a word (ops::int8_packed_index), so that each reduction
+// step multiplies one word of activations, broadcast, by one word of weights per lane and sums
+// the four products into the lane's 32-bit accumulator (x86's vpdpbusd, ARM's udot, CUDA's dp4a
+// where the target has them). The sum is dequantized and the epilogue runs in fp32.
+// Tensors: input (x, y, c, n) as Caffe's NCHW; output and residual (q, c, n, 1) with q = y·out_w
+// + x; weights (channel within the word, lane, position, panel); terms (c, 0) the weights' scale
+// and (c, 1) the sum of their quantized values.
+#pragma once
+
+#include "Halide.h"
+#include "generators/elementwise.h"
+#include "ops/conv2d_int8.h"
+
+namespace cortado {
+
+struct Conv2dInt8 {
+    Halide::Var q{"q"}, c{"c"}, n{"n"}, unit{"unit"};
+    Halide::Var lane{"lane"}, panel{"panel"};
+    Halide::Var within{"within"}, x{"x"}, y{"y"}, word{"word"};
+    Halide::RDom r;                   // (channel within the word, kx, ky, word within the group)
+    Halide::Func quantized{"quantized"};  // (within, x, y, word, n): the padded input as bytes
+    Halide::Func tile{"conv_int8"};       // tile(lane, q, n, panel): 32-bit sums
+    Halide::Func output{"conv2d_int8"};   // (q, c, n, unit), the epilogue applied
+    int width;
+
+    Conv2dInt8(Halide::Func input, Halide::Func packed, Halide::Func bias, Halide::Func terms,
+               const ops::Conv2dInt8Shape &shape, const ops::Epilogue &epilogue, int panel_width,
+               Halide::Func residual = Halide::Func())
+        : width(panel_width) {
+        using namespace Halide;
+        using namespace Halide::ConciseCasts;
+        const ops::Conv2dShape &s = shape.conv;
+        const int in_per_group = s.in_channels / s.group, out_per_group = s.out_channels / s.group;
+        const int words = ops::int8_channel_words(s);
+        // Padding and the channels that fill a group's last word read as the value 0.
+        const Expr group = word / words, channel_in_group = word % words * ops::kInt8ChannelsPerWord + within;
+        const Expr in_x = x - s.pad_w, in_y = y - s.pad_h;
+        const Expr inside = in_x >= 0 && in_x < s.in_w && in_y >= 0 && in_y < s.in_h && channel_in_group < in_per_group;
+        const Expr value = input(clamp(in_x, 0, s.in_w - 1), clamp(in_y, 0, s.in_h - 1),
+                                 group * in_per_group + min(channel_in_group, in_per_group - 1), n);
+        const Expr level = clamp(round(value / shape.input_scale) + float(shape.input_zero_point), 0.0f, 255.0f);
+        quantized(within, x, y, word, n) = select(inside, u8(level), u8(shape.input_zero_point));
+
+        r = RDom(0, ops::kInt8ChannelsPerWord, 0, s.kernel_w, 0, s.kernel_h, 0, words, "r");
+        const Expr px = q % s.out_w, py = q / s.out_w;
+        const Expr first_word = s.group == 1 ? Expr(0) : (panel * width / out_per_group) * words;
+        tile(lane, q, n, panel) = 0;
+        tile(lane, q, n, panel) +=
+            i32(quantized(r[0], px * s.stride_w + r[1] * s.dilation_w, py * s.stride_h + r[2] * s.dilation_h,
+                          first_word + r[3], n)) *
+            i32(packed(r[0], lane, (r[3] * s.kernel_h + r[2]) * s.kernel_w + r[1], panel));
+        // sum w_q (q - zero point) = sum w_q q - zero point · sum w_q, exact in 32 bits
+        // (ops::int8_sum_fits); the weights' sum is a whole number held exactly in a float.
+        const Expr sum = tile(c % width, q, n, c / width) - shape.input_zero_point * i32(terms(c, 1));
+        Expr y_value = f32(sum) * (shape.input_scale * terms(c, 0));
+        if (epilogue.bias) y_value = y_value + bias(c);
+        output(q, c, n, unit) = fused_activations(y_value, epilogue, residual_at(residual, {q, c, n, unit}));
+    }
+};
+
+}  // namespace cortado

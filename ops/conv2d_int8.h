@@ -1,0 +1,74 @@
+// An 8-bit convolution (Halide-free): the shape of an fp32 convolution plus how its input is
+// quantized. The kernel reads an fp32 input and quantizes it as it stages it, multiplies unsigned
+// 8-bit activations by signed 8-bit weights into 32-bit sums, and writes fp32: bias, scale and the
+// fused epilogue run on the dequantized sum. The types change only inside the kernel, so the
+// layers around it stay fp32.
+//
+// The arithmetic, which the kernel, the runtime's packing and the reference all follow:
+//   - activations: q = clamp(round(x / scale) + zero_point, 0, 255), ties to even; the padding
+//     reads as zero_point (the value 0);
+//   - weights, per output channel c: s_w[c] = max |w[c]| / 127 (1 for an all-zero channel),
+//     w_q = clamp(round(w / s_w[c]), -127, 127);
+//   - y[c] = (sum w_q q - zero_point sum w_q) scale s_w[c] + bias[c], then the epilogue.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "ops/conv2d.h"
+#include "ops/op.h"
+
+namespace cortado::ops {
+
+struct Conv2dInt8Shape {
+    static constexpr const char *kOp = "conv2d_int8";
+    Conv2dShape conv;
+    float input_scale = 1.0f;
+    int input_zero_point = 0;
+
+    template <typename Visit>
+    void fields(Visit &&visit) {
+        conv.fields(visit);
+        visit("input_scale", input_scale), visit("input_zero_point", input_zero_point);
+    }
+};
+
+using Conv2dInt8Op = Op<Conv2dInt8Shape>;
+
+// Input channels of a group are summed four at a time (one 32-bit word of four bytes per
+// product: x86's vpdpbusd, ARM's udot, CUDA's dp4a); a group's channels are padded to a multiple
+// of four with zero weights.
+inline constexpr int kInt8ChannelsPerWord = 4;
+inline int int8_channel_words(const Conv2dShape &s) {
+    return (s.in_channels / s.group + kInt8ChannelsPerWord - 1) / kInt8ChannelsPerWord;
+}
+// The reduction positions of one output: (word of channels, ky, kx), kx fastest.
+inline int int8_positions(const Conv2dShape &s) { return int8_channel_words(s) * s.kernel_h * s.kernel_w; }
+
+// Weights packed for the int8 kernel (Packing::Int8Panels), innermost first:
+// (channel within the word, lane, position, panel), position = (word · kernel_h + ky) · kernel_w
+// + kx: a panel holds `width` output channels, and for each reduction position their four
+// channels' weights lie together, one word per lane. `tap` is ky · kernel_w + kx, of `area`.
+inline long long int8_packed_index(int positions, int width, int area, int out_channel, int channel_in_group,
+                                   int tap) {
+    const int panel = out_channel / width, lane = out_channel % width;
+    const int word = channel_in_group / kInt8ChannelsPerWord, within = channel_in_group % kInt8ChannelsPerWord;
+    const long long position = static_cast<long long>(word) * area + tap;
+    return ((static_cast<long long>(panel) * positions + position) * width + lane) * kInt8ChannelsPerWord + within;
+}
+
+inline float int8_weight_scale(float max_abs) { return max_abs > 0 ? max_abs / 127.0f : 1.0f; }
+inline int quantize_weight(float w, float scale) {
+    return static_cast<int>(std::clamp(std::nearbyint(w / scale), -127.0f, 127.0f));
+}
+inline int quantize_activation(float x, float scale, int zero_point) {
+    return static_cast<int>(std::clamp(std::nearbyint(x / scale) + float(zero_point), 0.0f, 255.0f));
+}
+
+// The most input channels per group for which a 32-bit sum of 255 x 127 products cannot overflow.
+inline bool int8_sum_fits(const Conv2dShape &s) {
+    return static_cast<long long>(int8_positions(s)) * kInt8ChannelsPerWord * 255 * 127 < (1LL << 31);
+}
+
+}  // namespace cortado::ops

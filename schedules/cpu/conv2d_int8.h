@@ -1,0 +1,58 @@
+// The CPU schedule of the int8 convolution (generators/conv2d_int8.h): the channel-lanes
+// schedule's tiles and tasks (conv2d_channel_lanes.h) on 32-bit sums. The quantized input is
+// staged once per call, in parallel over its words of channels. Each reduction step's four
+// byte products per lane are one atomic, vectorised reduction over the word, which Halide turns
+// into vpdpbusd on x86 targets with AVX512-VNNI (avx512_zen4 and later) and into wider
+// multiplies and pairwise adds elsewhere.
+#pragma once
+
+#include <algorithm>
+#include <vector>
+
+#include "generators/conv2d_int8.h"
+
+namespace cortado::schedules::cpu {
+
+inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const Halide::Target &target, int pixels,
+                                 int task_tiles, bool pixel_stores) {
+    using namespace Halide;
+    const int lanes = target.natural_vector_size<int32_t>();
+    pixels = std::min(pixels, s.out_w * s.out_h);
+    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
+    a.output.split(a.q, qo, qi, pixels, TailStrategy::ShiftInwards)
+        .split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
+        .reorder(ci, qi, qo, co)
+        .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
+        .reorder(ci, qi, qo, qt, co, a.n)
+        .fuse(qt, co, task)
+        .fuse(task, a.n, task)
+        .parallel(task);
+    if (pixel_stores) a.output.reorder(qi, ci, qo).vectorize(qi);
+    else a.output.unroll(qi);
+
+    Var rows{"rows"};
+    a.quantized.compute_root()
+        .reorder(a.within, a.x, a.y, a.word, a.n)
+        .fuse(a.y, a.word, rows)
+        .fuse(rows, a.n, rows)
+        .parallel(rows)
+        .unroll(a.within)
+        .vectorize(a.x, lanes);
+
+    a.tile.compute_at(a.output, qo)
+        .bound(a.lane, 0, a.width)
+        .bound_extent(a.panel, 1)
+        .store_in(MemoryType::Register)
+        .vectorize(a.lane, lanes)
+        .unroll(a.lane)
+        .unroll(a.q);
+    a.tile.update()
+        .reorder(a.r[0], a.lane, a.q, a.r[1], a.r[2], a.r[3], a.n, a.panel)
+        .atomic()
+        .vectorize(a.r[0])
+        .vectorize(a.lane, lanes)
+        .unroll(a.lane)
+        .unroll(a.q);
+}
+
+}  // namespace cortado::schedules::cpu

@@ -1,0 +1,298 @@
+// int8 convolutions (ops/conv2d_int8.h): compiled for the test target and compared blob by blob
+// with the reference interpreter's int8 semantics; the calibration's ranges and scales; the
+// .qparams file and its errors; `cortado quantize` and `--qparams` end to end. Families without
+// an int8 variant (the GPU and HVX ones, so far) must refuse it with the layer named.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "compiler/calibration.h"
+#include "compiler/qparams.h"
+#include "compiler/reference/reference_interpreter.h"
+#include "compiler/target_description.h"
+#include "compiler/temporary_directory.h"
+#include "frontend/compile_error.h"
+#include "frontend/import_caffe.h"
+#include "frontend/int8_precision.h"
+#include "frontend/load_network.h"
+#include "frontend/npy.h"
+#include "frontend/shape_inference.h"
+#include "ops/conv2d_int8.h"
+#include "tests/cli_process.h"
+#include "tests/network_harness.h"
+
+namespace cortado::testing {
+namespace {
+
+bool int8_test_target() {
+    const std::string family = resolve_target(test_target()).schedule_family;
+    return family == "cpu" || family == "x86" || family == "arm";
+}
+
+std::string conv_layer(const std::string &name, const std::string &bottom, const std::string &top, int outputs,
+                       const std::string &extra) {
+    return "layer { name: \"" + name + "\" type: \"Convolution\" bottom: \"" + bottom + "\" top: \"" + top +
+           "\" convolution_param { num_output: " + std::to_string(outputs) +
+           " weight_filler { type: \"gaussian\" std: 0.3 } bias_filler { type: \"uniform\" min: -1 max: 1 } " + extra +
+           " } }\n";
+}
+
+std::string network(const Shape &input, const std::string &layers) {
+    std::string text = "name: \"int8\"\ninput: \"data\"\ninput_shape {";
+    for (int64_t d : input) text += " dim: " + std::to_string(d);
+    return text + " }\n" + layers;
+}
+
+// The relative L2 difference between the reference's output with and without the int8 layers:
+// what a kernel that ignored the quantization would be off by.
+double quantization_effect(const std::string &text, const ImportOptions &int8, uint64_t seed) {
+    Graph fp32 = import_caffe_prototxt_text(text, "int8", ImportOptions{});
+    infer_shapes(fp32);
+    Graph quantized = import_caffe_prototxt_text(text, "int8", ImportOptions{});
+    infer_shapes(quantized);
+    apply_int8_precision(quantized, int8.int8_layers, int8.int8_source);
+    reference::WeightMap weights;
+    std::mt19937_64 random(seed);
+    std::normal_distribution<double> normal(0.0, 0.3);
+    for (const Layer &layer : fp32.layers)
+        for (const Shape &shape : layer.weight_shapes) {
+            reference::Tensor t{shape, std::vector<double>(size_t(element_count(shape)))};
+            for (double &v : t.data) v = normal(random);
+            weights[layer.name].push_back(t);
+        }
+    const Shape &in_shape = fp32.values[size_t(fp32.inputs[0])].shape;
+    reference::Tensor input{in_shape, std::vector<double>(size_t(element_count(in_shape)))};
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    for (double &v : input.data) v = uniform(random);
+    const int out = fp32.outputs[0];
+    const reference::Tensor a = reference::run_graph(fp32, weights, {input})[size_t(out)];
+    const reference::Tensor b = reference::run_graph(quantized, weights, {input})[size_t(out)];
+    std::vector<float> b_float(b.data.begin(), b.data.end());
+    return reference::relative_l2_error(b_float.data(), a);
+}
+
+struct Int8Case {
+    std::string what, layers;
+    Shape input;
+    std::map<std::string, Int8Input> int8;
+};
+
+std::vector<Int8Case> int8_cases() {
+    return {
+        {"3x3, pad 1, 6 channels (two words, the second half empty), 40 outputs (a short last panel), ReLU",
+         conv_layer("c1", "data", "c1", 40, "kernel_size: 3 pad: 1") +
+             "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n",
+         {2, 6, 13, 11},
+         {{"c1", {0.0079f, 128}}}},
+        {"5x5 stride 2 in 2 groups of 16 outputs after an int8 layer, rectangular map",
+         conv_layer("c1", "data", "c1", 32, "kernel_size: 1") +
+             "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n" +
+             conv_layer("c2", "c1", "c2", 32, "kernel_size: 5 pad: 2 stride: 2 group: 2"),
+         {1, 3, 17, 9},
+         {{"c1", {0.0079f, 127}}, {"c2", {0.012f, 0}}}},
+        {"dilation 2, no bias, one input channel, a zero point mid-range",
+         conv_layer("c1", "data", "c1", 16, "kernel_size: 3 dilation: 2 pad: 2 bias_term: false"),
+         {3, 1, 9, 12},
+         {{"c1", {0.01f, 90}}}},
+        {"a residual sum fused into an int8 layer, then ReLU",
+         conv_layer("c1", "data", "c1", 16, "kernel_size: 3 pad: 1") +
+             conv_layer("c2", "c1", "c2", 16, "kernel_size: 3 pad: 1") +
+             "layer { name: \"s\" type: \"Eltwise\" bottom: \"c2\" bottom: \"c1\" top: \"s\" }\n"
+             "layer { name: \"r\" type: \"ReLU\" bottom: \"s\" top: \"s\" }\n",
+         {2, 8, 7, 7},
+         {{"c2", {0.02f, 128}}}},
+        {"an input range that clips (scale too small): values past it saturate at 0 and 255",
+         conv_layer("c1", "data", "c1", 16, "kernel_size: 3"), {1, 4, 8, 8}, {{"c1", {0.002f, 128}}}},
+    };
+}
+
+TEST(Int8, ConvolutionsMatchTheInt8Reference) {
+    const uint64_t seed = test_seed();
+    for (const Int8Case &c : int8_cases()) {
+        const std::string text = network(c.input, c.layers);
+        SCOPED_TRACE(c.what + ", seed " + std::to_string(seed) + " on " + test_target() + "\n" + text);
+        ImportOptions options;
+        options.int8_layers = c.int8;
+        options.int8_source = "the test's layers";
+        if (!int8_test_target()) {
+            EXPECT_THROW(
+                {
+                    try {
+                        check_network_text(text, c.what, options, seed);
+                    } catch (const CompileError &e) {
+                        EXPECT_NE(std::string(e.what()).find("no variant for conv2d_int8"), std::string::npos)
+                            << e.what();
+                        EXPECT_NE(std::string(e.what()).find("layer '"), std::string::npos) << e.what();
+                        throw;
+                    }
+                },
+                CompileError);
+            continue;
+        }
+        const BlobCheck check = check_network_text(text, c.what, options, seed);
+        EXPECT_GT(check.blobs_checked, 1);
+        EXPECT_LE(check.worst_error, check.tolerance) << "worst blob: " << check.worst_blob;
+        // The check would see a kernel that skipped the quantization: the int8 and fp32
+        // references differ by more than the tolerance.
+        EXPECT_GT(quantization_effect(text, options, seed), check.tolerance);
+    }
+}
+
+TEST(Int8, CalibrationRangesAndScales) {
+    std::vector<float> values(10000);
+    for (size_t i = 0; i < values.size(); i++) values[i] = float(i) / float(values.size() - 1);  // [0, 1]
+    values[17] = 1000.0f;                                                                        // one outlier
+    ActivationRange range;
+    range.observe_range(values.data(), int64_t(values.size()));
+    EXPECT_EQ(range.min(), 0.0);
+    EXPECT_EQ(range.max(), 1000.0);
+    EXPECT_THROW(range.kept_range(CalibrationMethod::Percentile), CompileError);  // no histogram yet
+    range.observe_values(values.data(), int64_t(values.size()));
+    EXPECT_EQ(range.kept_range(CalibrationMethod::MinMax).second, 1000.0);
+    // Both clip the outlier: the percentile to within a bin (1000 / 2048) of 1, entropy to the
+    // narrowest threshold whose 255 levels still resolve the mass in [0, 1].
+    const auto [lo, hi] = range.kept_range(CalibrationMethod::Percentile, 99.9);
+    EXPECT_EQ(lo, 0.0);
+    EXPECT_GT(hi, 0.5);
+    EXPECT_LT(hi, 1.5);
+    const double entropy = range.kept_range(CalibrationMethod::Entropy).second;
+    EXPECT_GT(entropy, 1.0);
+    EXPECT_LT(entropy, 200.0);
+
+    const Int8Input unsigned_range = quantization_of_range(0.0, 2.55);
+    EXPECT_FLOAT_EQ(unsigned_range.scale, 0.01f);
+    EXPECT_EQ(unsigned_range.zero_point, 0);
+    const Int8Input signed_range = quantization_of_range(-1.0, 3.0);
+    EXPECT_FLOAT_EQ(signed_range.scale, 4.0f / 255.0f);
+    EXPECT_EQ(signed_range.zero_point, 64);
+    EXPECT_EQ(ops::quantize_activation(0.0f, signed_range.scale, signed_range.zero_point), 64);  // zero is exact
+    EXPECT_EQ(ops::quantize_activation(-5.0f, signed_range.scale, signed_range.zero_point), 0);
+    EXPECT_EQ(ops::quantize_activation(9.0f, signed_range.scale, signed_range.zero_point), 255);
+    EXPECT_EQ(ops::quantize_weight(-1.0f, ops::int8_weight_scale(1.0f)), -127);
+    EXPECT_EQ(ops::quantize_weight(0.5f, ops::int8_weight_scale(1.0f)), 64);  // 63.5 rounds to even
+    EXPECT_THROW(parse_calibration_method("kl"), CompileError);
+}
+
+TEST(Int8, QparamsFilesAndTheirErrors) {
+    const TemporaryDirectory dir("cortado-qparams");
+    QuantizationParams q;
+    q.network = "n", q.method = "percentile", q.images = 3;
+    q.layers["conv1"] = {"data", -1.5, 2.5, {0.0157f, 96}};
+    q.fp32_layers["dw"] = "depthwise (one input channel per group)";
+    const std::string path = dir.path() + "/n.qparams";
+    write_qparams(q, path);
+    const QuantizationParams back = read_qparams(path);
+    EXPECT_EQ(back.method, "percentile");
+    EXPECT_EQ(back.images, 3);
+    ASSERT_EQ(back.layers.count("conv1"), 1u);
+    EXPECT_FLOAT_EQ(back.layers.at("conv1").quantization.scale, 0.0157f);
+    EXPECT_EQ(back.layers.at("conv1").quantization.zero_point, 96);
+    EXPECT_EQ(back.fp32_layers.at("dw"), "depthwise (one input channel per group)");
+
+    const auto expect_error = [&](const std::string &text, const std::string &says) {
+        std::ofstream(path) << text;
+        try {
+            read_qparams(path);
+            ADD_FAILURE() << "read: " << text;
+        } catch (const CompileError &e) {
+            EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    };
+    expect_error("{", "malformed");
+    expect_error(R"({"format": "cortado-qparams", "version": 2, "layers": {}})", "version 1");
+    expect_error(R"({"format": "cortado-qparams", "version": 1, "layers": {"c": {"input": "d", "min": 0, "max": 1,
+                 "scale": 0.1, "zero_point": 300}}})",
+                 "layer 'c'");
+    expect_error(R"({"format": "cortado-qparams", "version": 1, "layers": {"c": {"input": "d", "min": 0}}})",
+                 "layer 'c'");
+
+    // The precision pass names what does not fit the network.
+    const std::string text = network({1, 4, 8, 8}, conv_layer("c1", "data", "c1", 16, "kernel_size: 3") +
+                                                       "layer { name: \"p\" type: \"Pooling\" bottom: \"c1\" top: "
+                                                       "\"p\" pooling_param { pool: MAX kernel_size: 2 } }\n" +
+                                                       conv_layer("dw", "p", "dw", 16, "kernel_size: 3 group: 16"));
+    std::ofstream(dir.path() + "/net.prototxt") << text;
+    const auto expect_refused = [&](const std::map<std::string, Int8Input> &layers, const std::string &says) {
+        ImportOptions options;
+        options.int8_layers = layers;
+        options.int8_source = "F.qparams";
+        try {
+            load_network(dir.path() + "/net.prototxt", options, true);
+            ADD_FAILURE() << "loaded with " << says;
+        } catch (const CompileError &e) {
+            EXPECT_NE(std::string(e.what()).find("F.qparams"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+        }
+    };
+    expect_refused({{"c9", {0.1f, 0}}}, "layer 'c9' is not in network");
+    expect_refused({{"p", {0.1f, 0}}}, "layer 'p' is a Pooling");
+    expect_refused({{"dw", {0.1f, 0}}}, "depthwise");
+    expect_refused({{"c1", {-0.1f, 0}}}, "out of range");
+}
+
+TEST(Int8, QuantizeThenRunThroughTheCli) {
+    const TemporaryDirectory dir("cortado-quantize");
+    const std::string net = dir.path() + "/net.prototxt", weights = dir.path() + "/net.caffemodel";
+    std::ofstream(net) << network({1, 3, 12, 10}, conv_layer("c1", "data", "c1", 32, "kernel_size: 3 pad: 1") +
+                                                      "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n" +
+                                                      conv_layer("dw", "c1", "dw", 32, "kernel_size: 3 group: 32") +
+                                                      conv_layer("c2", "dw", "c2", 16, "kernel_size: 1"));
+    ASSERT_EQ(cortado("run " + net + " --iterations 1 --save-weights " + weights).exit_code, 0);
+    // Calibration images from a run's input: 4 images of the network's shape.
+    const std::string images = dir.path() + "/images.npy";
+    {
+        std::vector<float> data(4 * 3 * 12 * 10);
+        std::mt19937 random(7);
+        std::uniform_real_distribution<float> uniform(-2, 2);
+        for (float &v : data) v = uniform(random);
+        std::string error;
+        ASSERT_TRUE(write_npy(images, {4, 3, 12, 10}, data.data(), &error)) << error;
+    }
+    const std::string qparams = dir.path() + "/net.qparams";
+    const std::string target = " --target " + test_target();
+    const Result q = cortado("quantize " + net + " --weights " + weights + " --calibrate " + images +
+                             " --method percentile -o " + qparams);
+    ASSERT_EQ(q.exit_code, 0) << q.output;
+    EXPECT_NE(q.output.find("2 of 3 convolutions in int8"), std::string::npos) << q.output;
+    EXPECT_NE(q.output.find("fp32: dw: depthwise"), std::string::npos) << q.output;
+    const QuantizationParams read = read_qparams(qparams);
+    ASSERT_EQ(read.layers.count("c1"), 1u);
+    EXPECT_LT(read.layers.at("c1").min, 0.0);  // the images' values, roughly -2..2
+    EXPECT_GT(read.layers.at("c1").max, 1.5);
+    EXPECT_EQ(read.layers.at("c2").input, "dw");
+
+    const Result run = cortado("run " + net + " --weights " + weights + " --qparams " + qparams + target +
+                               " --iterations 1 --check");
+    if (int8_test_target()) {
+        EXPECT_EQ(run.exit_code, 0) << run.output;
+        EXPECT_NE(run.output.find("every blob"), std::string::npos) << run.output;
+        const Result plan = cortado("info " + net + " --plan --qparams " + qparams + target);
+        EXPECT_EQ(plan.exit_code, 0) << plan.output;
+        EXPECT_NE(plan.output.find("conv2d_int8"), std::string::npos) << plan.output;
+    } else {
+        EXPECT_EQ(run.exit_code, 1) << run.output;
+        EXPECT_NE(run.output.find("layer 'c1'"), std::string::npos) << run.output;
+    }
+
+    // Bad requests: each a clear error, nothing run.
+    const auto expect_failure = [&](const std::string &args, int code, const std::string &says) {
+        const Result r = cortado(args);
+        EXPECT_EQ(r.exit_code, code) << args << "\n" << r.output;
+        EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
+    };
+    expect_failure("run " + net + " --precision int8", 2, "needs --qparams");
+    expect_failure("run " + net + " --precision fp16 --qparams " + qparams, 2, "fp32 or int8");
+    expect_failure("run " + net + " --precision fp32 --qparams " + qparams, 2, "goes with --precision int8");
+    expect_failure("quantize " + net + " --calibrate " + images + " -o " + qparams, 2, "--weights");
+    expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + net + " -o " + qparams, 1,
+                   "net.prototxt");
+    expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + images + " --method kl -o " + qparams,
+                   1, "unknown calibration method");
+}
+
+}  // namespace
+}  // namespace cortado::testing

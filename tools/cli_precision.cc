@@ -1,0 +1,23 @@
+#include "tools/cli_precision.h"
+
+#include "compiler/qparams.h"
+
+namespace cortado {
+
+void apply_cli_precision(const CliArgs &cli, ImportOptions &options) {
+    const std::string precision = cli.get("precision", cli.has("qparams") ? "int8" : "fp32");
+    if (precision == "fp32") {
+        if (cli.has("qparams")) throw UsageError("--qparams goes with --precision int8, not fp32");
+        return;
+    }
+    if (precision != "int8")
+        throw UsageError("--precision " + precision + ": give fp32 or int8 (fp16 and auto are not built yet)");
+    if (!cli.has("qparams"))
+        throw UsageError("--precision int8 needs --qparams NET.qparams, the calibration `cortado quantize` writes");
+    const std::string path = cli.get("qparams");
+    options.int8_layers = int8_layers(read_qparams(path));
+    options.int8_source = path;
+    if (options.int8_layers.empty()) throw CompileError(path + ": no layer to run in int8");
+}
+
+}  // namespace cortado

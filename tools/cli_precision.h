@@ -1,0 +1,15 @@
+// The precision a command compiles for, from its `--precision fp32|int8` and `--qparams FILE`
+// (the calibration `cortado quantize` writes, compiler/qparams.h): int8 runs the file's
+// convolutions in int8 (frontend/int8_precision.h), everything else in fp32.
+#pragma once
+
+#include "frontend/import_caffe.h"
+#include "tools/cli_args.h"
+
+namespace cortado {
+
+// Sets `options`' int8 layers. Throws UsageError for a precision without what it needs, and
+// CompileError for a file that cannot be read.
+void apply_cli_precision(const CliArgs &cli, ImportOptions &options);
+
+}  // namespace cortado
