@@ -62,7 +62,9 @@ inline float int8_weight_scale(float max_abs) { return max_abs > 0 ? max_abs / 1
 inline int quantize_weight(float w, float scale) {
     return static_cast<int>(std::clamp(std::nearbyint(w / scale), -127.0f, 127.0f));
 }
+// A NaN reads as the zero point (the reference's choice; int8 layers do not carry NaN on).
 inline int quantize_activation(float x, float scale, int zero_point) {
+    if (std::isnan(x)) return zero_point;
     return static_cast<int>(std::clamp(std::nearbyint(x / scale) + float(zero_point), 0.0f, 255.0f));
 }
 

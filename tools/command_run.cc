@@ -296,8 +296,7 @@ int command_run(const std::vector<std::string> &args) {
             exit_code = 5;
         } else {
             const Graph unfused = load_network(cli.positional, options, false);
-            reference::Tensor in_tensor{in_shape, std::vector<double>(input.begin(), input.end())};
-            const auto values = reference::run_graph(unfused, reference_weights(weights), {in_tensor});
+            const auto values = reference_values(unfused, built.plan, net, reference_weights(weights), input);
             const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);
             const double limit = built.plan.tolerance();
             std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,

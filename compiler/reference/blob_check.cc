@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <random>
 
 #include "compiler/network_weights.h"
@@ -88,22 +89,50 @@ std::vector<float> uniform_input(const Shape &shape, std::mt19937_64 &random) {
     return input;
 }
 
-// The reference's values of `unfused`, by value id, on `input`.
-std::vector<reference::Tensor> reference_values(const Graph &unfused, const reference::WeightMap &weights,
-                                                const std::vector<float> &input) {
-    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
-    return reference::run_graph(unfused, weights,
-                                {reference::Tensor{in_shape, std::vector<double>(input.begin(), input.end())}});
+// The values the int8 convolutions of a graph read, as the network gives them: by value id.
+struct Int8Inputs {
+    const NetworkPlan *plan;
+    std::map<int, reference::Tensor> values;  // those wanted, filled as the network reports them
+    int call = 0;                             // 0: the input; i + 1: step i
+};
+
+void capture_int8_input(void *user, const char *, int rank, const int64_t *shape, const float *data) {
+    auto *c = static_cast<Int8Inputs *>(user);
+    const int tensor = c->call == 0 ? c->plan->input_tensor : c->plan->steps[c->call - 1].output_tensor;
+    c->call++;
+    const auto it = c->values.find(c->plan->tensors[tensor].value);
+    if (it == c->values.end()) return;
+    it->second.shape.assign(shape, shape + rank);
+    it->second.data.assign(data, data + element_count(it->second.shape));
 }
 
 }  // namespace
+
+std::vector<reference::Tensor> reference_values(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net,
+                                                const reference::WeightMap &weights, const std::vector<float> &input) {
+    const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
+    const reference::Tensor in{in_shape, std::vector<double>(input.begin(), input.end())};
+    Int8Inputs captured{&plan, {}, 0};
+    for (const Layer &layer : unfused.layers)
+        if (const auto *p = std::get_if<ConvolutionParams>(&layer.params); p && p->int8_input)
+            captured.values[layer.inputs[0]];
+    if (captured.values.empty()) return reference::run_graph(unfused, weights, {in});
+    net.set_blob_callback(capture_int8_input, &captured);
+    std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)));
+    net.forward(input.data(), output.data());
+    net.set_blob_callback(nullptr, nullptr);
+    // A value no step reports (fusion made it internal) keeps the reference's own.
+    for (auto it = captured.values.begin(); it != captured.values.end();)
+        it = it->second.data.empty() ? captured.values.erase(it) : std::next(it);
+    return reference::run_graph(unfused, weights, {in}, &captured.values);
+}
 
 BlobCheck check_every_blob(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net, uint64_t seed,
                            const std::vector<LayerWeights> *weights) {
     std::mt19937_64 random(seed);
     const std::vector<float> input = uniform_input(unfused.values[unfused.inputs[0]].shape, random);
     const auto expected =
-        reference_values(unfused, reference_weights(weights ? *weights : seeded_weights(plan, seed)), input);
+        reference_values(unfused, plan, net, reference_weights(weights ? *weights : seeded_weights(plan, seed)), input);
     return compare_blobs(unfused, plan, net, input, expected);
 }
 
@@ -128,7 +157,7 @@ double check_replays(const Graph &unfused, const NetworkPlan &plan, LoadedNetwor
     double worst = 0.0;
     for (int f = 0; f < forwards; f++) {
         const std::vector<float> input = uniform_input(unfused.values[unfused.inputs[0]].shape, random);
-        const auto expected = reference_values(unfused, reference, input);
+        const auto expected = reference_values(unfused, plan, net, reference, input);
         std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)),
                                   std::nanf(""));
         net.forward(input.data(), output.data());
@@ -155,7 +184,7 @@ std::string check_non_finite(const Graph &unfused, const NetworkPlan &plan, Load
             input[at] = special;
             placed += " " + std::to_string(special) + " at " + std::to_string(at);
         }
-        const auto expected = reference_values(unfused, weights, input);
+        const auto expected = reference_values(unfused, plan, net, weights, input);
         // Poison: finite and far from anything these ops produce, so an element the network
         // leaves unwritten fails whatever the reference holds there.
         std::vector<float> output(static_cast<size_t>(element_count(out_shape)), -3.0e38f);

@@ -9,6 +9,7 @@
 
 #include "compiler/kernel_plan.h"
 #include "compiler/loaded_network.h"
+#include "compiler/reference/reference_interpreter.h"
 #include "compiler/reference/reference_ops.h"
 #include "frontend/graph.h"
 
@@ -26,6 +27,12 @@ struct BlobCheck {
     std::string first_failing_blob;
     double first_failing_error = 0.0;
 };
+
+// The reference's values of `unfused`, by value id, on `input`. Where `unfused` has int8
+// convolutions, `net` (the compiled form of `plan`) runs `input` once first, and each int8
+// convolution takes the input the network gave it (reference::run_graph's int8_inputs).
+std::vector<reference::Tensor> reference_values(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net,
+                                                const reference::WeightMap &weights, const std::vector<float> &input);
 
 // Runs `net` (the compiled form of `plan`) on `input` and compares every blob it writes with
 // `expected`, the reference's values of `unfused` by value id, and the output it returns.

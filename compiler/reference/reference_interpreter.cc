@@ -68,12 +68,14 @@ void require_arity(const Layer &layer, size_t inputs, size_t outputs) {
             "expected " + std::to_string(inputs) + " input(s) and " + std::to_string(outputs) + " output(s)");
 }
 
-void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
+void run_layer(const Layer &layer, const WeightMap &weights, State &state, const std::map<int, Tensor> *int8_inputs) {
     const std::string &type = layer.type;
     if (type == "Input") return;  // its outputs are graph inputs, already in place
 
     std::vector<const Tensor *> in;
     for (int id : layer.inputs) in.push_back(&state.get(id));
+    if (const auto *conv = std::get_if<ConvolutionParams>(&layer.params); conv && conv->int8_input && int8_inputs)
+        if (const auto it = int8_inputs->find(layer.inputs[0]); it != int8_inputs->end()) in[0] = &it->second;
 
     if (type == "Convolution") {
         const auto &p = params_of<ConvolutionParams>(layer);
@@ -183,7 +185,8 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state) {
 
 }  // namespace
 
-std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, const std::vector<Tensor> &inputs) {
+std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, const std::vector<Tensor> &inputs,
+                              const std::map<int, Tensor> *int8_inputs) {
     require(inputs.size() == graph.inputs.size(), "run_graph: graph has " + std::to_string(graph.inputs.size()) +
                                                       " inputs, got " + std::to_string(inputs.size()));
     State state{graph, std::vector<Tensor>(graph.values.size()), std::vector<bool>(graph.values.size(), false)};
@@ -196,7 +199,7 @@ std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, cons
     }
     for (const Layer &layer : graph.layers) {
         try {
-            run_layer(layer, weights, state);
+            run_layer(layer, weights, state, int8_inputs);
         } catch (const std::exception &e) {
             throw std::runtime_error("layer '" + layer.name + "' (" + layer.type + "): " + e.what());
         }
