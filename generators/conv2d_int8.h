@@ -40,7 +40,7 @@ struct Conv2dInt8 {
         const Expr inside = in_x >= 0 && in_x < s.in_w && in_y >= 0 && in_y < s.in_h && channel_in_group < in_per_group;
         const Expr value = input(clamp(in_x, 0, s.in_w - 1), clamp(in_y, 0, s.in_h - 1),
                                  group * in_per_group + min(channel_in_group, in_per_group - 1), n);
-        const Expr level = clamp(round(value / shape.input_scale) + float(shape.input_zero_point), 0.0f, 255.0f);
+        const Expr level = clamp(round(value * ops::int8_inverse_scale(shape.input_scale)) + float(shape.input_zero_point), 0.0f, 255.0f);
         quantized(within, x, y, word, n) = select(inside, u8(level), u8(shape.input_zero_point));
 
         r = RDom(0, ops::kInt8ChannelsPerWord, 0, s.kernel_w, 0, s.kernel_h, 0, words, "r");

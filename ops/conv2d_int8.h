@@ -5,8 +5,8 @@
 // layers around it stay fp32.
 //
 // The arithmetic, which the kernel, the runtime's packing and the reference all follow:
-//   - activations: q = clamp(round(x / scale) + zero_point, 0, 255), ties to even; the padding
-//     reads as zero_point (the value 0);
+//   - activations: q = clamp(round(x · (1 / scale)) + zero_point, 0, 255), the reciprocal a float,
+//     ties to even; the padding reads as zero_point (the value 0);
 //   - weights, per output channel c: s_w[c] = max |w[c]| / 127 (1 for an all-zero channel),
 //     w_q = clamp(round(w / s_w[c]), -127, 127);
 //   - y[c] = (sum w_q q - zero_point sum w_q) scale s_w[c] + bias[c], then the epilogue.
@@ -58,6 +58,9 @@ inline long long int8_packed_index(int positions, int width, int area, int out_c
     return ((static_cast<long long>(panel) * positions + position) * width + lane) * kInt8ChannelsPerWord + within;
 }
 
+// What activations are multiplied by: a multiply, where a division would cost the staging pass
+// several times as much.
+inline float int8_inverse_scale(float scale) { return 1.0f / scale; }
 inline float int8_weight_scale(float max_abs) { return max_abs > 0 ? max_abs / 127.0f : 1.0f; }
 inline int quantize_weight(float w, float scale) {
     return static_cast<int>(std::clamp(std::nearbyint(w / scale), -127.0f, 127.0f));
@@ -65,7 +68,7 @@ inline int quantize_weight(float w, float scale) {
 // A NaN reads as the zero point (the reference's choice; int8 layers do not carry NaN on).
 inline int quantize_activation(float x, float scale, int zero_point) {
     if (std::isnan(x)) return zero_point;
-    return static_cast<int>(std::clamp(std::nearbyint(x / scale) + float(zero_point), 0.0f, 255.0f));
+    return static_cast<int>(std::clamp(std::nearbyint(x * int8_inverse_scale(scale)) + float(zero_point), 0.0f, 255.0f));
 }
 
 // The most input channels per group for which a 32-bit sum of 255 x 127 products cannot overflow.

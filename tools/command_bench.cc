@@ -15,6 +15,7 @@
 #include <random>
 #include <sstream>
 
+#include "compiler/calibration.h"
 #include "compiler/gemm_kernel.h"
 #include "compiler/install_layout.h"
 #include "compiler/loaded_network.h"
@@ -24,6 +25,7 @@
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
+#include "frontend/int8_precision.h"
 #include "frontend/shape_inference.h"
 #include "tools/bench/bench_cases.h"
 #include "tools/bench/bench_exported.h"
@@ -100,6 +102,57 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     return result;
 }
 
+// A one-layer convolution in int8 against the same layer in fp32, both cortado's, timed
+// alternately: its input quantized over the input's own range (ops/conv2d_int8.h), the fp32
+// layer's variant the default rules' or the records'.
+BenchRow bench_int8_convolution(const ConvShape &s, const TargetDescription &target, int iterations,
+                                const std::string &scratch, const ChoiceOverrides &records) {
+    Graph fp32 = import_caffe_prototxt_text(conv_prototxt(s), "bench.prototxt", ImportOptions{});
+    infer_shapes(fp32);
+    std::vector<float> input(size_t(element_count(fp32.values[fp32.inputs[0]].shape)));
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float &v : input) v = uniform(random);
+    const auto [lo, hi] = std::minmax_element(input.begin(), input.end());
+    Graph int8 = fp32;
+    std::map<std::string, Int8Input> layers;
+    for (const Layer &layer : fp32.layers)
+        if (std::holds_alternative<ConvolutionParams>(layer.params))
+            layers[layer.name] = quantization_of_range(std::min(0.0, double(*lo)), std::max(0.0, double(*hi)));
+    apply_int8_precision(int8, layers, "bench");
+    const auto load = [&](const Graph &graph, const std::string &dir) {
+        const BuiltNetwork built = build_network(graph, "net", target, dir, cli_build_options_in_process(records));
+        auto net = std::make_unique<LoadedNetwork>(link_shared_library(built, dir), "net");
+        net->create(nullptr, 1);
+        net->set_profiling(true);
+        return std::make_pair(std::move(net), built.plan.kernels.at(0).choice.variant);
+    };
+    auto ours = load(int8, scratch + "/int8").first;
+    auto [theirs, fp32_variant] = load(fp32, scratch + "/fp32");
+    std::vector<float> out_int8(size_t(element_count(fp32.values[fp32.outputs[0]].shape))), out_fp32(out_int8.size());
+    ours->forward(input.data(), out_int8.data());
+    theirs->forward(input.data(), out_fp32.data());
+    let_spinning_threads_settle();
+    const AlternatingTimings both = time_alternating(
+        iterations,
+        [&, &net = ours] {
+            net->forward(input.data(), out_int8.data());
+            return net->layer_time_ms(0);
+        },
+        [&, &net = theirs] {
+            net->forward(input.data(), out_fp32.data());
+            return net->layer_time_ms(0);
+        });
+    BenchRow row;
+    row.name = conv_name(s) + " int8";
+    row.gflop = conv_gflop(s), row.megabytes = conv_megabytes(s);
+    row.ours = both.first;
+    row.peer = "cortado fp32 " + fp32_variant;
+    row.theirs = both.second;
+    row.error = relative_l2_error(out_int8, out_fp32);
+    return row;
+}
+
 // C = A·B through the gemm op itself, on random A and B (seeded).
 struct GemmRun {
     std::vector<float> a, b, c;
@@ -152,9 +205,13 @@ void use_openblas_kernels_for_this_cpu() {
 
 int command_bench(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(
-        args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net"},
+        args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net", "precision"},
         {"quick", "untuned", "no-transfer", "no-fusion"});
     const bool fuse = !cli.flags.count("no-fusion");
+    const std::string precision = cli.get("precision", "fp32");
+    if (precision != "fp32" && precision != "int8") throw UsageError("--precision " + precision + ": give fp32 or int8");
+    const bool int8 = precision == "int8";
+    if (int8 && cli.positional != "conv") throw UsageError("bench: --precision int8 goes with conv (so far)");
     if (!fuse && cli.positional != "nets" && cli.positional != "exported")
         throw UsageError("bench: --no-fusion goes with nets and exported");
     const std::string suite = cli.positional;
@@ -189,8 +246,11 @@ int command_bench(const std::vector<std::string> &args) {
     const std::string &scratch = scratch_dir.path();
     std::vector<BenchRow> rows;
     bool mismatch = false;
+    // int8 against fp32 differs by the quantization (about 1e-2 relative L2 on these layers); a
+    // wrong kernel differs by about 1. Its exact check is tests/int8_test.cc's.
+    const double agreement = int8 ? 5e-2 : 1e-4;
     auto check = [&](const BenchRow &row) {
-        if (!(row.error <= 1e-4)) {
+        if (!(row.error <= agreement)) {
             std::cerr << "cortado bench: " << row.name << ": output differs from " << row.peer << " (relative L2 "
                       << row.error << "); not timed\n";
             mismatch = true;
@@ -216,6 +276,10 @@ int command_bench(const std::vector<std::string> &args) {
     };
     if (suite == "conv") {
         for (const ConvShape &s : conv_set(csv, cli.get_count("batch", 0), cli.flags.count("quick"), !cli.has("set"))) {
+            if (int8) {
+                check(steady([&] { return bench_int8_convolution(s, target, iterations, scratch, tuning.records); }));
+                continue;
+            }
             check(steady([&] {
                 SingleLayer ours = run_single_layer(conv_prototxt(s), target, iterations, scratch, tuning.records);
                 std::vector<float> theirs;

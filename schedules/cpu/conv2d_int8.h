@@ -30,13 +30,16 @@ inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const
     if (pixel_stores) a.output.reorder(qi, ci, qo).vectorize(qi);
     else a.output.unroll(qi);
 
+    // Each row of the staged input is a run of (four channels, x) bytes: the four channels'
+    // rows quantized a vector of x at a time and interleaved into one dense store.
     Var rows{"rows"};
     a.quantized.compute_root()
+        .bound(a.within, 0, ops::kInt8ChannelsPerWord)
         .reorder(a.within, a.x, a.y, a.word, a.n)
         .fuse(a.y, a.word, rows)
         .fuse(rows, a.n, rows)
         .parallel(rows)
-        .unroll(a.within)
+        .vectorize(a.within)
         .vectorize(a.x, lanes);
 
     a.tile.compute_at(a.output, qo)
