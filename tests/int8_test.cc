@@ -257,12 +257,19 @@ TEST(Int8, QuantizeThenRunThroughTheCli) {
     const Result q = cortado("quantize " + net + " --weights " + weights + " --calibrate " + images +
                              " --method percentile -o " + qparams);
     ASSERT_EQ(q.exit_code, 0) << q.output;
-    EXPECT_NE(q.output.find("2 of 3 convolutions in int8"), std::string::npos) << q.output;
+    EXPECT_NE(q.output.find("1 of 3 convolutions in int8"), std::string::npos) << q.output;
     EXPECT_NE(q.output.find("fp32: dw: depthwise"), std::string::npos) << q.output;
-    const QuantizationParams read = read_qparams(qparams);
+    EXPECT_NE(q.output.find("fp32: c2: 16 products per input value"), std::string::npos) << q.output;
+    QuantizationParams read = read_qparams(qparams);
     ASSERT_EQ(read.layers.count("c1"), 1u);
     EXPECT_LT(read.layers.at("c1").min, 0.0);  // the images' values, roughly -2..2
     EXPECT_GT(read.layers.at("c1").max, 1.5);
+    const Result every = cortado("quantize " + net + " --weights " + weights + " --calibrate " + images +
+                                 " --every-layer -o " + qparams);
+    ASSERT_EQ(every.exit_code, 0) << every.output;
+    EXPECT_NE(every.output.find("2 of 3 convolutions in int8"), std::string::npos) << every.output;
+    read = read_qparams(qparams);
+    ASSERT_EQ(read.layers.count("c2"), 1u);
     EXPECT_EQ(read.layers.at("c2").input, "dw");
 
     const Result run = cortado("run " + net + " --weights " + weights + " --qparams " + qparams + target +

@@ -45,6 +45,18 @@ std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarge
     return "";
 }
 
+// The int8 kernel quantizes its input as it stages it, a pass over the input that only layers
+// with enough products per input value pay back: in `bench conv --precision int8` on the Zen 5
+// VM (docs/PERFORMANCE.md), 1x1 layers of 16-32 outputs ran 0.3-0.6x their fp32 time, layers of
+// 64 products per value 0.6-1.4x, and keeping those under 64 in fp32 gave the suite its best total.
+constexpr double kInt8LeastProductsPerInput = 64;
+
+// Products each input value enters: the outputs of its group times the kernel's taps, over the
+// stride's area.
+double products_per_input(const ConvolutionParams &p) {
+    return double(p.num_output / p.group) * p.kernel_h * p.kernel_w / (double(p.stride_h) * p.stride_w);
+}
+
 // Calibration state shared with the blob callback: which report of a forward is which graph
 // value (the input, then each step's output), and the ranges of the values observed.
 struct Observation {
@@ -69,7 +81,7 @@ void observe(void *user, const char *, int rank, const int64_t *shape, const flo
 }  // namespace
 
 int command_quantize(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"calibrate", "output-dir", "weights", "method", "percentile", "target"}, {});
+    const CliArgs cli = parse_cli_args(args, {"calibrate", "output-dir", "weights", "method", "percentile", "target"}, {"every-layer"});
     if (!cli.has("calibrate")) throw UsageError("quantize needs --calibrate IMAGES.npy (images in the network's input shape)");
     if (!cli.has("output-dir")) throw UsageError("quantize needs -o NET.qparams");
     const CalibrationMethod method = parse_calibration_method(cli.get("method", "minmax"));
@@ -105,6 +117,13 @@ int command_quantize(const std::vector<std::string> &args) {
         if (!std::holds_alternative<ConvolutionParams>(layer.params)) continue;
         if (const std::string why = int8_refusal(graph, layer, target.plan_target()); !why.empty()) {
             q.fp32_layers[layer.name] = why;
+            continue;
+        }
+        const double products = products_per_input(std::get<ConvolutionParams>(layer.params));
+        if (!cli.flags.count("every-layer") && products < kInt8LeastProductsPerInput) {
+            q.fp32_layers[layer.name] = std::to_string(int(products)) +
+                                        " products per input value: staging its input in int8 costs more than int8 "
+                                        "saves (fewer than 64; --every-layer takes it)";
             continue;
         }
         input_value[layer.name] = layer.inputs[0];

@@ -27,6 +27,7 @@
 #include "tools/bench/bench_cases.h"
 #include "tools/bench/bench_networks.h"
 #include "tools/cli_args.h"
+#include "tools/cli_precision.h"
 #include "tools/cli_environment.h"
 #include "tools/commands.h"
 #include "tools/tune_report.h"
@@ -68,6 +69,7 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             ImportOptions options;
             options.batch = batch;
             if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
+            apply_cli_precision(cli, options);
             // Activations fused, affines not folded: a layer's reference (compiler/tuner) runs the
             // layer alone and knows no folded affine. Records go by op signature, which a fold
             // leaves as it is, so they apply to the folded layers that compile plans.
@@ -135,8 +137,10 @@ int command_tune(const std::vector<std::string> &args) {
     const CliArgs cli =
         parse_cli_args(args,
                        {"target", "batch", "input-shape", "budget", "db", "seed", "jobs", "max-candidates",
-                        "max-tolerance", "suite", "set", "models", "prepare", "import", "restamp"},
+                        "max-tolerance", "suite", "set", "models", "prepare", "import", "restamp", "precision", "qparams"},
                        {"quick"}, !no_network);
+    if (cli.has("suite") && (cli.has("qparams") || cli.has("precision")))
+        throw UsageError("tune: --precision and --qparams go with a network, not --suite");
     if (cli.has("restamp")) {
         if (cli.options.size() != 1 || !cli.flags.empty() || !cli.positional.empty())
             throw CompileError("--restamp takes only the database file");

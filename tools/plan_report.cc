@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/target_features.h"
+#include "ops/conv2d_int8.h"
 
 namespace cortado {
 
@@ -108,6 +109,13 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
             if (other != s.layer) shared += (shared.empty() ? "; shares its kernel with " : ", ") + other;
         if (s.over_residual) shared += "; writes over the residual it adds";
         for (const std::string &note : k.notes) shared += "; " + note;
+        if (k.op == ops::Conv2dInt8Shape::kOp) {
+            // The types change inside the step only (docs/precision.md).
+            const auto shape = ops::parse_fields<ops::Conv2dInt8Shape>(k.shape);
+            shared += "; int8: fp32 input quantized to u8 (scale " + ops::field_value(shape.input_scale) +
+                      ", zero point " + std::to_string(shape.input_zero_point) +
+                      "), s8 weights per output channel, s32 sums, fp32 output";
+        }
         std::snprintf(line, sizeof line, "%-28s %-15s %-16s %-16s %-20s ", s.layer.c_str(), k.op.c_str(),
                       k.function_name().substr(10).c_str(), k.op_signature_hash().c_str(),
                       with_source(k.choice.variant, k.variant_source).c_str());

@@ -71,6 +71,8 @@ const std::map<std::string, std::string> &usages() {
                                  "  --weights W          the trained .caffemodel (an ONNX model carries its own)\n"
                                  "  --method M           minmax (default), percentile or entropy\n"
                                  "  --percentile P       percentile: the share of values kept (default 99.99)\n"
+                                 "  --every-layer        also layers with fewer than 64 products per input value,\n"
+                                 "                       where int8 is slower than fp32\n"
                                  "Target:\n") +
                          kTarget},
         {"tune",
@@ -91,6 +93,9 @@ const std::map<std::string, std::string> &usages() {
                      "Code changes:\n"
                      "  --restamp FILE       move FILE's records to this build's schedule versions, once\n"
                      "                       tools/kernel-identity.py shows their kernels unchanged\n"
+                     "Precision:\n"
+                     "  --precision P        fp32 (default) or int8\n"
+                     "  --qparams FILE       int8: tune the int8 layers `cortado quantize` chose\n"
                      "Network:\n"
                      "  --batch N[,N...]     one or more batch sizes\n"
                      "  --input-shape S      N,C,H,W or NxCxHxW\n"
@@ -107,6 +112,7 @@ const std::map<std::string, std::string> &usages() {
                               "  --models DIR         nets: the prototxt folder; exported: the .onnx folder\n"
                               "                       (default: tools/bench/export_torchvision.py writes one)\n"
                               "  --no-fusion          nets, exported: every layer its own step\n"
+                              "  --precision int8     conv: each layer in int8 against cortado's own fp32\n"
                               "Timing and reports:\n"
                               "  --iterations K       timed runs per case (default 10)\n"
                               "  --json F, --markdown F  write the report\n"
