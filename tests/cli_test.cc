@@ -482,6 +482,25 @@ TEST_F(Cli, SavedWeightsReloadToTheSameOutputAndPassTheCheck) {
     EXPECT_EQ(a, b);
 }
 
+// A BatchNorm and Scale folded into the convolution before them leave the fused network, not the
+// file or the reference: the check reads their blobs for the unfused network it compares with.
+TEST_F(Cli, SavedWeightsOfFoldedLayersPassTheCheck) {
+    const std::string net = write("folded.prototxt", R"(name: "folded"
+input: "data"
+input_shape { dim: 1 dim: 3 dim: 8 dim: 8 }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
+  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: "gaussian" std: 0.3 } } }
+layer { name: "bn" type: "BatchNorm" bottom: "conv" top: "conv" }
+layer { name: "scale" type: "Scale" bottom: "conv" top: "conv" scale_param { bias_term: true } }
+layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }
+)");
+    Result r = cortado("run " + net + " --seed 3 --save-weights " + path("folded.caffemodel"));
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    r = cortado("run " + net + " --weights " + path("folded.caffemodel") + " --check");
+    EXPECT_EQ(r.exit_code, 0) << r.output;
+    EXPECT_NE(r.output.find("every blob"), std::string::npos) << r.output;
+}
+
 TEST_F(Cli, WeightsOfTheWrongShapeNameTheLayerAndBothShapes) {
     const std::string net = write("small.prototxt", kSmallNet);
     ASSERT_EQ(cortado("run " + net + " --save-weights " + path("w.caffemodel")).exit_code, 0);

@@ -148,9 +148,10 @@ int command_run(const std::vector<std::string> &args) {
         std::cout << "weights: " << weights_path << "\n";
     }
     net.create(weights_path.empty() ? nullptr : weights_path.c_str(), seed);
-    // The checks below compare against the weights themselves: read the file once.
+    // The checks below compare against the weights themselves: read the file once, for every
+    // layer of the unfused network the reference runs (a BatchNorm folded into its convolution too).
     if (!graph.weights && !weights_path.empty() && (cli.flags.count("check") || cli.flags.count("check-finite")))
-        weights = read_weights(graph, weights_path);
+        weights = read_weights(load_network(cli.positional, options, false), weights_path);
 
     const std::vector<int64_t> in_shape = net.input_shape(), out_shape = net.output_shape();
     int64_t in_count = 1, out_count = 1;

@@ -19,9 +19,10 @@ inline VariantSpec<Conv2dInt8Shape> conv2d_int8_channel_lanes(RegisterCount regi
     v.weights = ops::WeightPacking::Int8Panels;
     v.knobs = channel_lanes_knobs();
     // Against its own int8 reference (ops/conv2d_int8.h), on the input the network gave it
-    // (blob_check.h): the integer sums are exact; what is left is the fp32 dequantization and
-    // epilogue, and an input that float rounding puts on the other side of a step's edge.
-    v.tolerance = 1e-4f;
+    // (blob_check.h): the integer sums are exact. What is left: the network quantizes weights
+    // after folding a BatchNorm or Scale into them, the reference before, and a weight that float
+    // rounding puts on the other side of a step's edge moves by a step (ResNet-50: 5e-5).
+    v.tolerance = 1e-3f;
     const VariantSpec<Conv2dShape> fp32 = conv2d_channel_lanes(registers);
     v.unsupported = [fp32](const Conv2dInt8Shape &s) { return fp32.unsupported(s.conv); };
     v.complete = [fp32](const Conv2dInt8Shape &s, const TargetInfo &t, Knobs &k) { fp32.complete(s.conv, t, k); };
