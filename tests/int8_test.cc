@@ -299,6 +299,9 @@ TEST(Int8, QuantizeThenRunThroughTheCli) {
                    "net.prototxt");
     expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + images + " --method kl -o " + qparams,
                    1, "unknown calibration method");
+    expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + images +
+                       " --method percentile --percentile abc -o " + qparams,
+                   2, "--percentile takes a number");
 }
 
 }  // namespace

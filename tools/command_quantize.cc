@@ -29,20 +29,22 @@ namespace cortado {
 
 namespace {
 
-// Why the target's planner would not run `layer` in int8; empty when it would.
-std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target) {
-    const auto &p = std::get<ConvolutionParams>(layer.params);
-    if (std::string why = int8_unsupported_reason(p, graph.values[size_t(layer.inputs[0])].shape.at(1)); !why.empty())
+// Why the target's planner would not run layer `index` of `trial` (the network without its
+// weights, which plans do not read) in int8; empty when it would.
+std::string int8_refusal(Graph &trial, size_t index, const PlanTarget &target) {
+    Layer &layer = trial.layers[index];
+    auto &p = std::get<ConvolutionParams>(layer.params);
+    if (std::string why = int8_unsupported_reason(p, trial.values[size_t(layer.inputs[0])].shape.at(1)); !why.empty())
         return why;
-    Graph trial = graph;
-    for (Layer &l : trial.layers)
-        if (l.name == layer.name) std::get<ConvolutionParams>(l.params).int8_input = Int8Input{};
+    p.int8_input = Int8Input{};
+    std::string why;
     try {
         plan_network(trial, trial.name, target);
     } catch (const CompileError &e) {
-        return e.what();
+        why = e.what();
     }
-    return "";
+    p.int8_input.reset();
+    return why;
 }
 
 // The int8 kernel quantizes its input as it stages it, a pass over the input that only layers
@@ -85,7 +87,12 @@ int command_quantize(const std::vector<std::string> &args) {
     if (!cli.has("calibrate")) throw UsageError("quantize needs --calibrate IMAGES.npy (images in the network's input shape)");
     if (!cli.has("output-dir")) throw UsageError("quantize needs -o NET.qparams");
     const CalibrationMethod method = parse_calibration_method(cli.get("method", "minmax"));
-    const double percentile = std::stod(cli.get("percentile", "99.99"));
+    double percentile = 0;
+    try {
+        percentile = std::stod(cli.get("percentile", "99.99"));
+    } catch (const std::exception &) {
+        throw UsageError("--percentile takes a number, not '" + cli.get("percentile") + "'");
+    }
     if (!(percentile > 50 && percentile <= 100)) throw UsageError("--percentile must lie in (50, 100]");
 
     std::vector<int64_t> images_shape;
@@ -113,9 +120,12 @@ int command_quantize(const std::vector<std::string> &args) {
     Observation o;
     o.histogram = false;
     std::map<std::string, int> input_value;  // int8 layer -> the value it reads
-    for (const Layer &layer : graph.layers) {
+    Graph trial = graph;
+    trial.weights.reset();
+    for (size_t index = 0; index < graph.layers.size(); index++) {
+        const Layer &layer = graph.layers[index];
         if (!std::holds_alternative<ConvolutionParams>(layer.params)) continue;
-        if (const std::string why = int8_refusal(graph, layer, target.plan_target()); !why.empty()) {
+        if (const std::string why = int8_refusal(trial, index, target.plan_target()); !why.empty()) {
             q.fp32_layers[layer.name] = why;
             continue;
         }
