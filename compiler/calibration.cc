@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "frontend/compile_error.h"
+#include "frontend/int8_precision.h"
 
 namespace cortado {
 
@@ -131,8 +132,8 @@ std::pair<double, double> ActivationRange::kept_range(CalibrationMethod method, 
         hi = quantile(histogram_, min_, max_, 1.0 - tail);
     } else if (method == CalibrationMethod::Entropy) {
         const double magnitude = std::max(std::abs(min_), std::abs(max_));
-        // A tensor with negative values spends half the levels on each sign.
-        const double threshold = entropy_threshold(magnitudes_, magnitude, min_ < 0 ? 128 : 255);
+        // A tensor of both signs spends about half the levels on each; one of one sign all of them.
+        const double threshold = entropy_threshold(magnitudes_, magnitude, min_ < 0 && max_ > 0 ? 128 : 255);
         lo = std::max(min_, -threshold), hi = std::min(max_, threshold);
     }
     return {std::min(lo, 0.0), std::max(hi, 0.0)};
@@ -140,7 +141,9 @@ std::pair<double, double> ActivationRange::kept_range(CalibrationMethod method, 
 
 Int8Input quantization_of_range(double lo, double hi) {
     Int8Input q;
-    if (!(hi > lo)) return q;  // a constant zero tensor: any scale is exact
+    // A constant zero tensor, or one too narrow for a usable float scale: any scale is exact, or
+    // as good as exact.
+    if (!(hi > lo) || !int8_scale_usable(float((hi - lo) / 255.0))) return q;
     if (lo >= 0) {
         q.scale = float(hi / 255.0);
         q.zero_point = 0;

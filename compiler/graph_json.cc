@@ -257,7 +257,7 @@ class ParamsReader {
             p.fused_sum = params_.contains("fused_sum") && get<bool>("fused_sum");
             if (params_.contains("int8_input")) {
                 const auto &q = params_.at("int8_input");
-                p.int8_input = Int8Input{q.at("scale").get<float>(), q.at("zero_point").get<int>()};
+                p.int8_input = Int8Input{q.at("scale").get<float>(), q.at("zero_point").get<int>(), ""};
             }
             fused(p);
             return p;

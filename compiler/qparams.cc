@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "frontend/compile_error.h"
+#include "frontend/int8_precision.h"
 
 namespace cortado {
 
@@ -37,9 +38,11 @@ QuantizationParams read_qparams(const std::string &path) {
             c.max = layer.at("max").get<double>();
             c.quantization.scale = layer.at("scale").get<float>();
             c.quantization.zero_point = layer.at("zero_point").get<int>();
-            if (!(c.quantization.scale > 0) || !std::isfinite(c.quantization.scale) || c.quantization.zero_point < 0 ||
+            if (!int8_scale_usable(c.quantization.scale) || c.quantization.zero_point < 0 ||
                 c.quantization.zero_point > 255)
-                throw CompileError(path + ": " + entry + ": scale must be positive and zero_point within 0..255");
+                throw CompileError(path + ": " + entry +
+                                   ": scale must be positive with a finite reciprocal, zero_point within 0..255");
+            c.quantization.input_blob = c.input;
             q.layers[name] = c;
         }
         entry.clear();

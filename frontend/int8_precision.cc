@@ -7,6 +7,8 @@
 
 namespace cortado {
 
+bool int8_scale_usable(float scale) { return scale > 0 && std::isfinite(scale) && std::isfinite(1.0f / scale); }
+
 std::string int8_unsupported_reason(const ConvolutionParams &p, int64_t in_channels) {
     if (p.group > 1 && in_channels / p.group < 2) return "depthwise (one input channel per group)";
     return "";
@@ -23,10 +25,14 @@ void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &
             throw CompileError(source + ": layer '" + layer.name + "' is a " + layer.type +
                                ", not a Convolution; only convolutions run in int8");
         const Int8Input &q = it->second;
-        if (!(q.scale > 0) || !std::isfinite(q.scale) || q.zero_point < 0 || q.zero_point > 255)
+        if (!int8_scale_usable(q.scale) || q.zero_point < 0 || q.zero_point > 255)
             throw CompileError(source + ": layer '" + layer.name + "': input scale " + std::to_string(q.scale) +
                                " and zero point " + std::to_string(q.zero_point) +
-                               " are out of range (scale > 0, zero point 0..255)");
+                               " are out of range (scale > 0 with a finite reciprocal, zero point 0..255)");
+        const std::string &reads = graph.values[size_t(layer.inputs[0])].blob_name;
+        if (!q.input_blob.empty() && q.input_blob != reads)
+            throw CompileError(source + ": layer '" + layer.name + "' was calibrated on blob '" + q.input_blob +
+                               "' but reads '" + reads + "': calibrate this network again");
         const int64_t in_channels = graph.values[size_t(layer.inputs[0])].shape.at(1);
         if (const std::string why = int8_unsupported_reason(*p, in_channels); !why.empty())
             throw CompileError(source + ": layer '" + layer.name + "' cannot run in int8: " + why);

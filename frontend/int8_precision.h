@@ -12,8 +12,12 @@
 namespace cortado {
 
 // Throws CompileError naming `source` for a layer the graph lacks, one that is not a
-// convolution, and a scale or zero point out of range.
+// convolution, a scale or zero point out of range, and a layer calibrated on another blob than
+// the one it reads.
 void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &layers, const std::string &source);
+
+// Whether activations can be quantized by `scale`: positive, its reciprocal finite.
+bool int8_scale_usable(float scale);
 
 // Why a convolution stays in fp32 under int8 precision; empty when it can run in int8. Depthwise
 // layers (one input channel per group) would waste three of every four products.

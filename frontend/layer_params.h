@@ -55,6 +55,7 @@ struct FoldedAffine {
 struct Int8Input {
     float scale = 1.0f;
     int zero_point = 0;
+    std::string input_blob;  // the blob it was calibrated on, checked against the layer's; "": not
 };
 
 struct ConvolutionParams {

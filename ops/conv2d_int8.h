@@ -61,11 +61,18 @@ inline long long int8_packed_index(int positions, int width, int area, int out_c
 // What activations are multiplied by: a multiply, where a division would cost the staging pass
 // several times as much.
 inline float int8_inverse_scale(float scale) { return 1.0f / scale; }
-inline float int8_weight_scale(float max_abs) { return max_abs > 0 ? max_abs / 127.0f : 1.0f; }
-inline int quantize_weight(float w, float scale) {
-    return static_cast<int>(std::clamp(std::nearbyint(w / scale), -127.0f, 127.0f));
+// 1 for an all-zero channel, or one whose step would underflow to 0.
+inline float int8_weight_scale(float max_abs) {
+    const float scale = max_abs / 127.0f;
+    return scale > 0 ? scale : 1.0f;
 }
-// A NaN reads as the zero point (the reference's choice; int8 layers do not carry NaN on).
+// A NaN weight (or an infinite one over an infinite scale) quantizes to 0.
+inline int quantize_weight(float w, float scale) {
+    const float level = std::nearbyint(w / scale);
+    return std::isnan(level) ? 0 : static_cast<int>(std::clamp(level, -127.0f, 127.0f));
+}
+// A NaN reads as the zero point here, in the reference; the kernel's result for a NaN input is
+// unspecified (int8 layers do not carry NaN on, and the non-finite checks run in fp32).
 inline int quantize_activation(float x, float scale, int zero_point) {
     if (std::isnan(x)) return zero_point;
     return static_cast<int>(std::clamp(std::nearbyint(x * int8_inverse_scale(scale)) + float(zero_point), 0.0f, 255.0f));

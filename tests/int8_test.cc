@@ -86,26 +86,26 @@ std::vector<Int8Case> int8_cases() {
          conv_layer("c1", "data", "c1", 40, "kernel_size: 3 pad: 1") +
              "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n",
          {2, 6, 13, 11},
-         {{"c1", {0.0079f, 128}}}},
+         {{"c1", {0.0079f, 128, ""}}}},
         {"5x5 stride 2 in 2 groups of 16 outputs after an int8 layer, rectangular map",
          conv_layer("c1", "data", "c1", 32, "kernel_size: 1") +
              "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n" +
              conv_layer("c2", "c1", "c2", 32, "kernel_size: 5 pad: 2 stride: 2 group: 2"),
          {1, 3, 17, 9},
-         {{"c1", {0.0079f, 127}}, {"c2", {0.012f, 0}}}},
+         {{"c1", {0.0079f, 127, ""}}, {"c2", {0.012f, 0, ""}}}},
         {"dilation 2, no bias, one input channel, a zero point mid-range",
          conv_layer("c1", "data", "c1", 16, "kernel_size: 3 dilation: 2 pad: 2 bias_term: false"),
          {3, 1, 9, 12},
-         {{"c1", {0.01f, 90}}}},
+         {{"c1", {0.01f, 90, ""}}}},
         {"a residual sum fused into an int8 layer, then ReLU",
          conv_layer("c1", "data", "c1", 16, "kernel_size: 3 pad: 1") +
              conv_layer("c2", "c1", "c2", 16, "kernel_size: 3 pad: 1") +
              "layer { name: \"s\" type: \"Eltwise\" bottom: \"c2\" bottom: \"c1\" top: \"s\" }\n"
              "layer { name: \"r\" type: \"ReLU\" bottom: \"s\" top: \"s\" }\n",
          {2, 8, 7, 7},
-         {{"c2", {0.02f, 128}}}},
+         {{"c2", {0.02f, 128, ""}}}},
         {"an input range that clips (scale too small): values past it saturate at 0 and 255",
-         conv_layer("c1", "data", "c1", 16, "kernel_size: 3"), {1, 4, 8, 8}, {{"c1", {0.002f, 128}}}},
+         conv_layer("c1", "data", "c1", 16, "kernel_size: 3"), {1, 4, 8, 8}, {{"c1", {0.002f, 128, ""}}}},
     };
 }
 
@@ -162,6 +162,9 @@ TEST(Int8, CalibrationRangesAndScales) {
     EXPECT_GT(entropy, 1.0);
     EXPECT_LT(entropy, 200.0);
 
+    EXPECT_FLOAT_EQ(quantization_of_range(0.0, 1e-40).scale, 1.0f);  // too narrow for a float scale
+    EXPECT_EQ(ops::quantize_weight(std::nanf(""), 1.0f), 0);
+    EXPECT_EQ(ops::quantize_weight(1e30f, ops::int8_weight_scale(1e-44f)), 127);
     const Int8Input unsigned_range = quantization_of_range(0.0, 2.55);
     EXPECT_FLOAT_EQ(unsigned_range.scale, 0.01f);
     EXPECT_EQ(unsigned_range.zero_point, 0);
@@ -180,7 +183,7 @@ TEST(Int8, QparamsFilesAndTheirErrors) {
     const TemporaryDirectory dir("cortado-qparams");
     QuantizationParams q;
     q.network = "n", q.method = "percentile", q.images = 3;
-    q.layers["conv1"] = {"data", -1.5, 2.5, {0.0157f, 96}};
+    q.layers["conv1"] = {"data", -1.5, 2.5, {0.0157f, 96, ""}};
     q.fp32_layers["dw"] = "depthwise (one input channel per group)";
     const std::string path = dir.path() + "/n.qparams";
     write_qparams(q, path);
@@ -228,10 +231,12 @@ TEST(Int8, QparamsFilesAndTheirErrors) {
             EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
         }
     };
-    expect_refused({{"c9", {0.1f, 0}}}, "layer 'c9' is not in network");
-    expect_refused({{"p", {0.1f, 0}}}, "layer 'p' is a Pooling");
-    expect_refused({{"dw", {0.1f, 0}}}, "depthwise");
-    expect_refused({{"c1", {-0.1f, 0}}}, "out of range");
+    expect_refused({{"c9", {0.1f, 0, ""}}}, "layer 'c9' is not in network");
+    expect_refused({{"p", {0.1f, 0, ""}}}, "layer 'p' is a Pooling");
+    expect_refused({{"dw", {0.1f, 0, ""}}}, "depthwise");
+    expect_refused({{"c1", {-0.1f, 0, ""}}}, "out of range");
+    expect_refused({{"c1", {1e-39f, 0, ""}}}, "out of range");  // its reciprocal is infinite
+    expect_refused({{"c1", {0.1f, 0, "conv0"}}}, "calibrated on blob 'conv0' but reads 'data'");
 }
 
 TEST(Int8, QuantizeThenRunThroughTheCli) {

@@ -42,6 +42,9 @@ std::string int8_refusal(Graph &trial, size_t index, const PlanTarget &target) {
         plan_network(trial, trial.name, target);
     } catch (const CompileError &e) {
         why = e.what();
+    } catch (...) {
+        p.int8_input.reset();
+        throw;
     }
     p.int8_input.reset();
     return why;
