@@ -40,12 +40,10 @@ void ActivationRange::observe_values(const float *values, int64_t count) {
     if (histogram_.empty()) histogram_.assign(kBins, 0.0), magnitudes_.assign(kBins, 0.0);
     const double width = (max_ - min_) / kBins;
     const double magnitude_width = std::max(std::abs(min_), std::abs(max_)) / kBins;
+    const auto bin = [](double offset, double w) { return w > 0 ? std::clamp(int(offset / w), 0, kBins - 1) : 0; };
     for (int64_t i = 0; i < count; i++) {
         const double v = values[i];
         if (!std::isfinite(v)) continue;
-        const auto bin = [](double offset, double w) {
-            return w > 0 ? std::clamp(int(offset / w), 0, kBins - 1) : 0;
-        };
         histogram_[size_t(bin(v - min_, width))] += 1;
         magnitudes_[size_t(bin(std::abs(v), magnitude_width))] += 1;
     }

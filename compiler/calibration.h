@@ -40,7 +40,7 @@ class ActivationRange {
   private:
     double min_ = 0, max_ = 0;
     bool seen_ = false;
-    std::vector<double> histogram_;  // of x over [min, max]
+    std::vector<double> histogram_;   // of x over [min, max]
     std::vector<double> magnitudes_;  // of |x| over [0, max |x|]
 };
 

@@ -384,15 +384,9 @@ class Planner {
         shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
         shape.group = p.group;
         if (p.int8_input) return plan_int8(layer, p, shape);
-        const bool folded = !p.folded_affines.empty();
-        const int k = kernel(layer, shape, epilogue(p, p.bias_term || folded));
+        const int k = kernel(layer, shape, epilogue(p, p.bias_term || !p.folded_affines.empty()));
         const Shape &w = layer.weight_shapes[0];
-        int weights = add_blob(layer, 0, p.weight_filler);
-        // A fold's blobs and bias come first; the views' order is the kernel's either way.
-        const std::optional<PlannedView> folded_view =
-            folded ? std::optional(folded_bias(layer, p.folded_affines, weights, p.bias_term, p.bias_filler,
-                                               p.num_output, element_count(w) / w[0], false))
-                   : std::nullopt;
+        const auto [weights, bias] = conv_weights_and_bias(layer, p);
         const ops::Choice &choice = plan_.kernels[k].choice;
         PlannedView input = full_view(layer.inputs[0]), output = full_view(layer.outputs[0]), packed;
         if (choice.weights == ops::WeightPacking::CaffeOrder) {
@@ -428,13 +422,27 @@ class Planner {
             packed = param_view(panel_param(weights, p.num_output, depth, width, false),
                                 {width, depth, ops::panel_count(p.num_output, width), 1});
         }
-        const PlannedView bias = folded_view ? *folded_view : bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output);
-        std::vector<PlannedView> views{input, packed, bias};
-        // The residual of a fused sum, seen as the output is.
+        add_conv_step(layer, p, k, {input, packed, bias}, output);
+        conv_shapes_[int(plan_.steps.size()) - 1] = shape;
+    }
+
+    // A convolution's weights blob and its bias: its own (or zeros), or the one the affines folded
+    // into it write (frontend/affine_folding.h), whose blobs then come first.
+    std::pair<int, PlannedView> conv_weights_and_bias(const Layer &layer, const ConvolutionParams &p) {
+        const Shape &w = layer.weight_shapes[0];
+        const int weights = add_blob(layer, 0, p.weight_filler);
+        if (p.folded_affines.empty()) return {weights, bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output)};
+        return {weights, folded_bias(layer, p.folded_affines, weights, p.bias_term, p.bias_filler, p.num_output,
+                                     element_count(w) / w[0], false)};
+    }
+
+    // The step of a convolution kernel: `views` (its input and parameters), then the residual of
+    // a fused sum, seen as the output is, then the output.
+    void add_conv_step(const Layer &layer, const ConvolutionParams &p, int kernel_index, std::vector<PlannedView> views,
+                       const PlannedView &output) {
         if (p.fused_sum) views.push_back(PlannedView{tensor_of(layer.inputs[1]), output.extents});
         views.push_back(output);
-        add_step(layer, k, std::move(views));
-        conv_shapes_[int(plan_.steps.size()) - 1] = shape;
+        add_step(layer, kernel_index, std::move(views));
     }
 
     // An int8 convolution (ops/conv2d_int8.h): the tensors NCHW as they are, the weights
@@ -445,14 +453,8 @@ class Planner {
         if (!ops::int8_sum_fits(conv))
             fail(layer, "its sums of " + std::to_string(ops::int8_positions(conv) * ops::kInt8ChannelsPerWord) +
                             " products could overflow 32 bits in int8; leave it out of the .qparams file");
-        const bool folded = !p.folded_affines.empty();
-        const int k = kernel(layer, shape, epilogue(p, p.bias_term || folded));
-        const Shape &w = layer.weight_shapes[0];
-        const int weights = add_blob(layer, 0, p.weight_filler);
-        const std::optional<PlannedView> folded_view =
-            folded ? std::optional(folded_bias(layer, p.folded_affines, weights, p.bias_term, p.bias_filler,
-                                               p.num_output, element_count(w) / w[0], false))
-                   : std::nullopt;
+        const int k = kernel(layer, shape, epilogue(p, p.bias_term || !p.folded_affines.empty()));
+        const auto [weights, bias] = conv_weights_and_bias(layer, p);
         const int width = ops::panel_width(plan_.kernels[k].choice);
         const int panels = ops::panel_count(p.num_output, width), positions = ops::int8_positions(conv);
         // Four bytes of weights to a float of the parameter buffer, which the runtime views as bytes.
@@ -463,14 +465,11 @@ class Planner {
         // The output and a fused residual as (pixels, channels, images, 1).
         PlannedView output = full_view(layer.outputs[0]);
         output.extents = {conv.out_w * conv.out_h, p.num_output, conv.batch, 1};
-        const PlannedView bias =
-            folded_view ? *folded_view : bias_view(layer, p.bias_term, 1, p.bias_filler, p.num_output);
-        std::vector<PlannedView> views{full_view(layer.inputs[0]),
-                                       param_view(packed, {ops::kInt8ChannelsPerWord, width, positions, panels}),
-                                       bias, param_view(terms, {p.num_output, 2})};
-        if (p.fused_sum) views.push_back(PlannedView{tensor_of(layer.inputs[1]), output.extents});
-        views.push_back(output);
-        add_step(layer, k, std::move(views));
+        add_conv_step(layer, p, k,
+                      {full_view(layer.inputs[0]),
+                       param_view(packed, {ops::kInt8ChannelsPerWord, width, positions, panels}), bias,
+                       param_view(terms, {p.num_output, 2})},
+                      output);
     }
 
     void plan(const Layer &layer, const DeconvolutionParams &p) {

@@ -19,7 +19,7 @@ struct Conv2dInt8 {
     Halide::Var q{"q"}, c{"c"}, n{"n"}, unit{"unit"};
     Halide::Var lane{"lane"}, panel{"panel"};
     Halide::Var within{"within"}, x{"x"}, y{"y"}, word{"word"};
-    Halide::RDom r;                   // (channel within the word, kx, ky, word within the group)
+    Halide::RDom r;                       // (channel within the word, kx, ky, word within the group)
     Halide::Func quantized{"quantized"};  // (within, x, y, word, n): the padded input as bytes
     Halide::Func tile{"conv_int8"};       // tile(lane, q, n, panel): 32-bit sums
     Halide::Func output{"conv2d_int8"};   // (q, c, n, unit), the epilogue applied
@@ -40,17 +40,17 @@ struct Conv2dInt8 {
         const Expr inside = in_x >= 0 && in_x < s.in_w && in_y >= 0 && in_y < s.in_h && channel_in_group < in_per_group;
         const Expr value = input(clamp(in_x, 0, s.in_w - 1), clamp(in_y, 0, s.in_h - 1),
                                  group * in_per_group + min(channel_in_group, in_per_group - 1), n);
-        const Expr level = clamp(round(value * ops::int8_inverse_scale(shape.input_scale)) + float(shape.input_zero_point), 0.0f, 255.0f);
+        const Expr level = clamp(
+            round(value * ops::int8_inverse_scale(shape.input_scale)) + float(shape.input_zero_point), 0.0f, 255.0f);
         quantized(within, x, y, word, n) = select(inside, u8(level), u8(shape.input_zero_point));
 
         r = RDom(0, ops::kInt8ChannelsPerWord, 0, s.kernel_w, 0, s.kernel_h, 0, words, "r");
         const Expr px = q % s.out_w, py = q / s.out_w;
         const Expr first_word = s.group == 1 ? Expr(0) : (panel * width / out_per_group) * words;
         tile(lane, q, n, panel) = 0;
-        tile(lane, q, n, panel) +=
-            i32(quantized(r[0], px * s.stride_w + r[1] * s.dilation_w, py * s.stride_h + r[2] * s.dilation_h,
-                          first_word + r[3], n)) *
-            i32(packed(r[0], lane, (r[3] * s.kernel_h + r[2]) * s.kernel_w + r[1], panel));
+        tile(lane, q, n, panel) += i32(quantized(r[0], px * s.stride_w + r[1] * s.dilation_w,
+                                                 py * s.stride_h + r[2] * s.dilation_h, first_word + r[3], n)) *
+                                   i32(packed(r[0], lane, (r[3] * s.kernel_h + r[2]) * s.kernel_w + r[1], panel));
         // sum w_q (q - zero point) = sum w_q q - zero point · sum w_q, exact in 32 bits
         // (ops::int8_sum_fits); the weights' sum is a whole number held exactly in a float.
         const Expr sum = tile(c % width, q, n, c / width) - shape.input_zero_point * i32(terms(c, 1));

@@ -50,8 +50,7 @@ inline int int8_positions(const Conv2dShape &s) { return int8_channel_words(s) *
 // (channel within the word, lane, position, panel), position = (word · kernel_h + ky) · kernel_w
 // + kx: a panel holds `width` output channels, and for each reduction position their four
 // channels' weights lie together, one word per lane. `tap` is ky · kernel_w + kx, of `area`.
-inline long long int8_packed_index(int positions, int width, int area, int out_channel, int channel_in_group,
-                                   int tap) {
+inline long long int8_packed_index(int positions, int width, int area, int out_channel, int channel_in_group, int tap) {
     const int panel = out_channel / width, lane = out_channel % width;
     const int word = channel_in_group / kInt8ChannelsPerWord, within = channel_in_group % kInt8ChannelsPerWord;
     const long long position = static_cast<long long>(word) * area + tap;
@@ -75,7 +74,8 @@ inline int quantize_weight(float w, float scale) {
 // unspecified (int8 layers do not carry NaN on, and the non-finite checks run in fp32).
 inline int quantize_activation(float x, float scale, int zero_point) {
     if (std::isnan(x)) return zero_point;
-    return static_cast<int>(std::clamp(std::nearbyint(x * int8_inverse_scale(scale)) + float(zero_point), 0.0f, 255.0f));
+    return static_cast<int>(
+        std::clamp(std::nearbyint(x * int8_inverse_scale(scale)) + float(zero_point), 0.0f, 255.0f));
 }
 
 // The most input channels per group for which a 32-bit sum of 255 x 127 products cannot overflow.

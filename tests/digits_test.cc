@@ -12,7 +12,6 @@
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
 #include "tests/peer_outputs.h"
-#include "compiler/target_description.h"
 #include "compiler/temporary_directory.h"
 #include "frontend/npy.h"
 
@@ -79,9 +78,6 @@ TEST(Digits, Int8AccuracyWithinHalfAPointOfFp32ThroughBothFrontends) {
     std::vector<int64_t> calibration_shape = shape;
     calibration_shape[0] = 100;
     ASSERT_TRUE(write_npy(calibration, calibration_shape, images.data(), &error)) << error;
-    const bool int8_family = std::string("cpu x86 arm").find(resolve_target(test_target()).schedule_family) !=
-                                 std::string::npos &&
-                             !resolve_target(test_target()).schedule_family.empty();
     for (const std::string &network :
          {"lenet.prototxt --weights " + kModels + "lenet.caffemodel", std::string("lenet.onnx")}) {
         for (const std::string method : {"minmax", "percentile", "entropy"}) {
@@ -95,7 +91,7 @@ TEST(Digits, Int8AccuracyWithinHalfAPointOfFp32ThroughBothFrontends) {
             const Result r = cortado("run " + kModels + network + " --qparams " + qparams + " --target " +
                                      test_target() + " --batch " + std::to_string(count) + " --input " + kModels +
                                      "heldout_images.npy --output " + output + " --iterations 1 --check");
-            if (!int8_family) {
+            if (!int8_test_target()) {
                 EXPECT_EQ(r.exit_code, 1) << r.output;
                 EXPECT_NE(r.output.find("no variant for conv2d_int8"), std::string::npos) << r.output;
                 continue;

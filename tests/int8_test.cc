@@ -12,7 +12,6 @@
 #include "compiler/calibration.h"
 #include "compiler/qparams.h"
 #include "compiler/reference/reference_interpreter.h"
-#include "compiler/target_description.h"
 #include "compiler/temporary_directory.h"
 #include "frontend/compile_error.h"
 #include "frontend/import_caffe.h"
@@ -26,11 +25,6 @@
 
 namespace cortado::testing {
 namespace {
-
-bool int8_test_target() {
-    const std::string family = resolve_target(test_target()).schedule_family;
-    return family == "cpu" || family == "x86" || family == "arm";
-}
 
 std::string conv_layer(const std::string &name, const std::string &bottom, const std::string &top, int outputs,
                        const std::string &extra) {
@@ -105,7 +99,9 @@ std::vector<Int8Case> int8_cases() {
          {2, 8, 7, 7},
          {{"c2", {0.02f, 128, ""}}}},
         {"an input range that clips (scale too small): values past it saturate at 0 and 255",
-         conv_layer("c1", "data", "c1", 16, "kernel_size: 3"), {1, 4, 8, 8}, {{"c1", {0.002f, 128, ""}}}},
+         conv_layer("c1", "data", "c1", 16, "kernel_size: 3"),
+         {1, 4, 8, 8},
+         {{"c1", {0.002f, 128, ""}}}},
     };
 }
 
@@ -242,10 +238,11 @@ TEST(Int8, QparamsFilesAndTheirErrors) {
 TEST(Int8, QuantizeThenRunThroughTheCli) {
     const TemporaryDirectory dir("cortado-quantize");
     const std::string net = dir.path() + "/net.prototxt", weights = dir.path() + "/net.caffemodel";
-    std::ofstream(net) << network({1, 3, 12, 10}, conv_layer("c1", "data", "c1", 32, "kernel_size: 3 pad: 1") +
-                                                      "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n" +
-                                                      conv_layer("dw", "c1", "dw", 32, "kernel_size: 3 group: 32") +
-                                                      conv_layer("c2", "dw", "c2", 16, "kernel_size: 1"));
+    std::ofstream(net) << network({1, 3, 12, 10},
+                                  conv_layer("c1", "data", "c1", 32, "kernel_size: 3 pad: 1") +
+                                      "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: \"c1\" }\n" +
+                                      conv_layer("dw", "c1", "dw", 32, "kernel_size: 3 group: 32") +
+                                      conv_layer("c2", "dw", "c2", 16, "kernel_size: 1"));
     ASSERT_EQ(cortado("run " + net + " --iterations 1 --save-weights " + weights).exit_code, 0);
     // Calibration images from a run's input: 4 images of the network's shape.
     const std::string images = dir.path() + "/images.npy";
@@ -277,8 +274,8 @@ TEST(Int8, QuantizeThenRunThroughTheCli) {
     ASSERT_EQ(read.layers.count("c2"), 1u);
     EXPECT_EQ(read.layers.at("c2").input, "dw");
 
-    const Result run = cortado("run " + net + " --weights " + weights + " --qparams " + qparams + target +
-                               " --iterations 1 --check");
+    const Result run =
+        cortado("run " + net + " --weights " + weights + " --qparams " + qparams + target + " --iterations 1 --check");
     if (int8_test_target()) {
         EXPECT_EQ(run.exit_code, 0) << run.output;
         EXPECT_NE(run.output.find("every blob"), std::string::npos) << run.output;
@@ -302,8 +299,9 @@ TEST(Int8, QuantizeThenRunThroughTheCli) {
     expect_failure("quantize " + net + " --calibrate " + images + " -o " + qparams, 2, "--weights");
     expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + net + " -o " + qparams, 1,
                    "net.prototxt");
-    expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + images + " --method kl -o " + qparams,
-                   1, "unknown calibration method");
+    expect_failure(
+        "quantize " + net + " --weights " + weights + " --calibrate " + images + " --method kl -o " + qparams, 1,
+        "unknown calibration method");
     expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + images +
                        " --method percentile --percentile abc -o " + qparams,
                    2, "--percentile takes a number");

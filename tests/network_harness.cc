@@ -12,6 +12,7 @@
 
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
+#include "compiler/plan_target.h"
 #include "compiler/qparams.h"
 #include "compiler/shell_quote.h"
 #include "compiler/toolchain.h"
@@ -20,6 +21,7 @@
 #include "frontend/load_network.h"
 #include "frontend/shape_inference.h"
 #include "frontend/untrained_fillers.h"
+#include "schedules/families.h"
 #include "tests/scoped_knobs.h"
 #include "compiler/temporary_directory.h"
 
@@ -200,6 +202,11 @@ std::string check_non_finite_file(const std::string &path, const ImportOptions &
 std::string test_target() {
     const char *target = std::getenv("CORTADO_TEST_TARGET");
     return target && *target ? target : "host";
+}
+
+bool int8_test_target() {
+    const std::string family = resolve_plan_target(resolve_target(test_target()).plan_target()).family;
+    return !schedules::families().at(family).op<ops::Conv2dInt8Shape>().variants.empty();
 }
 
 uint64_t test_seed() {

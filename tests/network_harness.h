@@ -25,6 +25,10 @@ std::string check_non_finite_file(const std::string &path, const ImportOptions &
 // string), else "host". The same suites run on every target that can run here.
 std::string test_target();
 
+// Whether the test target's schedule family offers an int8 convolution (docs/precision.md); the
+// others must refuse one, naming the layer.
+bool int8_test_target();
+
 // The seed for random tests: $CORTADO_TEST_SEED when set, else fresh; printed by the caller.
 uint64_t test_seed();
 

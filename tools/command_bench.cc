@@ -44,6 +44,15 @@ namespace cortado {
 
 namespace {
 
+// The input of a one-layer case: uniform(-1, 1), seeded, the same for every run and peer.
+std::vector<float> bench_input(const Graph &graph) {
+    std::vector<float> input(size_t(element_count(graph.values[graph.inputs[0]].shape)));
+    std::mt19937 random(7);
+    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
+    for (float &v : input) v = uniform(random);
+    return input;
+}
+
 // A one-layer network compiled for `target`, run on seeded weights and random input.
 struct SingleLayer {
     std::vector<float> input, output;
@@ -62,10 +71,7 @@ SingleLayer run_single_layer(const std::string &prototxt, const TargetDescriptio
     LoadedNetwork net(link_shared_library(built, scratch), "net");
     net.create(nullptr, 1);
     result.weights = seeded_weights(built.plan, 1);
-    result.input.resize(size_t(element_count(graph.values[graph.inputs[0]].shape)));
-    std::mt19937 random(7);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (float &v : result.input) v = uniform(random);
+    result.input = bench_input(graph);
     result.output.resize(size_t(element_count(graph.values[graph.outputs[0]].shape)));
     net.forward(result.input.data(), result.output.data());
     // Where tuning records changed the kernel, the untuned one is timed too, alternating.
@@ -109,10 +115,7 @@ BenchRow bench_int8_convolution(const ConvShape &s, const TargetDescription &tar
                                 const std::string &scratch, const ChoiceOverrides &records) {
     Graph fp32 = import_caffe_prototxt_text(conv_prototxt(s), "bench.prototxt", ImportOptions{});
     infer_shapes(fp32);
-    std::vector<float> input(size_t(element_count(fp32.values[fp32.inputs[0]].shape)));
-    std::mt19937 random(7);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (float &v : input) v = uniform(random);
+    const std::vector<float> input = bench_input(fp32);
     const auto [lo, hi] = std::minmax_element(input.begin(), input.end());
     Graph int8 = fp32;
     std::map<std::string, Int8Input> layers;

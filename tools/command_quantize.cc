@@ -51,9 +51,8 @@ std::string int8_refusal(Graph &trial, size_t index, const PlanTarget &target) {
 }
 
 // The int8 kernel quantizes its input as it stages it, a pass over the input that only layers
-// with enough products per input value pay back: in `bench conv --precision int8` on the Zen 5
-// VM (docs/PERFORMANCE.md), 1x1 layers of 16-32 outputs ran 0.3-0.6x their fp32 time, layers of
-// 64 products per value 0.6-1.4x, and keeping those under 64 in fp32 gave the suite its best total.
+// with enough products per input value pay back; the cut is the one that gave the convolution
+// suite its best int8 total (docs/PERFORMANCE.md, "int8 convolutions on a VNNI CPU").
 constexpr double kInt8LeastProductsPerInput = 64;
 
 // Products each input value enters: the outputs of its group times the kernel's taps, over the
@@ -86,8 +85,10 @@ void observe(void *user, const char *, int rank, const int64_t *shape, const flo
 }  // namespace
 
 int command_quantize(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args, {"calibrate", "output-dir", "weights", "method", "percentile", "target"}, {"every-layer"});
-    if (!cli.has("calibrate")) throw UsageError("quantize needs --calibrate IMAGES.npy (images in the network's input shape)");
+    const CliArgs cli =
+        parse_cli_args(args, {"calibrate", "output-dir", "weights", "method", "percentile", "target"}, {"every-layer"});
+    if (!cli.has("calibrate"))
+        throw UsageError("quantize needs --calibrate IMAGES.npy (images in the network's input shape)");
     if (!cli.has("output-dir")) throw UsageError("quantize needs -o NET.qparams");
     const CalibrationMethod method = parse_calibration_method(cli.get("method", "minmax"));
     double percentile = 0;
@@ -112,7 +113,8 @@ int command_quantize(const std::vector<std::string> &args) {
                            "; the network takes images of " + shape_to_string(Shape(input.begin() + 1, input.end())) +
                            " (give N x that)");
     if (!graph.weights && !cli.has("weights"))
-        throw UsageError("quantize calibrates trained weights: give --weights W.caffemodel (an ONNX model carries its own)");
+        throw UsageError(
+            "quantize calibrates trained weights: give --weights W.caffemodel (an ONNX model carries its own)");
     const TargetDescription target = resolve_target(cli.get("target", "host"));
     require_runs_here(target.halide_target, "quantize");
 
@@ -136,7 +138,8 @@ int command_quantize(const std::vector<std::string> &args) {
         if (!cli.flags.count("every-layer") && products < kInt8LeastProductsPerInput) {
             q.fp32_layers[layer.name] = std::to_string(int(products)) +
                                         " products per input value: staging its input in int8 costs more than int8 "
-                                        "saves (fewer than 64; --every-layer takes it)";
+                                        "saves (fewer than " +
+                                        std::to_string(int(kInt8LeastProductsPerInput)) + "; --every-layer takes it)";
             continue;
         }
         input_value[layer.name] = layer.inputs[0];
@@ -185,8 +188,8 @@ int command_quantize(const std::vector<std::string> &args) {
     }
     write_qparams(q, cli.get("output-dir"));
     std::cout << "cortado: " << q.layers.size() << " of " << q.layers.size() + q.fp32_layers.size()
-              << " convolutions in int8 (" << q.method << " over " << q.images << " images) -> " << cli.get("output-dir")
-              << "\n";
+              << " convolutions in int8 (" << q.method << " over " << q.images << " images) -> "
+              << cli.get("output-dir") << "\n";
     for (const auto &[layer, why] : q.fp32_layers) std::cout << "  fp32: " << layer << ": " << why << "\n";
     return 0;
 }

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 
 #include "compiler/json_text.h"
@@ -148,10 +149,13 @@ int command_run(const std::vector<std::string> &args) {
         std::cout << "weights: " << weights_path << "\n";
     }
     net.create(weights_path.empty() ? nullptr : weights_path.c_str(), seed);
-    // The checks below compare against the weights themselves: read the file once, for every
-    // layer of the unfused network the reference runs (a BatchNorm folded into its convolution too).
-    if (!graph.weights && !weights_path.empty() && (cli.flags.count("check") || cli.flags.count("check-finite")))
-        weights = read_weights(load_network(cli.positional, options, false), weights_path);
+    // The checks below compare against the unfused network and the weights themselves: its every
+    // layer's (a BatchNorm folded into its convolution too), read from the file once.
+    std::optional<Graph> unfused;
+    if (cli.flags.count("check") || cli.flags.count("check-finite")) {
+        unfused = load_network(cli.positional, options, false);
+        if (!graph.weights && !weights_path.empty()) weights = read_weights(*unfused, weights_path);
+    }
 
     const std::vector<int64_t> in_shape = net.input_shape(), out_shape = net.output_shape();
     int64_t in_count = 1, out_count = 1;
@@ -296,15 +300,14 @@ int command_run(const std::vector<std::string> &args) {
                 static_cast<long long>(non_finite));
             exit_code = 5;
         } else {
-            const Graph unfused = load_network(cli.positional, options, false);
-            const auto values = reference_values(unfused, built.plan, net, reference_weights(weights), input);
-            const double error = reference::relative_l2_error(output.data(), values[unfused.outputs[0]]);
+            const auto values = reference_values(*unfused, built.plan, net, reference_weights(weights), input);
+            const double error = reference::relative_l2_error(output.data(), values[unfused->outputs[0]]);
             const double limit = built.plan.tolerance();
             std::printf("reference check: relative L2 error %.3g (limit %.0e): %s\n", error, limit,
                         error <= limit ? "PASS" : "FAIL");
             // Every blob the network writes, not the output alone: a saturated softmax can hide
             // a wrong layer before it.
-            const BlobCheck blobs = compare_blobs(unfused, built.plan, net, input, values);
+            const BlobCheck blobs = compare_blobs(*unfused, built.plan, net, input, values);
             if (blobs.first_failing_blob.empty())
                 std::printf("reference check, every blob: %d blobs, worst %.3g (%s): PASS\n", blobs.blobs_checked,
                             blobs.worst_error, blobs.worst_blob.c_str());

@@ -19,17 +19,37 @@
 
 namespace cortado::schedules::cpu {
 
+// An NCHW output (q, c, n, unit) of a channel-lanes tile: tiles of `pixels` pixels by a panel of
+// `width` channels, tasks of `task_tiles` tiles of one panel and image, stored a vector of pixels
+// per channel (`pixel_stores`) or pixel by pixel. Returns the loop the tile is computed at.
+inline Halide::Var split_channel_lanes_output(Halide::Func output, Halide::Var q, Halide::Var c, Halide::Var n,
+                                              int width, int pixels, int task_tiles, bool pixel_stores) {
+    using namespace Halide;
+    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
+    output.split(q, qo, qi, pixels, TailStrategy::ShiftInwards)
+        .split(c, co, ci, width, TailStrategy::GuardWithIf)
+        .reorder(ci, qi, qo, co)
+        .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
+        .reorder(ci, qi, qo, qt, co, n)
+        .fuse(qt, co, task)
+        .fuse(task, n, task)
+        .parallel(task);
+    if (pixel_stores) output.reorder(qi, ci, qo).vectorize(qi);
+    else output.unroll(qi);
+    return qo;
+}
+
 inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dShape &s, const Halide::Target &target,
                                           int pixels, int task_tiles, bool pixel_stores, bool per_task = false) {
     using namespace Halide;
     const int lanes = target.natural_vector_size<float>();
     pixels = std::min(pixels, s.out_w * s.out_h);
-    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
-
+    // The loops of the output's split, by name (split_channel_lanes_output names them alike).
+    Var qo{"qo"}, task{"task"};
     if (a.output_block > 0) {
         // A blocked output: the same tasks and tiles, each tile stored as whole vectors of its
         // panel's blocks (ci), pixel after pixel (qi).
-        Var q{"q"}, l{"l"};
+        Var q{"q"}, l{"l"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"};
         a.output.split(a.v, q, l, a.output_block)
             .split(q, qo, qi, pixels, TailStrategy::ShiftInwards)
             .split(a.block, co, ci, a.width / a.output_block, TailStrategy::GuardWithIf)
@@ -43,16 +63,7 @@ inline void schedule_conv2d_channel_lanes(Conv2dChannelLanes &a, const Conv2dSha
             .unroll(qi)
             .unroll(ci);
     } else {
-        a.output.split(a.q, qo, qi, pixels, TailStrategy::ShiftInwards)
-            .split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
-            .reorder(ci, qi, qo, co)
-            .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
-            .reorder(ci, qi, qo, qt, co, a.n)
-            .fuse(qt, co, task)
-            .fuse(task, a.n, task)
-            .parallel(task);
-        if (pixel_stores) a.output.reorder(qi, ci, qo).vectorize(qi);
-        else a.output.unroll(qi);
+        qo = split_channel_lanes_output(a.output, a.q, a.c, a.n, a.width, pixels, task_tiles, pixel_stores);
     }
     // Lanes that each read their own channel (depthwise) from blocks narrower than a vector
     // compute in vectors of one block, so that every load is a whole block.

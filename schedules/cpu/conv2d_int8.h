@@ -1,5 +1,5 @@
 // The CPU schedule of the int8 convolution (generators/conv2d_int8.h): the channel-lanes
-// schedule's tiles and tasks (conv2d_channel_lanes.h) on 32-bit sums. The quantized input is
+// schedule's tiles and tasks (conv2d_channel_lanes.h, split_channel_lanes_output) on 32-bit sums. The quantized input is
 // staged once per call, in parallel over its words of channels. Each reduction step's four
 // byte products per lane are one atomic, vectorised reduction over the word, which Halide turns
 // into vpdpbusd on x86 targets with AVX512-VNNI (avx512_zen4 and later) and into wider
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "generators/conv2d_int8.h"
+#include "schedules/cpu/conv2d_channel_lanes.h"
 
 namespace cortado::schedules::cpu {
 
@@ -18,17 +19,7 @@ inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const
     using namespace Halide;
     const int lanes = target.natural_vector_size<int32_t>();
     pixels = std::min(pixels, s.out_w * s.out_h);
-    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, co{"co"}, ci{"ci"}, task{"task"};
-    a.output.split(a.q, qo, qi, pixels, TailStrategy::ShiftInwards)
-        .split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
-        .reorder(ci, qi, qo, co)
-        .split(qo, qt, qo, task_tiles, TailStrategy::GuardWithIf)
-        .reorder(ci, qi, qo, qt, co, a.n)
-        .fuse(qt, co, task)
-        .fuse(task, a.n, task)
-        .parallel(task);
-    if (pixel_stores) a.output.reorder(qi, ci, qo).vectorize(qi);
-    else a.output.unroll(qi);
+    const Var qo = split_channel_lanes_output(a.output, a.q, a.c, a.n, a.width, pixels, task_tiles, pixel_stores);
 
     // Each row of the staged input is a run of (four channels, x) bytes: the four channels'
     // rows quantized a vector of x at a time and interleaved into one dense store.
