@@ -20,10 +20,14 @@ QuantizationParams read_qparams(const std::string &path) {
     if (!file) throw CompileError(path + ": cannot read the quantization parameters");
     std::stringstream text;
     text << file.rdbuf();
+    return parse_qparams(text.str(), path);
+}
+
+QuantizationParams parse_qparams(const std::string &text, const std::string &path) {
     QuantizationParams q;
     std::string entry;
     try {
-        const nlohmann::json json = nlohmann::json::parse(text.str());
+        const nlohmann::json json = nlohmann::json::parse(text);
         if (json.value("format", "") != kFormat || json.value("version", 0) != kVersion)
             throw CompileError(path + ": not a " + kFormat + " file of version " + std::to_string(kVersion) +
                                " (written by `cortado quantize`)");

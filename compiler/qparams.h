@@ -30,6 +30,8 @@ struct QuantizationParams {
 
 // Throws CompileError naming the file and the entry for anything malformed.
 QuantizationParams read_qparams(const std::string &path);
+// The same from the file's text; errors name `path`.
+QuantizationParams parse_qparams(const std::string &text, const std::string &path);
 void write_qparams(const QuantizationParams &q, const std::string &path);
 
 // The int8 layers as the frontend takes them (ImportOptions::int8_layers).

@@ -20,7 +20,8 @@ TEST(FuzzRegressions, EveryCommittedInputIsHandledCleanly) {
         {"prototxt", prototxt_one_input},
         {"onnx", onnx_one_input},
         {"caffemodel", caffemodel_one_input},
-        {"npy", npy_one_input}};
+        {"npy", npy_one_input},
+        {"qparams", qparams_one_input}};
     int replayed = 0;
     for (const auto &[name, one_input] : targets) {
         const fs::path dir = fs::path(CORTADO_SOURCE_DIR) / "tests/fuzz/regressions" / name;

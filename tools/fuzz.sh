@@ -20,7 +20,7 @@ cmake -S . -B build-fuzz -G Ninja -DCORTADO_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDe
 cmake --build build-fuzz
 
 corpus=build-fuzz/corpus
-mkdir -p "$corpus"/{prototxt,onnx,caffemodel,npy} build-fuzz/artifacts
+mkdir -p "$corpus"/{prototxt,onnx,caffemodel,npy,qparams} build-fuzz/artifacts
 shared="$root/../shared/models"
 if [ -d "$shared" ]; then cp "$shared"/*.prototxt "$corpus/prototxt/"; fi
 cp models/*.prototxt "$corpus/prototxt/"
@@ -34,6 +34,9 @@ for net in lenet cifar10_quick; do
   find build-fuzz/dump-$net -name '*.npy' -size -64k -exec cp {} "$corpus/npy/" \;
 done
 
+# .qparams seeds: the hand-made hostile cases (the fuzzer's network names its layers a, b, c, d).
+cp tests/fuzz/regressions/qparams/* "$corpus/qparams/"
+
 # ONNX seeds: the test models (tools/bootstrap.sh puts onnx and onnxruntime in .venv).
 .venv/bin/python tests/onnx/make_models.py build-fuzz/onnx-models >/dev/null
 cp build-fuzz/onnx-models/*.onnx "$corpus/onnx/"
@@ -42,7 +45,7 @@ cp build-fuzz/onnx-models/*.onnx "$corpus/onnx/"
 # floats, frontend/onnx_constants.h kMaxFoldedElements) and a copy of it as a layer's weights: a
 # few KiB of ConstantOfShape can legitimately ask for that much.
 pids=()
-for target in prototxt onnx caffemodel npy; do
+for target in prototxt onnx caffemodel npy qparams; do
   build-fuzz/tests/fuzz/fuzz_$target "$corpus/$target" -max_total_time="$seconds" -timeout=10 \
     -rss_limit_mb=3072 -artifact_prefix=build-fuzz/artifacts/$target- -print_final_stats=1 \
     > build-fuzz/fuzz_$target.log 2>&1 &
@@ -50,7 +53,7 @@ for target in prototxt onnx caffemodel npy; do
 done
 status=0
 for pid in "${pids[@]}"; do wait "$pid" || status=1; done
-for target in prototxt onnx caffemodel npy; do
+for target in prototxt onnx caffemodel npy qparams; do
   echo "== $target"; grep -E "^stat::|cov:|Done|ERROR|SUMMARY" build-fuzz/fuzz_$target.log | tail -8
 done
 exit $status

@@ -17,5 +17,8 @@ void onnx_one_input(const uint8_t *data, size_t size);
 void caffemodel_one_input(const uint8_t *data, size_t size);
 // .npy bytes -> the CLI's reader.
 void npy_one_input(const uint8_t *data, size_t size);
+// .qparams text -> its reader, the precision pass on a small network with every kind of
+// convolution, fusion, the kernel and memory plan, C emission.
+void qparams_one_input(const uint8_t *data, size_t size);
 
 }  // namespace cortado::fuzz
