@@ -146,11 +146,22 @@ void emit_tables(std::ostringstream &c, const NetworkPlan &plan, const std::stri
           << int(f.variance_norm) << ")}},\n";
     }
     if (plan.blobs.empty()) c << "    {\"\", 0, 0, {0, 0, 0, 0}, {}},\n";
-    c << "};\n\nconst ParamSpec kParams[] = {\n";
-    for (const PlannedParam &p : plan.params)
+    c << "};\n\n";
+    for (size_t i = 0; i < plan.params.size(); i++) {
+        const std::vector<float> &scales = plan.params[i].channel_scales;
+        if (scales.empty()) continue;
+        c << "const float kChannelScales" << i << "[] = {";
+        for (size_t o = 0; o < scales.size(); o++) c << (o ? ", " : "") << float_literal(scales[o]);
+        c << "};\n";
+    }
+    c << "const ParamSpec kParams[] = {\n";
+    for (size_t i = 0; i < plan.params.size(); i++) {
+        const PlannedParam &p = plan.params[i];
         c << "    {Packing(" << int(p.packing) << "), " << p.first_blob << ", " << p.count << ", " << p.rows << ", "
-          << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << "},\n";
-    if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f, 0},\n";
+          << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << ", "
+          << (p.channel_scales.empty() ? std::string("nullptr") : "kChannelScales" + std::to_string(i)) << "},\n";
+    }
+    if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f, 0, nullptr},\n";
     c << "};\n\nconst FoldSpec kFolds[] = {\n";
     for (const FoldSpec &f : plan.folds)
         c << "    {" << f.weights_blob << ", " << f.bias_blob << ", " << f.outputs << ", " << f.inner << ", "

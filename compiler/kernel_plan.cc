@@ -460,8 +460,10 @@ class Planner {
         // Four bytes of weights to a float of the parameter buffer, which the runtime views as bytes.
         PlannedParam packed{Packing::Int8Panels, weights, int64_t(panels) * positions * width};
         packed.rows = p.num_output, packed.cols = conv.in_channels / conv.group, packed.panel_width = width;
+        packed.channel_scales = p.int8_weight_scales;
         PlannedParam terms{Packing::Int8ChannelTerms, weights, 2 * int64_t(p.num_output)};
         terms.rows = p.num_output, terms.cols = conv.in_channels / conv.group;
+        terms.channel_scales = p.int8_weight_scales;
         // The output and a fused residual as (pixels, channels, images, 1).
         PlannedView output = full_view(layer.outputs[0]);
         output.extents = {conv.out_w * conv.out_h, p.num_output, conv.batch, 1};

@@ -69,6 +69,7 @@ struct PlannedParam {
     int64_t count, rows = 0, cols = 0;
     float eps = 0.0f;
     int panel_width = 0;
+    std::vector<float> channel_scales{};  // Int8Panels, Int8ChannelTerms: the model's; empty: from max |w|
 };
 
 struct PlannedView {

@@ -41,6 +41,8 @@ void fold_affines(Graph &graph) {
                         channels_on_axis_1 = !p.transpose_input && graph.values[producer.outputs[0]].shape.size() == 2;
                     if (p.fused_relu || p.fused_activation || !channels_on_axis_1) return false;
                     p.folded_affines.push_back(fold);
+                    // Scaled, the model's int8 weights are no longer integers times these.
+                    if constexpr (conv) p.int8_weight_scales.clear();
                     return true;
                 }
                 // A BatchNorm is a per-channel affine itself: the Scales after it join its map.

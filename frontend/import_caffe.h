@@ -17,6 +17,9 @@ struct ImportOptions {
     // (frontend/int8_precision.h); empty: every layer in fp32. `int8_source` names the file.
     std::map<std::string, Int8Input> int8_layers;
     std::string int8_source;
+    // int8 as a quantized model says (frontend/int8_precision.h apply_model_int8_precision), where
+    // no .qparams file is given.
+    bool int8_from_model = false;
 };
 
 // Throws CompileError naming file:line and the layer.

@@ -13,6 +13,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/onnx_constants.h"
+#include "frontend/onnx_quantization.h"
 #include "frontend/shape_inference.h"
 #include "onnx/onnx.pb.h"
 #include "runtime/file_bytes.h"
@@ -111,6 +112,7 @@ class OnnxImporter {
 
     Tensor tensor(const onnx::TensorProto &t, const std::string &what) const {
         Tensor out;
+        out.data_type = t.data_type();
         for (int64_t d : t.dims()) out.dims.push_back(d);
         int64_t count = 1;
         for (int64_t d : out.dims) {
@@ -475,6 +477,10 @@ class OnnxImporter {
             {"Dropout", {&OnnxImporter::convert_dropout}},
             {"BatchNormalization", {&OnnxImporter::add_batch_norm}},
             {"LRN", {&OnnxImporter::convert_lrn}},
+            {"QuantizeLinear", {&OnnxImporter::convert_quantize, 10}},
+            {"DequantizeLinear", {&OnnxImporter::convert_dequantize, 10}},
+            {"QLinearConv", {&OnnxImporter::convert_qlinear, 10}},
+            {"QLinearMatMul", {&OnnxImporter::convert_qlinear, 10}},
         };
         return table;
     }
@@ -484,6 +490,7 @@ class OnnxImporter {
         if (!node.domain().empty() && node.domain() != "ai.onnx")
             fail(node, "domain '" + node.domain() + "' is not supported");
         if (node.output_size() < 1) fail(node, "no output");
+        check_integer_inputs(node);
         if (fold(node)) return;
         const auto converter = converters().find(op);
         if (converter == converters().end()) {
@@ -494,6 +501,8 @@ class OnnxImporter {
             fail(node, "cortado reads " + op + " at opsets " + std::to_string(converter->second.first_opset) + " to " +
                            std::to_string(converter->second.last_opset));
         (this->*converter->second.convert)(node, node.output(0));
+        if (passes_integers_on(node) && quantized_.count(node.input(0)))
+            quantized_[node.output(0)] = quantized_.at(node.input(0));
     }
 
     // A node whose inputs are all constant (or a Shape or Size of computed data, whose shape is
@@ -626,7 +635,19 @@ class OnnxImporter {
                       out + "/padded", "/pad");
             input = values_[out + "/padded"];
         }
+        p.int8_weight_scales = model_int8_weight_scales(node.input(1), p.num_output);
         add_product(node, "Convolution", input, p, w, out);
+    }
+
+    // The per-output-channel scales of weights the model gave as symmetric int8 (DequantizeLinear
+    // of an int8 constant, zero points 0, per tensor or along the output axis); empty otherwise.
+    std::vector<float> model_int8_weight_scales(const std::string &weights, int64_t outputs) const {
+        const auto found = dequantized_constants_.find(weights);
+        if (found == dequantized_constants_.end()) return {};
+        const LinearQuantization &how = found->second;
+        const bool symmetric = std::all_of(how.zero_points.begin(), how.zero_points.end(), [](int64_t z) { return z == 0; });
+        if (how.lowest != -128 || how.highest != 127 || !symmetric || (!how.per_tensor() && how.axis != 0)) return {};
+        return scales_along_axis0(how, outputs);
     }
 
     // ConvTranspose: 2-D, and 1-D as 2-D. The pads come from `pads`, or from `output_shape` or a
@@ -1723,6 +1744,181 @@ class OnnxImporter {
         add_weights(affine.name, {{Shape{channels}, gamma.floats}, {Shape{channels}, beta.floats}});
     }
 
+
+    // ---- Linear quantization (frontend/onnx_quantization.h) ----
+
+    // The scale (input `scale_input`) and optional zero point (the input after it) of a
+    // QuantizeLinear, DequantizeLinear or QLinear operand on a tensor of `dims`.
+    LinearQuantization quantization_of(const onnx::NodeProto &node, int scale_input, int64_t axis, const Shape &dims,
+                                       int default_type) {
+        const Tensor &scale = required_constant(node, scale_input, "the scale");
+        const Tensor *zero_point = constant(node, scale_input + 1);
+        if (node.input_size() > scale_input + 1 && !node.input(scale_input + 1).empty() && !zero_point)
+            fail(node, "the zero point must be a constant");
+        if (int_attribute(node, "block_size", 0) != 0) fail(node, "blocked quantization (block_size) is not supported");
+        try {
+            return linear_quantization(scale, zero_point, axis, dims, default_type);
+        } catch (const FoldError &e) {
+            fail(node, e.what());
+        }
+    }
+
+    // The quantization of computed data that a node reads as integers (input `input`), checked
+    // against the node's own parameters for it (from `scale_input`).
+    const LinearQuantization &integer_input(const onnx::NodeProto &node, int input, int scale_input) {
+        const auto found = quantized_.find(node.input(input));
+        if (found == quantized_.end())
+            fail(node, "input '" + node.input(input) +
+                           "' must be integers made by QuantizeLinear or a QLinear op (cortado's input is float)");
+        const LinearQuantization given = quantization_of(node, scale_input, 1, shape_of(value_of(node.input(input), "input")),
+                                                         onnx::TensorProto::UINT8);
+        if (!(given == found->second))
+            fail(node, "input '" + node.input(input) + "' is read with another scale or zero point than it was made with");
+        return found->second;
+    }
+
+    // A Quantize activation writing `out` from value `x`: the integers of `how`, held dequantized.
+    void add_quantize(const onnx::NodeProto &node, int x, const LinearQuantization &how, const std::string &out,
+                      const std::string &suffix = "") {
+        if (!how.per_tensor())
+            fail(node, "per-axis quantization of computed data is not supported (one scale and zero point per tensor)");
+        ActivationParams p;
+        p.function = ops::ActivationFunction::Quantize;
+        p.alpha = how.scales[0], p.beta = float(how.zero_points[0]);
+        p.min = float(how.lowest), p.max = float(how.highest);
+        add_layer(node, "QuantizeLinear", {x}, p, out, suffix);
+        quantized_[out] = how;
+    }
+
+    // QuantizeLinear: of a constant, its integers; of computed data, a Quantize activation.
+    void convert_quantize(const onnx::NodeProto &node, const std::string &out) {
+        // Before opset 21 the output type is the zero point's, uint8 without one.
+        int64_t type = int_attribute(node, "output_dtype", 0);
+        if (type == 0) type = onnx::TensorProto::UINT8;
+        const int64_t axis = int_attribute(node, "axis", 1);
+        if (const Tensor *x = constant(node, 0)) {
+            const LinearQuantization how = quantization_of(node, 1, axis, x->dims, int(type));
+            if (int64_t(how.highest) - how.lowest > 65535) fail(node, "quantization to INT32 is not supported");
+            try {
+                constants_[out] = quantize_constant(*x, how);
+            } catch (const FoldError &e) {
+                fail(node, e.what());
+            }
+            return;
+        }
+        const int x = data_input(node, 0);
+        const LinearQuantization how = quantization_of(node, 1, axis, shape_of(x), int(type));
+        if (int64_t(how.highest) - how.lowest > 65535) fail(node, "quantization to INT32 is not supported");
+        add_quantize(node, x, how, out);
+        act_in_place_after_product(node, out);
+    }
+
+    // DequantizeLinear: of an integer constant, its floats (remembered, so that a convolution
+    // can keep the weights' own scales); of integers QuantizeLinear made, no step, or an affine
+    // step where it reads them with another scale or zero point.
+    void convert_dequantize(const onnx::NodeProto &node, const std::string &out) {
+        const int64_t axis = int_attribute(node, "axis", 1);
+        if (const Tensor *q = constant(node, 0)) {
+            const LinearQuantization how = quantization_of(node, 1, axis, q->dims, q->data_type);
+            try {
+                constants_[out] = dequantize_constant(*q, how);
+            } catch (const FoldError &e) {
+                fail(node, e.what());
+            }
+            dequantized_constants_[out] = how;
+            return;
+        }
+        const auto made = quantized_.find(node.input(0));
+        if (made == quantized_.end())
+            fail(node, "input '" + node.input(0) +
+                           "' must be a constant or integers made by QuantizeLinear or a QLinear op");
+        const int x = value_of(node.input(0), "input");
+        const LinearQuantization read = quantization_of(node, 1, axis, shape_of(x), onnx::TensorProto::UINT8);
+        if (!read.per_tensor()) fail(node, "per-axis dequantization of computed data is not supported");
+        if (read == made->second) {
+            values_[out] = x;
+            return;
+        }
+        // (q - z') s' with q = v / s + z: v s'/s + (z - z') s'.
+        ActivationParams p;
+        p.function = ops::ActivationFunction::Power;
+        p.alpha = read.scales[0] / made->second.scales[0];
+        p.beta = float(made->second.zero_points[0] - read.zero_points[0]) * read.scales[0];
+        add_layer(node, "DequantizeLinear", {x}, p, out);
+    }
+
+    // The float constant standing for integer constant input `input` dequantized by the
+    // parameters from `scale_input` along `axis`: its name.
+    std::string dequantized_constant(const onnx::NodeProto &node, int input, int scale_input, int64_t axis) {
+        const Tensor &q = required_constant(node, input, "the weights");
+        const LinearQuantization how = quantization_of(node, scale_input, axis, q.dims, q.data_type);
+        const std::string name = node.input(input) + "/dequantized/" + node_name(node);
+        try {
+            constants_[name] = dequantize_constant(q, how);
+        } catch (const FoldError &e) {
+            fail(node, e.what());
+        }
+        dequantized_constants_[name] = how;
+        return name;
+    }
+
+    // QLinearConv and QLinearMatMul: the float op on the operands dequantized, then its output
+    // quantized. A QLinearConv's int32 bias is dequantized by the input's scale times each output
+    // channel's weight scale.
+    void convert_qlinear(const onnx::NodeProto &node, const std::string &out) {
+        const bool conv = node.op_type() == "QLinearConv";
+        const LinearQuantization &in = integer_input(node, 0, 1);
+        onnx::NodeProto planar = node;
+        planar.set_op_type(conv ? "Conv" : "MatMul");
+        planar.clear_input();
+        planar.add_input(node.input(0));
+        const Tensor &w = required_constant(node, 3, conv ? "the weights" : "B");
+        const int64_t axis = conv ? 0 : int64_t(w.dims.size()) - 1;
+        planar.add_input(dequantized_constant(node, 3, 4, axis));
+        if (conv && node.input_size() > 8 && !node.input(8).empty()) {
+            const Tensor &bias = required_constant(node, 8, "the bias");
+            const LinearQuantization &weights = dequantized_constants_.at(planar.input(1));
+            const std::vector<float> scales = scales_along_axis0(weights, w.dims.at(0));
+            if (!bias.integer || bias.count() != w.dims.at(0))
+                fail(node, "the bias must be " + std::to_string(w.dims.at(0)) + " integers (int32), one per output channel");
+            Tensor floats;
+            floats.dims = bias.dims;
+            for (int64_t c = 0; c < bias.count(); c++)
+                floats.floats.push_back(float(double(bias.integers[size_t(c)]) * in.scales[0] * scales[size_t(c)]));
+            const std::string name = node.input(8) + "/dequantized/" + node_name(node);
+            constants_[name] = std::move(floats);
+            planar.add_input(name);
+        }
+        if (conv) convert_conv(planar, out + "/float");
+        else add_gemm(planar, out + "/float");
+        const int product = values_.at(out + "/float");
+        add_quantize(node, product, quantization_of(node, 6, 1, shape_of(product), onnx::TensorProto::UINT8),
+                     out, "/quantize");
+        // In place, so that fusion folds the quantization into the product.
+        graph_.values[product].blob_name = out;
+        graph_.values[values_.at(out)].blob_name = out;
+    }
+
+    // The ops that read integers (quantized_) and those that pass them on unchanged; any other
+    // op reading them is refused, since it would compute on the dequantized floats.
+    bool reads_integers(const onnx::NodeProto &node) const {
+        static const std::set<std::string> ops = {"DequantizeLinear", "QLinearConv", "QLinearMatMul"};
+        return ops.count(node.op_type()) > 0;
+    }
+    bool passes_integers_on(const onnx::NodeProto &node) const {
+        static const std::set<std::string> ops = {"MaxPool", "Reshape",   "Flatten", "Transpose",
+                                                  "Squeeze", "Unsqueeze", "Identity"};
+        return ops.count(node.op_type()) > 0;
+    }
+    void check_integer_inputs(const onnx::NodeProto &node) const {
+        if (reads_integers(node)) return;
+        for (int i = 0; i < node.input_size(); i++)
+            if (quantized_.count(node.input(i)) && !(i == 0 && passes_integers_on(node)))
+                fail(node, "reads '" + node.input(i) +
+                               "', integers made by QuantizeLinear or a QLinear op; cortado reads those only in "
+                               "DequantizeLinear, QLinearConv, QLinearMatMul, MaxPool and reshapes");
+    }
+
     std::string path_;
     ImportOptions options_;
     int64_t opset_ = 0;
@@ -1733,6 +1929,8 @@ class OnnxImporter {
     std::set<std::string> layer_names_;
     std::vector<LayerWeights> weights_;
     std::map<std::string, int> constant_layers_;  // constant name -> its Constant layer's value
+    std::map<std::string, LinearQuantization> quantized_;  // computed integers, held dequantized
+    std::map<std::string, LinearQuantization> dequantized_constants_;  // floats DequantizeLinear made
     mutable std::map<std::string, std::string> external_files_;  // path -> bytes
     std::set<std::string> graph_outputs_;
     int64_t model_batch_ = 0;     // the model's own fixed batch, when it has one

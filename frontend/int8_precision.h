@@ -16,6 +16,14 @@ namespace cortado {
 // the one it reads.
 void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &layers, const std::string &source);
 
+// The quantized model's own int8 (`--precision int8` without a .qparams file): each convolution
+// that reads a Quantize activation of 256 levels (ONNX's QuantizeLinear to uint8 or int8,
+// frontend/onnx_quantization.h) computes in int8 with its scale and zero point, where it can (not
+// depthwise, its sums within 32 bits). A Quantize activation read only by such convolutions is
+// dropped: they quantize its input to the same integers themselves. Throws CompileError naming
+// `source` when the network has no Quantize activation that a convolution reads.
+void apply_model_int8_precision(Graph &graph, const std::string &source);
+
 // Whether activations can be quantized by `scale`: positive, its reciprocal finite.
 bool int8_scale_usable(float scale);
 

@@ -77,6 +77,10 @@ struct ConvolutionParams {
     std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
     // Set by the precision pass (frontend/int8_precision.h): the layer computes in int8.
     std::optional<Int8Input> int8_input;
+    // Where the model gave its weights as symmetric int8 (ONNX's DequantizeLinear of an int8
+    // constant): their scale per output channel, so that an int8 kernel multiplies the model's
+    // own integers rather than ones requantized by max |w| (ops/conv2d_int8.h). Empty otherwise.
+    std::vector<float> int8_weight_scales;
 };
 
 // The transposed convolution: ONNX's ConvTranspose and Caffe's Deconvolution (whose

@@ -22,6 +22,9 @@ struct OnnxTensor {
     std::vector<float> floats;
     std::vector<int64_t> integers;
     bool integer = false;
+    // onnx::TensorProto's element type, for a tensor read from the model; 0 for one computed at
+    // import. QuantizeLinear's zero point says by it which integers it quantizes to.
+    int data_type = 0;
 
     int64_t count() const;
 };

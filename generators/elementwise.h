@@ -9,6 +9,7 @@
 #include "Halide.h"
 #include "generators/channel_blocks.h"
 #include "generators/non_finite.h"
+#include "ops/conv2d_int8.h"
 #include "ops/elementwise.h"
 
 namespace cortado {
@@ -127,6 +128,12 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
     // The gate is 0 below -88, as in float, so that -inf gives -inf * 0 = NaN as the reference does.
     case F::Silu:
         return strict_float(v * select(v < -88.0f, 0.0f, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f)))));
+    // By the reciprocal, as the int8 convolution stages its input (ops/conv2d_int8.h): a
+    // convolution that quantizes this tensor again by the same scale finds the same integers.
+    case F::Quantize: {
+        const Expr level = clamp(round(times_constant(v, ops::int8_inverse_scale(s.alpha))) + s.beta, s.min, s.max);
+        return select(is_nan(v), v, strict_float((level - s.beta) * s.alpha));
+    }
     }
     throw Halide::CompileError("activation: unknown function");
 }

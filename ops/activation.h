@@ -19,7 +19,10 @@ namespace cortado::ops {
 //   Elu: x > 0 ? x : alpha (e^x - 1); Selu: gamma * Elu(alpha);
 //   Exp: e^(alpha x + beta); Log: gamma ln(alpha x + beta); Power: (alpha x + beta)^gamma
 //   (Caffe's Exp, Log and Power layers in these terms; ONNX's Neg, Sqrt and Reciprocal are Powers);
-//   Softplus: ln(1 + e^x) (Caffe's BNLL); Gelu: x/2 (1 + erf(x/sqrt 2)); GeluTanh: its tanh form.
+//   Softplus: ln(1 + e^x) (Caffe's BNLL); Gelu: x/2 (1 + erf(x/sqrt 2)); GeluTanh: its tanh form;
+//   Quantize: what a quantized tensor holds, dequantized: (clamp(round(x / alpha) + beta, min, max)
+//   - beta) alpha, rounding ties to even, with alpha the scale, beta the zero point and min..max
+//   the integer type's range (ONNX's QuantizeLinear then DequantizeLinear). NaN stays NaN.
 enum class ActivationFunction {
     Sigmoid,
     Tanh,
@@ -36,7 +39,8 @@ enum class ActivationFunction {
     Erf,
     Gelu,
     GeluTanh,
-    Silu
+    Silu,
+    Quantize
 };
 
 inline const std::vector<std::pair<ActivationFunction, const char *>> &activation_function_names() {
@@ -56,7 +60,8 @@ inline const std::vector<std::pair<ActivationFunction, const char *>> &activatio
         {ActivationFunction::Erf, "erf"},
         {ActivationFunction::Gelu, "gelu"},
         {ActivationFunction::GeluTanh, "gelu_tanh"},
-        {ActivationFunction::Silu, "silu"}};
+        {ActivationFunction::Silu, "silu"},
+        {ActivationFunction::Quantize, "quantize"}};
     return names;
 }
 

@@ -7,8 +7,9 @@
 // The arithmetic, which the kernel, the runtime's packing and the reference all follow:
 //   - activations: q = clamp(round(x · (1 / scale)) + zero_point, 0, 255), the reciprocal a float,
 //     ties to even; the padding reads as zero_point (the value 0);
-//   - weights, per output channel c: s_w[c] = max |w[c]| / 127 (1 for an all-zero channel),
-//     w_q = clamp(round(w / s_w[c]), -127, 127);
+//   - weights, per output channel c: s_w[c] = max |w[c]| / 127 (1 for an all-zero channel), or
+//     the model's own where it gave int8 weights (ConvolutionParams::int8_weight_scales),
+//     w_q = clamp(round(w / s_w[c]), -128, 127);
 //   - y[c] = (sum w_q q - zero_point sum w_q) scale s_w[c] + bias[c], then the epilogue.
 #pragma once
 
@@ -68,7 +69,7 @@ inline float int8_weight_scale(float max_abs) {
 // A NaN weight (or an infinite one over an infinite scale) quantizes to 0.
 inline int quantize_weight(float w, float scale) {
     const float level = std::nearbyint(w / scale);
-    return std::isnan(level) ? 0 : static_cast<int>(std::clamp(level, -127.0f, 127.0f));
+    return std::isnan(level) ? 0 : static_cast<int>(std::clamp(level, -128.0f, 127.0f));
 }
 // A NaN reads as the zero point here, in the reference; the kernel's result for a NaN input is
 // unspecified (int8 layers do not carry NaN on, and the non-finite checks run in fp32).
@@ -78,9 +79,9 @@ inline int quantize_activation(float x, float scale, int zero_point) {
         std::clamp(std::nearbyint(x * int8_inverse_scale(scale)) + float(zero_point), 0.0f, 255.0f));
 }
 
-// The most input channels per group for which a 32-bit sum of 255 x 127 products cannot overflow.
+// The most input channels per group for which a 32-bit sum of 255 x 128 products cannot overflow.
 inline bool int8_sum_fits(const Conv2dShape &s) {
-    return static_cast<long long>(int8_positions(s)) * kInt8ChannelsPerWord * 255 * 127 < (1LL << 31);
+    return static_cast<long long>(int8_positions(s)) * kInt8ChannelsPerWord * 255 * 128 < (1LL << 31);
 }
 
 }  // namespace cortado::ops

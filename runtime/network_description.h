@@ -65,6 +65,9 @@ struct ParamSpec {
     int64_t rows, cols;
     float eps;           // BatchNorm
     int panel_width;     // Panels, PanelsOfTranspose
+    // Int8Panels, Int8ChannelTerms: the weights' scale per output channel, where the model gave
+    // its weights as int8 (ConvolutionParams::int8_weight_scales); null: max |w| / 127.
+    const float *channel_scales;
 };
 
 // A per-output-channel affine folded into a product's weights and bias before packing

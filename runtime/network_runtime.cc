@@ -325,7 +325,7 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
             const float *w = &in[size_t(o * channels * area)];
             float max_abs = 0;
             for (int64_t k = 0; k < channels * area; k++) max_abs = std::max(max_abs, std::abs(w[k]));
-            const float scale = ops::int8_weight_scale(max_abs);
+            const float scale = p.channel_scales ? p.channel_scales[o] : ops::int8_weight_scale(max_abs);
             int64_t sum = 0;
             for (int64_t c = 0; c < channels; c++)
                 for (int64_t t = 0; t < area; t++) {

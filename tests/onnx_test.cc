@@ -4,6 +4,8 @@
 // with a message naming the node.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -63,6 +65,50 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
         ASSERT_EQ(ours_shape, theirs_shape);
         EXPECT_LE(relative_l2(ours, theirs), 1e-5) << "relative L2 error against onnxruntime";
     }
+}
+
+// Quantized models (tests/onnx/quantized_models.py): QDQ pairs and the QLinear ops written by
+// hand, and a residual network as onnxruntime's quantize_static writes it, with weights per tensor
+// and per channel. In fp32 cortado runs each quantization as a step of its own; with --precision
+// int8, where the target has an int8 convolution, the convolutions that read a quantized tensor
+// compute in int8. onnxruntime's integer kernels and cortado may put a value at a step's edge on
+// either side, so the outputs must agree within one step of the output's quantization on at
+// least 99% of the elements, with the same top-1 for every image (or a tie within a step).
+TEST_F(Onnx, ModelsMatchOnnxRuntimeWithinAQuantizationStep) {
+    std::vector<std::string> precisions = {"fp32"};
+    if (int8_test_target()) precisions.push_back("int8");
+    for (const std::string name : {"qdq", "qlinear", "quantize_static", "quantize_static_per_channel"})
+        for (const std::string &precision : precisions) {
+            SCOPED_TRACE(name + " in " + precision + " on " + test_target() + ", models from CORTADO_TEST_SEED=" +
+                         std::to_string(seed_));
+            const std::string args = model(name) + " --target " + test_target() + " --precision " + precision;
+            const Result r = cortado("run " + args + " --input " + file(name + ".input.npy") + " --output " +
+                                     file(name + ".out.npy") + " --check --iterations 1");
+            ASSERT_EQ(r.exit_code, 0) << r.output;
+            EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+            std::vector<int64_t> ours_shape, theirs_shape;
+            const std::vector<float> ours = npy_floats(file(name + ".out.npy"), &ours_shape);
+            const std::vector<float> theirs = npy_floats(file(name + ".expected.npy"), &theirs_shape);
+            ASSERT_EQ(ours_shape, theirs_shape);
+            double step = 0;
+            std::ifstream(file(name + ".step")) >> step;
+            ASSERT_GT(step, 0) << "no step in " << file(name + ".step");
+            size_t within = 0;
+            for (size_t i = 0; i < ours.size(); i++) within += std::fabs(ours[i] - theirs[i]) <= step * 1.001;
+            EXPECT_GE(double(within), 0.99 * double(ours.size())) << within << " of " << ours.size() << " within a step";
+            // The same top-1, unless our two best are within a step (a tie that one step decides).
+            const size_t classes = size_t(ours_shape.back());
+            for (size_t at = 0; at + classes <= ours.size(); at += classes) {
+                const auto best = std::max_element(ours.begin() + at, ours.begin() + at + classes);
+                const size_t theirs_best =
+                    size_t(std::max_element(theirs.begin() + at, theirs.begin() + at + classes) - theirs.begin());
+                EXPECT_LE(*best - ours[theirs_best], step * 1.001) << "top-1 of image " << at / classes;
+            }
+            if (precision == "int8") {
+                const Result plan = cortado("info " + args + " --plan");
+                EXPECT_NE(plan.output.find("conv2d_int8"), std::string::npos) << plan.output;
+            }
+        }
 }
 
 // A network of today's ops exported by PyTorch 2.11's torch.export-based exporter (opset 20, IR
@@ -192,6 +238,12 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_two_ops"), "node 's_node' (Sin, opset 13): this op is not supported yet\n"},
         {model("bad_two_ops"), "node 'c_node' (Cos, opset 13): this op is not supported yet"},
         {truncated.string(), "not a valid ONNX model"},
+        {model("bad_integer_relu"), "node 'y_node' (Relu, opset 13): reads 'q', integers made by QuantizeLinear"},
+        {model("bad_axis_quantize"), "node 'q_node' (QuantizeLinear, opset 13): per-axis quantization of computed data"},
+        {model("bad_quantize_type"), "node 'q_node' (QuantizeLinear, opset 13): quantization to INT32 is not supported"},
+        {model("bad_scale"), "node 'q_node' (QuantizeLinear, opset 13): scale 0.000000 is not positive"},
+        {model("bad_float_dequantize"), "node 'y_node' (DequantizeLinear, opset 13): input 'x' must be a constant or "
+                                        "integers made by QuantizeLinear"},
     };
     for (const auto &c : cases) {
         const Result r = cortado("info " + c.file);

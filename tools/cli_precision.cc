@@ -12,8 +12,10 @@ void apply_cli_precision(const CliArgs &cli, ImportOptions &options) {
     }
     if (precision != "int8")
         throw UsageError("--precision " + precision + ": give fp32 or int8 (fp16 and auto are not built yet)");
-    if (!cli.has("qparams"))
-        throw UsageError("--precision int8 needs --qparams NET.qparams, the calibration `cortado quantize` writes");
+    if (!cli.has("qparams")) {  // the model's own QuantizeLinear nodes say how
+        options.int8_from_model = true;
+        return;
+    }
     const std::string path = cli.get("qparams");
     options.int8_layers = int8_layers(read_qparams(path));
     options.int8_source = path;

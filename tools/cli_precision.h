@@ -1,6 +1,7 @@
 // The precision a command compiles for, from its `--precision fp32|int8` and `--qparams FILE`
 // (the calibration `cortado quantize` writes, compiler/qparams.h): int8 runs the file's
-// convolutions in int8 (frontend/int8_precision.h), everything else in fp32.
+// convolutions in int8 (frontend/int8_precision.h), everything else in fp32; without a file, the
+// convolutions a quantized model quantizes the input of.
 #pragma once
 
 #include "frontend/import_caffe.h"

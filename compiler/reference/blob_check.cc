@@ -89,15 +89,16 @@ std::vector<float> uniform_input(const Shape &shape, std::mt19937_64 &random) {
     return input;
 }
 
-// The values the int8 convolutions of a graph read, as the network gives them: by value id.
-struct Int8Inputs {
+// The values the reference is anchored on (reference::run_graph), as the network gives them: by
+// value id.
+struct Anchors {
     const NetworkPlan *plan;
     std::map<int, reference::Tensor> values;  // those wanted, filled as the network reports them
     int call = 0;                             // 0: the input; i + 1: step i
 };
 
-void capture_int8_input(void *user, const char *, int rank, const int64_t *shape, const float *data) {
-    auto *c = static_cast<Int8Inputs *>(user);
+void capture_anchor(void *user, const char *, int rank, const int64_t *shape, const float *data) {
+    auto *c = static_cast<Anchors *>(user);
     const int tensor = c->call == 0 ? c->plan->input_tensor : c->plan->steps[c->call - 1].output_tensor;
     c->call++;
     const auto it = c->values.find(c->plan->tensors[tensor].value);
@@ -112,12 +113,16 @@ std::vector<reference::Tensor> reference_values(const Graph &unfused, const Netw
                                                 const reference::WeightMap &weights, const std::vector<float> &input) {
     const Shape &in_shape = unfused.values[unfused.inputs[0]].shape;
     const reference::Tensor in{in_shape, std::vector<double>(input.begin(), input.end())};
-    Int8Inputs captured{&plan, {}, 0};
-    for (const Layer &layer : unfused.layers)
+    Anchors captured{&plan, {}, 0};
+    for (const Layer &layer : unfused.layers) {
         if (const auto *p = std::get_if<ConvolutionParams>(&layer.params); p && p->int8_input)
             captured.values[layer.inputs[0]];
+        if (const auto *p = std::get_if<ActivationParams>(&layer.params);
+            p && p->function == ops::ActivationFunction::Quantize)
+            captured.values[layer.outputs[0]];
+    }
     if (captured.values.empty()) return reference::run_graph(unfused, weights, {in});
-    net.set_blob_callback(capture_int8_input, &captured);
+    net.set_blob_callback(capture_anchor, &captured);
     std::vector<float> output(static_cast<size_t>(element_count(unfused.values[unfused.outputs[0]].shape)));
     net.forward(input.data(), output.data());
     net.set_blob_callback(nullptr, nullptr);

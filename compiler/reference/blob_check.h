@@ -29,8 +29,9 @@ struct BlobCheck {
 };
 
 // The reference's values of `unfused`, by value id, on `input`. Where `unfused` has int8
-// convolutions, `net` (the compiled form of `plan`) runs `input` once first, and each int8
-// convolution takes the input the network gave it (reference::run_graph's int8_inputs).
+// convolutions or Quantize activations, `net` (the compiled form of `plan`) runs `input` once
+// first, and the reference is anchored on what the network gave them (reference::run_graph's
+// anchors).
 std::vector<reference::Tensor> reference_values(const Graph &unfused, const NetworkPlan &plan, LoadedNetwork &net,
                                                 const reference::WeightMap &weights, const std::vector<float> &input);
 

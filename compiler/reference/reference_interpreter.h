@@ -21,13 +21,16 @@ using WeightMap = std::map<std::string, std::vector<Tensor>>;
 // layer whose computed shape disagrees with shape inference is an error. Throws
 // std::runtime_error naming the layer on anything it cannot do (missing weights, unknown type,
 // mismatched operands).
-// `int8_inputs`, by value id: what int8 convolutions (ConvolutionParams::int8_input) that read
-// those values take as their input instead of the reference's own value, the compiled network's
-// (blob_check.h): a value within float rounding of a quantization step's edge lands on either
-// step, and one step's difference, carried through later int8 layers, grows past any fixed
-// tolerance; anchored, each int8 layer is checked on the input it was given.
+// `anchors`, by value id: values as the compiled network computed them (blob_check.h). A value
+// within float rounding of a quantization step's edge lands on either step, and one step's
+// difference, carried through later quantized layers, grows past any fixed tolerance; anchored,
+// each quantized layer is checked on the input it was given. An int8 convolution
+// (ConvolutionParams::int8_input) takes its input's anchor instead of the reference's own value;
+// a Quantize activation's output takes its anchor where every element is within one step of the
+// reference's own and at most 1 in 100 differ at all (otherwise the reference keeps its own, and
+// the comparison shows the difference).
 std::vector<Tensor> run_graph(const Graph &graph, const WeightMap &weights, const std::vector<Tensor> &inputs,
-                              const std::map<int, Tensor> *int8_inputs = nullptr);
+                              const std::map<int, Tensor> *anchors = nullptr);
 
 // ||actual - expected|| / ||expected||, reading expected.data.size() floats from `actual`.
 // +inf if expected's data does not match its shape, or if `actual` holds a NaN or infinity;

@@ -80,7 +80,7 @@ void dequantize_int8_operands(const ConvolutionParams &p, Tensor &in, Tensor &we
         double *w = &weights.data[o * per_output];
         float max_abs = 0;
         for (size_t k = 0; k < per_output; k++) max_abs = std::max(max_abs, std::abs(float(w[k])));
-        const float scale = ops::int8_weight_scale(max_abs);
+        const float scale = p.int8_weight_scales.empty() ? ops::int8_weight_scale(max_abs) : p.int8_weight_scales[o];
         for (size_t k = 0; k < per_output; k++) w[k] = double(ops::quantize_weight(float(w[k]), scale)) * scale;
     }
 }
@@ -202,6 +202,11 @@ double activation_value(double x, const ActivationParams &p) {
     case F::Gelu: return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
     case F::GeluTanh: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
     case F::Silu: return x / (1.0 + std::exp(-x));
+    case F::Quantize: {
+        if (std::isnan(x)) return x;
+        const double level = std::clamp(std::nearbyint(x / alpha) + beta, double(p.min), double(p.max));
+        return (level - beta) * alpha;
+    }
     }
     throw std::runtime_error("activation: unknown function");
 }

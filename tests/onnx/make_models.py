@@ -16,6 +16,8 @@ import onnx
 import onnxruntime
 from onnx import TensorProto, helper, numpy_helper
 
+import quantized_models
+
 
 class Model:
     def __init__(self, rng):
@@ -534,7 +536,7 @@ def bad_models(out_dir, rng):
     data, two graph inputs, a dimension left open, an initializer of the wrong size, reflect pads
     larger than the plane, a Conv bias of the wrong size, a constant that does not broadcast
     against the data, a cubic Resize, a MatMul whose batch axes do not broadcast, two ops it lacks
-    (named at once)."""
+    (named at once); and the quantized ones of quantized_models.bad_quantized_models."""
     m = Model(rng)
     m.node("Sin", ["x"], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_op.onnx"))
@@ -585,6 +587,7 @@ def bad_models(out_dir, rng):
     m.node("Relu", [m.node("Sin", ["x"], "s")], "r")
     m.node("Add", ["r", m.node("Cos", ["x"], "c")], "y")
     onnx.save_model(m.build([1, 2, 3, 3], "y", [1, 2, 3, 3], 13), os.path.join(out_dir, "bad_two_ops.onnx"))
+    quantized_models.bad_quantized_models(Model, rng, out_dir)
 
 
 def main(out_dir, seed):
@@ -604,9 +607,16 @@ def main(out_dir, seed):
     makers.append(("batched_matmul", batched_matmul))
     makers.append(("fused_activations", fused_activations))
     makers.append(("squeeze_excitation", squeeze_excitation))
+    makers.append(("qdq", lambda rng: quantized_models.qdq(Model, rng)))
+    makers.append(("qlinear", lambda rng: quantized_models.qlinear(Model, rng)))
+    makers.append(("quantize_static", lambda rng: quantized_models.quantize_static(Model, rng, False)))
+    makers.append(("quantize_static_per_channel", lambda rng: quantized_models.quantize_static(Model, rng, True)))
     for name, make in makers:
         state = rng.bit_generator.state
-        model, input_shape = make(rng)
+        model, input_shape, *step = make(rng)
+        if step:  # a quantized model: the scale of its output's last quantization
+            with open(os.path.join(out_dir, name + ".step"), "w") as f:
+                f.write(repr(step[0]) + "\n")
         onnx.checker.check_model(model)
         peer = model
         if model.opset_import[0].version < 7:  # onnxruntime runs its twin at opset 13
