@@ -13,8 +13,9 @@ install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/ DESTINATION share/cortado/runtime
         FILES_MATCHING PATTERN "*.h" PATTERN "*.cc")
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/ops/ DESTINATION share/cortado/ops
         FILES_MATCHING PATTERN "*.h")
-# The scripts `cortado bench exported` runs: the exporter and the onnxruntime peer.
+# The scripts `cortado bench exported` runs: the exporter, the onnxruntime peer and its quantizer.
 install(PROGRAMS ${CMAKE_SOURCE_DIR}/tools/bench/export_torchvision.py ${CMAKE_SOURCE_DIR}/tools/bench/onnxruntime_peer.py
+                 ${CMAKE_SOURCE_DIR}/tools/bench/onnxruntime_quantize.py
         DESTINATION share/cortado/tools)
 file(GLOB halide_runtime_headers ${CORTADO_HALIDE_INCLUDE_DIR}/HalideRuntime*.h)
 install(FILES ${halide_runtime_headers} DESTINATION share/cortado/halide-include)

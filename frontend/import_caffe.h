@@ -3,6 +3,7 @@
 // layers dropped, in-place tops renamed into SSA values. Shapes are left to shape inference.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -18,8 +19,10 @@ struct ImportOptions {
     std::map<std::string, Int8Input> int8_layers;
     std::string int8_source;
     // int8 as a quantized model says (frontend/int8_precision.h apply_model_int8_precision), where
-    // no .qparams file is given.
+    // no .qparams file is given; `int8_refusal` says why the target cannot run a convolution in
+    // int8 (compiler/int8_support.h; empty: it can), unset: every one it takes.
     bool int8_from_model = false;
+    std::function<std::string(const Graph &, const Layer &)> int8_refusal;
 };
 
 // Throws CompileError naming file:line and the layer.

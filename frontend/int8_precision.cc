@@ -35,7 +35,8 @@ bool int8_fits(const ConvolutionParams &p, int64_t in_channels) {
 
 }  // namespace
 
-void apply_model_int8_precision(Graph &graph, const std::string &source) {
+void apply_model_int8_precision(Graph &graph, const std::string &source,
+                                const std::function<std::string(const Graph &, const Layer &)> &refusal) {
     std::vector<int> producer(graph.values.size(), -1), readers(graph.values.size(), 0), int8_readers = readers;
     for (size_t i = 0; i < graph.layers.size(); i++) {
         for (int v : graph.layers[i].outputs) producer[size_t(v)] = int(i);
@@ -51,7 +52,7 @@ void apply_model_int8_precision(Graph &graph, const std::string &source) {
         const std::optional<Int8Input> input = q ? int8_input_of(*q) : std::nullopt;
         if (!input) continue;
         any = true;
-        if (!int8_fits(*p, graph.values[size_t(in)].shape.at(1))) continue;
+        if (!int8_fits(*p, graph.values[size_t(in)].shape.at(1)) || (refusal && !refusal(graph, layer).empty())) continue;
         p->int8_input = input;
         // Only the first input: a fused residual stays fp32.
         if (std::count(layer.inputs.begin(), layer.inputs.end(), in) == 1) int8_readers[size_t(in)]++;

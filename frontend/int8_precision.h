@@ -4,6 +4,7 @@
 // network, the unfused one and the reference interpreter see the same int8 layers.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -19,10 +20,12 @@ void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &
 // The quantized model's own int8 (`--precision int8` without a .qparams file): each convolution
 // that reads a Quantize activation of 256 levels (ONNX's QuantizeLinear to uint8 or int8,
 // frontend/onnx_quantization.h) computes in int8 with its scale and zero point, where it can (not
-// depthwise, its sums within 32 bits). A Quantize activation read only by such convolutions is
-// dropped: they quantize its input to the same integers themselves. Throws CompileError naming
-// `source` when the network has no Quantize activation that a convolution reads.
-void apply_model_int8_precision(Graph &graph, const std::string &source);
+// depthwise, its sums within 32 bits, and `refusal`, where given, saying nothing against it). A
+// Quantize activation read only by such convolutions is dropped: they quantize its input to the
+// same integers themselves. Throws CompileError naming `source` when the network has no Quantize
+// activation that a convolution reads.
+void apply_model_int8_precision(Graph &graph, const std::string &source,
+                                const std::function<std::string(const Graph &, const Layer &)> &refusal = {});
 
 // Whether activations can be quantized by `scale`: positive, its reciprocal finite.
 bool int8_scale_usable(float scale);

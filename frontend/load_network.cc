@@ -32,7 +32,7 @@ Graph load_network(const std::string &path, const ImportOptions &options, bool f
                                            shape_to_string(layer.weight_shapes[b]));
             }
     if (!options.int8_layers.empty()) apply_int8_precision(graph, options.int8_layers, options.int8_source);
-    else if (options.int8_from_model) apply_model_int8_precision(graph, path);
+    else if (options.int8_from_model) apply_model_int8_precision(graph, path, options.int8_refusal);
     if (fuse) fuse_layers(graph);
     return graph;
 }

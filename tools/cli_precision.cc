@@ -1,6 +1,8 @@
 #include "tools/cli_precision.h"
 
+#include "compiler/int8_support.h"
 #include "compiler/qparams.h"
+#include "compiler/target_description.h"
 
 namespace cortado {
 
@@ -14,6 +16,10 @@ void apply_cli_precision(const CliArgs &cli, ImportOptions &options) {
         throw UsageError("--precision " + precision + ": give fp32 or int8 (fp16 and auto are not built yet)");
     if (!cli.has("qparams")) {  // the model's own QuantizeLinear nodes say how
         options.int8_from_model = true;
+        const PlanTarget target = resolve_target(cli.get("target", "host")).plan_target();
+        options.int8_refusal = [target](const Graph &graph, const Layer &layer) {
+            return int8_refusal(graph, layer, target);
+        };
         return;
     }
     const std::string path = cli.get("qparams");

@@ -18,6 +18,7 @@
 #include "compiler/toolchain.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
+#include "compiler/int8_support.h"
 #include "frontend/int8_precision.h"
 #include "frontend/load_network.h"
 #include "frontend/npy.h"
@@ -28,27 +29,6 @@
 namespace cortado {
 
 namespace {
-
-// Why the target's planner would not run layer `index` of `trial` (the network without its
-// weights, which plans do not read) in int8; empty when it would.
-std::string int8_refusal(Graph &trial, size_t index, const PlanTarget &target) {
-    Layer &layer = trial.layers[index];
-    auto &p = std::get<ConvolutionParams>(layer.params);
-    if (std::string why = int8_unsupported_reason(p, trial.values[size_t(layer.inputs[0])].shape.at(1)); !why.empty())
-        return why;
-    p.int8_input = Int8Input{};
-    std::string why;
-    try {
-        plan_network(trial, trial.name, target);
-    } catch (const CompileError &e) {
-        why = e.what();
-    } catch (...) {
-        p.int8_input.reset();
-        throw;
-    }
-    p.int8_input.reset();
-    return why;
-}
 
 // The int8 kernel quantizes its input as it stages it, a pass over the input that only layers
 // with enough products per input value pay back; the cut is the one that gave the convolution
@@ -130,7 +110,7 @@ int command_quantize(const std::vector<std::string> &args) {
     for (size_t index = 0; index < graph.layers.size(); index++) {
         const Layer &layer = graph.layers[index];
         if (!std::holds_alternative<ConvolutionParams>(layer.params)) continue;
-        if (const std::string why = int8_refusal(trial, index, target.plan_target()); !why.empty()) {
+        if (const std::string why = int8_refusal(trial, trial.layers[index], target.plan_target()); !why.empty()) {
             q.fp32_layers[layer.name] = why;
             continue;
         }

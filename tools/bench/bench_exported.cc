@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compiler/install_layout.h"
+#include "compiler/int8_support.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/shell_quote.h"
@@ -43,7 +44,7 @@ std::string output_of(const std::string &command, const std::string &what) {
 
 std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_dir,
                                                       const std::vector<int64_t> &batches,
-                                                      const std::vector<std::string> &names) {
+                                                      const std::vector<std::string> &names, bool int8) {
     for (const std::string &name : names)
         if (std::find(kExportedNetworks.begin(), kExportedNetworks.end(), name) == kExportedNetworks.end()) {
             std::string known;
@@ -53,11 +54,19 @@ std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_
     std::vector<ExportedBenchCase> cases;
     for (const std::string &name : kExportedNetworks) {
         if (!names.empty() && std::find(names.begin(), names.end(), name) == names.end()) continue;
-        const std::string path = models_dir + "/" + name + ".onnx";
+        std::string path = models_dir + "/" + name + ".onnx";
         if (!std::filesystem::exists(path))
             throw CompileError(path + ": missing (tools/bench/export_torchvision.py writes it)");
+        if (int8) {
+            const std::string quantized = models_dir + "/" + name + "-qdq.onnx";
+            if (!std::filesystem::exists(quantized))
+                output_of("python3 " + shell_quote(data_dir() + "/tools/onnxruntime_quantize.py") + " " +
+                              shell_quote(path) + " " + shell_quote(quantized) + " 2>&1",
+                          "quantizing " + name + " with onnxruntime (needs onnxruntime for the python3 on PATH)");
+            path = quantized;
+        }
         for (int64_t batch : batches.empty() ? std::vector<int64_t>{1, 5, 20} : batches)
-            cases.push_back({path, int(batch)});
+            cases.push_back({path, int(batch), int8});
     }
     return cases;
 }
@@ -73,6 +82,10 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
                                 const std::string &scratch, const ChoiceOverrides &records, bool fuse) {
     ImportOptions options;
     options.batch = c.batch;
+    options.int8_from_model = c.int8;
+    options.int8_refusal = [&](const Graph &graph, const Layer &layer) {
+        return int8_refusal(graph, layer, target.plan_target());
+    };
     const Graph unfused = load_network(c.model, options, false);
     Graph graph = unfused;
     if (fuse) fuse_layers(graph);
@@ -92,7 +105,7 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
     net.forward(input.data(), output.data());
 
     BenchRow row;
-    row.name = std::filesystem::path(c.model).stem().string() + " b" + std::to_string(c.batch);
+    row.name = std::filesystem::path(c.model).stem().string() + " b" + std::to_string(c.batch);  // NAME-qdq in int8
     for (const Layer &layer : unfused.layers) row.gflop += layer_cost(unfused, layer).flops * 1e-9;
     row.ours = time_calls(iterations, [&] { net.forward(input.data(), output.data()); });
 

@@ -16,13 +16,17 @@ namespace cortado {
 struct ExportedBenchCase {
     std::string model;  // NAME.onnx
     int batch;
+    // int8: the model as onnxruntime's quantize_static writes it (tools/bench/onnxruntime_quantize.py,
+    // NAME-qdq.onnx beside it, made once), which both sides run, cortado with --precision int8.
+    bool int8 = false;
 };
 
-// The five networks export_torchvision.py writes, as NAME.onnx in `models_dir`, at `batches`
-// (empty: 1, 5 and 20); `names` keeps those it lists (empty: all).
+// The networks export_torchvision.py writes, as NAME.onnx in `models_dir`, at `batches`
+// (empty: 1, 5 and 20); `names` keeps those it lists (empty: all). `int8`: their quantized
+// forms, written into `models_dir` where missing.
 std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_dir,
                                                       const std::vector<int64_t> &batches,
-                                                      const std::vector<std::string> &names);
+                                                      const std::vector<std::string> &names, bool int8 = false);
 
 // Writes the five networks into `dir` with tools/bench/export_torchvision.py (seed 1); throws
 // CompileError saying what to install when that cannot run.

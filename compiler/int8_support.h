@@ -1,0 +1,17 @@
+// Whether a target's planner runs one convolution in int8 (ops/conv2d_int8.h), asked of the layer
+// alone: a network of that one layer is planned, so the answer costs one small plan, and the
+// reason is the planner's own (a variant's limits, a missing variant, a sum that could overflow).
+#pragma once
+
+#include <string>
+
+#include "compiler/plan_target.h"
+#include "frontend/graph.h"
+
+namespace cortado {
+
+// Why `target` would not run convolution `layer` of `graph` (before fusion) in int8; empty when
+// it would.
+std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target);
+
+}  // namespace cortado
