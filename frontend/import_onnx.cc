@@ -57,6 +57,10 @@ class OnnxImporter {
             throw CompileError(path_ + ": the graph has " + std::to_string(g.output_size()) +
                                " outputs; cortado compiles graphs with one");
         graph_.outputs = {value_of(g.output(0).name(), "the graph output")};
+        if (quantized_.count(g.output(0).name()))
+            throw CompileError(path_ + ": the graph output '" + g.output(0).name() +
+                               "' is integers (made by QuantizeLinear or a QLinear op); cortado's output is float: "
+                               "end the graph with a DequantizeLinear");
         graph_.weights = std::make_shared<const std::vector<LayerWeights>>(std::move(weights_));
         return std::move(graph_);
     }

@@ -244,6 +244,7 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_scale"), "node 'q_node' (QuantizeLinear, opset 13): scale 0.000000 is not positive"},
         {model("bad_float_dequantize"), "node 'y_node' (DequantizeLinear, opset 13): input 'x' must be a constant or "
                                         "integers made by QuantizeLinear"},
+        {model("bad_integer_output"), "the graph output 'y' is integers"},
     };
     for (const auto &c : cases) {
         const Result r = cortado("info " + c.file);

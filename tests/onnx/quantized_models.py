@@ -145,8 +145,8 @@ def quantize_static(model_class, rng, per_channel):
 
 def bad_quantized_models(model_class, rng, out_dir):
     """Quantized models cortado must refuse, naming the node: a Relu reading integers, a
-    per-axis QuantizeLinear of computed data, a QuantizeLinear to int32, a scale of 0 and a
-    DequantizeLinear of float data."""
+    per-axis QuantizeLinear of computed data, a QuantizeLinear to int32, a scale of 0, a
+    DequantizeLinear of float data and a graph whose output is integers."""
     def save(m, name, output_shape=(1, 2, 3, 3), opset=13):
         onnx.save_model(m.build([1, 2, 3, 3], "y", list(output_shape), opset), os.path.join(out_dir, name + ".onnx"))
 
@@ -170,3 +170,7 @@ def bad_quantized_models(model_class, rng, out_dir):
     _add(m, "s", 0.1, np.float32), _add(m, "z", 0, np.uint8)
     m.node("DequantizeLinear", ["x", "s", "z"], "y")
     save(m, "bad_float_dequantize")
+    m = model_class(rng)
+    _add(m, "s", 0.1, np.float32), _add(m, "z", 0, np.uint8)
+    m.node("QuantizeLinear", ["x", "s", "z"], "y")
+    save(m, "bad_integer_output")
