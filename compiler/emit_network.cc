@@ -147,10 +147,17 @@ void emit_tables(std::ostringstream &c, const NetworkPlan &plan, const std::stri
     }
     if (plan.blobs.empty()) c << "    {\"\", 0, 0, {0, 0, 0, 0}, {}},\n";
     c << "};\n\n";
+    // An int8 convolution's two parameters share their scales: one array, named for the first.
+    std::vector<std::string> scales_name(plan.params.size(), "nullptr");
     for (size_t i = 0; i < plan.params.size(); i++) {
         const std::vector<float> &scales = plan.params[i].channel_scales;
         if (scales.empty()) continue;
-        c << "const float kChannelScales" << i << "[] = {";
+        if (i > 0 && plan.params[i - 1].channel_scales == scales) {
+            scales_name[i] = scales_name[i - 1];
+            continue;
+        }
+        scales_name[i] = "kChannelScales" + std::to_string(i);
+        c << "const float " << scales_name[i] << "[] = {";
         for (size_t o = 0; o < scales.size(); o++) c << (o ? ", " : "") << float_literal(scales[o]);
         c << "};\n";
     }
@@ -158,8 +165,7 @@ void emit_tables(std::ostringstream &c, const NetworkPlan &plan, const std::stri
     for (size_t i = 0; i < plan.params.size(); i++) {
         const PlannedParam &p = plan.params[i];
         c << "    {Packing(" << int(p.packing) << "), " << p.first_blob << ", " << p.count << ", " << p.rows << ", "
-          << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << ", "
-          << (p.channel_scales.empty() ? std::string("nullptr") : "kChannelScales" + std::to_string(i)) << "},\n";
+          << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << ", " << scales_name[i] << "},\n";
     }
     if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f, 0, nullptr},\n";
     c << "};\n\nconst FoldSpec kFolds[] = {\n";

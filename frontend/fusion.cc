@@ -45,14 +45,6 @@ struct ValueUses {
     }
 };
 
-// Removes the layers marked `gone`, keeping the others' order.
-void drop_layers(Graph &graph, const std::vector<bool> &gone) {
-    std::vector<Layer> kept;
-    for (size_t i = 0; i < graph.layers.size(); i++)
-        if (!gone[i]) kept.push_back(std::move(graph.layers[i]));
-    graph.layers = std::move(kept);
-}
-
 // The layer kinds whose kernels have an epilogue that activations can fuse into.
 template <typename P>
 constexpr bool kHasEpilogue = std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
@@ -101,7 +93,7 @@ void fuse_gated_activations(Graph &graph) {
             break;
         }
     }
-    drop_layers(graph, gone);
+    graph.drop_layers(gone);
 }
 
 }  // namespace
@@ -185,7 +177,7 @@ void fuse_residual_sums(Graph &graph) {
         sum = std::move(conv);
         for (int v : sum.outputs) producer[v] = int(m);
     }
-    drop_layers(graph, gone);
+    graph.drop_layers(gone);
 }
 
 bool takes_an_activation(const LayerParams &params) {

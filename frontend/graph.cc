@@ -42,6 +42,13 @@ int Graph::add_value(const std::string &blob_name, Shape shape) {
     return static_cast<int>(values.size()) - 1;
 }
 
+void Graph::drop_layers(const std::vector<bool> &gone) {
+    std::vector<Layer> kept;
+    for (size_t i = 0; i < layers.size(); i++)
+        if (!gone[i]) kept.push_back(std::move(layers[i]));
+    layers = std::move(kept);
+}
+
 std::vector<bool> Graph::consumed() const {
     std::vector<bool> used(values.size(), false);
     for (const Layer &layer : layers)

@@ -64,6 +64,8 @@ struct Graph {
     int add_value(const std::string &blob_name, Shape shape = {});
     // Value ids consumed by at least one layer.
     std::vector<bool> consumed() const;
+    // Removes the layers marked `gone` (by index), keeping the others' order.
+    void drop_layers(const std::vector<bool> &gone);
 };
 
 }  // namespace cortado

@@ -1748,8 +1748,17 @@ class OnnxImporter {
         add_weights(affine.name, {{Shape{channels}, gamma.floats}, {Shape{channels}, beta.floats}});
     }
 
-
     // ---- Linear quantization (frontend/onnx_quantization.h) ----
+
+    // `evaluate()`, with a FoldError reported as the node's.
+    template <typename Evaluate>
+    auto evaluated(const onnx::NodeProto &node, Evaluate &&evaluate) -> decltype(evaluate()) {
+        try {
+            return evaluate();
+        } catch (const FoldError &e) {
+            fail(node, e.what());
+        }
+    }
 
     // The scale (input `scale_input`) and optional zero point (the input after it) of a
     // QuantizeLinear, DequantizeLinear or QLinear operand on a tensor of `dims`.
@@ -1760,11 +1769,7 @@ class OnnxImporter {
         if (node.input_size() > scale_input + 1 && !node.input(scale_input + 1).empty() && !zero_point)
             fail(node, "the zero point must be a constant");
         if (int_attribute(node, "block_size", 0) != 0) fail(node, "blocked quantization (block_size) is not supported");
-        try {
-            return linear_quantization(scale, zero_point, axis, dims, default_type);
-        } catch (const FoldError &e) {
-            fail(node, e.what());
-        }
+        return evaluated(node, [&] { return linear_quantization(scale, zero_point, axis, dims, default_type); });
     }
 
     // The quantization of computed data that a node reads as integers (input `input`), checked
@@ -1799,37 +1804,25 @@ class OnnxImporter {
         // Before opset 21 the output type is the zero point's, uint8 without one.
         int64_t type = int_attribute(node, "output_dtype", 0);
         if (type == 0) type = onnx::TensorProto::UINT8;
-        const int64_t axis = int_attribute(node, "axis", 1);
-        if (const Tensor *x = constant(node, 0)) {
-            const LinearQuantization how = quantization_of(node, 1, axis, x->dims, int(type));
-            if (int64_t(how.highest) - how.lowest > 65535) fail(node, "quantization to INT32 is not supported");
-            try {
-                constants_[out] = quantize_constant(*x, how);
-            } catch (const FoldError &e) {
-                fail(node, e.what());
-            }
+        const Tensor *x = constant(node, 0);
+        const int data = x ? -1 : data_input(node, 0);
+        const LinearQuantization how =
+            quantization_of(node, 1, int_attribute(node, "axis", 1), x ? x->dims : shape_of(data), int(type));
+        if (int64_t(how.highest) - how.lowest > 65535) fail(node, "quantization to INT32 is not supported");
+        if (x) {
+            constants_[out] = evaluated(node, [&] { return quantize_constant(*x, how); });
             return;
         }
-        const int x = data_input(node, 0);
-        const LinearQuantization how = quantization_of(node, 1, axis, shape_of(x), int(type));
-        if (int64_t(how.highest) - how.lowest > 65535) fail(node, "quantization to INT32 is not supported");
-        add_quantize(node, x, how, out);
+        add_quantize(node, data, how, out);
         act_in_place_after_product(node, out);
     }
 
-    // DequantizeLinear: of an integer constant, its floats (remembered, so that a convolution
-    // can keep the weights' own scales); of integers QuantizeLinear made, no step, or an affine
-    // step where it reads them with another scale or zero point.
+    // DequantizeLinear: of an integer constant, its floats; of integers QuantizeLinear made, no
+    // step, or an affine step where it reads them with another scale or zero point.
     void convert_dequantize(const onnx::NodeProto &node, const std::string &out) {
         const int64_t axis = int_attribute(node, "axis", 1);
-        if (const Tensor *q = constant(node, 0)) {
-            const LinearQuantization how = quantization_of(node, 1, axis, q->dims, q->data_type);
-            try {
-                constants_[out] = dequantize_constant(*q, how);
-            } catch (const FoldError &e) {
-                fail(node, e.what());
-            }
-            dequantized_constants_[out] = how;
+        if (constant(node, 0)) {
+            dequantize_constant_input(node, 0, 1, axis, out);
             return;
         }
         const auto made = quantized_.find(node.input(0));
@@ -1851,19 +1844,15 @@ class OnnxImporter {
         add_layer(node, "DequantizeLinear", {x}, p, out);
     }
 
-    // The float constant standing for integer constant input `input` dequantized by the
-    // parameters from `scale_input` along `axis`: its name.
-    std::string dequantized_constant(const onnx::NodeProto &node, int input, int scale_input, int64_t axis) {
-        const Tensor &q = required_constant(node, input, "the weights");
+    // The integer constant input `input` dequantized by the parameters from `scale_input` along
+    // `axis`, as the float constant `name`; remembered, so that a convolution reading it keeps
+    // the weights' own scales (model_int8_weight_scales).
+    const LinearQuantization &dequantize_constant_input(const onnx::NodeProto &node, int input, int scale_input,
+                                                        int64_t axis, const std::string &name) {
+        const Tensor &q = required_constant(node, input, "the quantized input");
         const LinearQuantization how = quantization_of(node, scale_input, axis, q.dims, q.data_type);
-        const std::string name = node.input(input) + "/dequantized/" + node_name(node);
-        try {
-            constants_[name] = dequantize_constant(q, how);
-        } catch (const FoldError &e) {
-            fail(node, e.what());
-        }
-        dequantized_constants_[name] = how;
-        return name;
+        constants_[name] = evaluated(node, [&] { return dequantize_constant(q, how); });
+        return dequantized_constants_[name] = how;
     }
 
     // QLinearConv and QLinearMatMul: the float op on the operands dequantized, then its output
@@ -1876,15 +1865,16 @@ class OnnxImporter {
         planar.set_op_type(conv ? "Conv" : "MatMul");
         planar.clear_input();
         planar.add_input(node.input(0));
-        const Tensor &w = required_constant(node, 3, conv ? "the weights" : "B");
-        const int64_t axis = conv ? 0 : int64_t(w.dims.size()) - 1;
-        planar.add_input(dequantized_constant(node, 3, 4, axis));
+        const Shape &w = required_constant(node, 3, conv ? "the weights" : "B").dims;
+        const std::string weights = node.input(3) + "/dequantized/" + node_name(node);
+        const LinearQuantization &how =
+            dequantize_constant_input(node, 3, 4, conv ? 0 : int64_t(w.size()) - 1, weights);
+        planar.add_input(weights);
         if (conv && node.input_size() > 8 && !node.input(8).empty()) {
             const Tensor &bias = required_constant(node, 8, "the bias");
-            const LinearQuantization &weights = dequantized_constants_.at(planar.input(1));
-            const std::vector<float> scales = scales_along_axis0(weights, w.dims.at(0));
-            if (!bias.integer || bias.count() != w.dims.at(0))
-                fail(node, "the bias must be " + std::to_string(w.dims.at(0)) + " integers (int32), one per output channel");
+            if (!bias.integer || bias.count() != w.at(0))
+                fail(node, "the bias must be " + std::to_string(w.at(0)) + " integers (int32), one per output channel");
+            const std::vector<float> scales = scales_along_axis0(how, w.at(0));
             Tensor floats;
             floats.dims = bias.dims;
             for (int64_t c = 0; c < bias.count(); c++)
@@ -1900,22 +1890,19 @@ class OnnxImporter {
                      out, "/quantize");
         // In place, so that fusion folds the quantization into the product.
         graph_.values[product].blob_name = out;
-        graph_.values[values_.at(out)].blob_name = out;
     }
 
-    // The ops that read integers (quantized_) and those that pass them on unchanged; any other
-    // op reading them is refused, since it would compute on the dequantized floats.
-    bool reads_integers(const onnx::NodeProto &node) const {
-        static const std::set<std::string> ops = {"DequantizeLinear", "QLinearConv", "QLinearMatMul"};
-        return ops.count(node.op_type()) > 0;
-    }
+    // Refuses a node that reads integers (quantized_) other than DequantizeLinear and the QLinear
+    // ops, which read them, and the ops that pass them on unchanged (first input only): any
+    // other would compute on the dequantized floats.
     bool passes_integers_on(const onnx::NodeProto &node) const {
         static const std::set<std::string> ops = {"MaxPool", "Reshape",   "Flatten", "Transpose",
                                                   "Squeeze", "Unsqueeze", "Identity"};
         return ops.count(node.op_type()) > 0;
     }
     void check_integer_inputs(const onnx::NodeProto &node) const {
-        if (reads_integers(node)) return;
+        static const std::set<std::string> readers = {"DequantizeLinear", "QLinearConv", "QLinearMatMul"};
+        if (readers.count(node.op_type())) return;
         for (int i = 0; i < node.input_size(); i++)
             if (quantized_.count(node.input(i)) && !(i == 0 && passes_integers_on(node)))
                 fail(node, "reads '" + node.input(i) +

@@ -1,12 +1,10 @@
 #include "frontend/int8_precision.h"
 
-#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <set>
 
 #include "frontend/compile_error.h"
-#include "ops/conv2d_int8.h"
 
 namespace cortado {
 
@@ -27,12 +25,6 @@ std::optional<Int8Input> int8_input_of(const ActivationParams &q) {
     return Int8Input{q.alpha, int(q.beta - q.min), ""};
 }
 
-bool int8_fits(const ConvolutionParams &p, int64_t in_channels) {
-    ops::Conv2dShape s;
-    s.in_channels = int(in_channels), s.group = p.group, s.kernel_h = p.kernel_h, s.kernel_w = p.kernel_w;
-    return int8_unsupported_reason(p, in_channels).empty() && ops::int8_sum_fits(s);
-}
-
 }  // namespace
 
 void apply_model_int8_precision(Graph &graph, const std::string &source,
@@ -46,23 +38,26 @@ void apply_model_int8_precision(Graph &graph, const std::string &source,
     bool any = false;
     for (Layer &layer : graph.layers) {
         auto *p = std::get_if<ConvolutionParams>(&layer.params);
-        if (!p || p->int8_input || layer.inputs.empty()) continue;
+        if (!p || p->int8_input || layer.inputs.size() != 1) continue;
         const int in = layer.inputs[0], from = producer[size_t(in)];
         const auto *q = from < 0 ? nullptr : std::get_if<ActivationParams>(&graph.layers[size_t(from)].params);
         const std::optional<Int8Input> input = q ? int8_input_of(*q) : std::nullopt;
         if (!input) continue;
         any = true;
-        if (!int8_fits(*p, graph.values[size_t(in)].shape.at(1)) || (refusal && !refusal(graph, layer).empty())) continue;
+        const std::string why =
+            refusal ? refusal(graph, layer) : int8_unsupported_reason(*p, graph.values[size_t(in)].shape.at(1));
+        if (!why.empty()) continue;
         p->int8_input = input;
-        // Only the first input: a fused residual stays fp32.
-        if (std::count(layer.inputs.begin(), layer.inputs.end(), in) == 1) int8_readers[size_t(in)]++;
+        int8_readers[size_t(in)]++;
     }
     if (!any)
-        throw CompileError(source + ": --precision int8 without --qparams runs a quantized model's own quantization, and "
-                                    "no convolution of this network reads a QuantizeLinear (to uint8 or int8); calibrate "
-                                    "it with `cortado quantize` and give --qparams");
-    // Quantize activations only int8 convolutions read: their readers read their input instead.
+        throw CompileError(source +
+                           ": --precision int8 without --qparams runs a quantized model's own quantization, and "
+                           "no convolution of this network reads a QuantizeLinear (to uint8 or int8); calibrate "
+                           "it with `cortado quantize` and give --qparams");
+    // A Quantize activation only int8 convolutions read goes; they read its input instead.
     std::vector<bool> gone(graph.layers.size(), false);
+    std::vector<int> reads_instead(graph.values.size(), -1);
     for (size_t i = 0; i < graph.layers.size(); i++) {
         const Layer &q = graph.layers[i];
         const auto *a = std::get_if<ActivationParams>(&q.params);
@@ -70,18 +65,16 @@ void apply_model_int8_precision(Graph &graph, const std::string &source,
         const int out = q.outputs[0];
         if (readers[size_t(out)] == 0 || readers[size_t(out)] != int8_readers[size_t(out)]) continue;
         gone[i] = true;
-        for (Layer &reader : graph.layers)
-            if (auto *p = std::get_if<ConvolutionParams>(&reader.params); p && !reader.inputs.empty() &&
-                                                                         reader.inputs[0] == out)
-                reader.inputs[0] = q.inputs[0];
+        reads_instead[size_t(out)] = q.inputs[0];
     }
-    std::vector<Layer> kept;
-    for (size_t i = 0; i < graph.layers.size(); i++)
-        if (!gone[i]) kept.push_back(std::move(graph.layers[i]));
-    graph.layers = std::move(kept);
-    for (Layer &layer : graph.layers)
-        if (auto *p = std::get_if<ConvolutionParams>(&layer.params); p && p->int8_input && p->int8_input->input_blob.empty())
+    graph.drop_layers(gone);
+    for (Layer &layer : graph.layers) {
+        auto *p = std::get_if<ConvolutionParams>(&layer.params);
+        if (!p || !p->int8_input) continue;
+        if (const int instead = reads_instead[size_t(layer.inputs[0])]; instead >= 0) layer.inputs[0] = instead;
+        if (p->int8_input->input_blob.empty())
             p->int8_input->input_blob = graph.values[size_t(layer.inputs[0])].blob_name;
+    }
 }
 
 void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &layers, const std::string &source) {

@@ -19,8 +19,8 @@ void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &
 
 // The quantized model's own int8 (`--precision int8` without a .qparams file): each convolution
 // that reads a Quantize activation of 256 levels (ONNX's QuantizeLinear to uint8 or int8,
-// frontend/onnx_quantization.h) computes in int8 with its scale and zero point, where it can (not
-// depthwise, its sums within 32 bits, and `refusal`, where given, saying nothing against it). A
+// frontend/onnx_quantization.h) computes in int8 with its scale and zero point, where `refusal`
+// (compiler/int8_support.h) says nothing against it; without one, where it is not depthwise. A
 // Quantize activation read only by such convolutions is dropped: they quantize its input to the
 // same integers themselves. Throws CompileError naming `source` when the network has no Quantize
 // activation that a convolution reads.

@@ -2,11 +2,10 @@
 
 #include "compiler/int8_support.h"
 #include "compiler/qparams.h"
-#include "compiler/target_description.h"
 
 namespace cortado {
 
-void apply_cli_precision(const CliArgs &cli, ImportOptions &options) {
+void apply_cli_precision(const CliArgs &cli, ImportOptions &options, const TargetDescription &target) {
     const std::string precision = cli.get("precision", cli.has("qparams") ? "int8" : "fp32");
     if (precision == "fp32") {
         if (cli.has("qparams")) throw UsageError("--qparams goes with --precision int8, not fp32");
@@ -16,9 +15,8 @@ void apply_cli_precision(const CliArgs &cli, ImportOptions &options) {
         throw UsageError("--precision " + precision + ": give fp32 or int8 (fp16 and auto are not built yet)");
     if (!cli.has("qparams")) {  // the model's own QuantizeLinear nodes say how
         options.int8_from_model = true;
-        const PlanTarget target = resolve_target(cli.get("target", "host")).plan_target();
-        options.int8_refusal = [target](const Graph &graph, const Layer &layer) {
-            return int8_refusal(graph, layer, target);
+        options.int8_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {
+            return int8_refusal(graph, layer, plan_target);
         };
         return;
     }

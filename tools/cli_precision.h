@@ -4,13 +4,14 @@
 // convolutions a quantized model quantizes the input of.
 #pragma once
 
+#include "compiler/target_description.h"
 #include "frontend/import_caffe.h"
 #include "tools/cli_args.h"
 
 namespace cortado {
 
-// Sets `options`' int8 layers. Throws UsageError for a precision without what it needs, and
-// CompileError for a file that cannot be read.
-void apply_cli_precision(const CliArgs &cli, ImportOptions &options);
+// Sets `options`' int8 layers, those a quantized model gives as `target` can run them. Throws
+// UsageError for a precision without what it needs, and CompileError for a file that cannot be read.
+void apply_cli_precision(const CliArgs &cli, ImportOptions &options, const TargetDescription &target);
 
 }  // namespace cortado

@@ -37,9 +37,9 @@ int command_compile(const std::vector<std::string> &args) {
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
-    apply_cli_precision(cli, options);
-    const Graph graph = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
     const TargetDescription target = resolve_target(cli.get("target", "host"));
+    apply_cli_precision(cli, options, target);
+    const Graph graph = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
     const std::string name = cli.get("name", default_network_name(graph.name));
     const TuningChoices tuning = cli_tuning_choices(cli, target);
     std::string weights;

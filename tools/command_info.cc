@@ -57,12 +57,12 @@ int command_info(const std::vector<std::string> &args) {
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
-    apply_cli_precision(cli, options);
+    const TargetDescription target = resolve_target(cli.get("target", "host"));
+    apply_cli_precision(cli, options, target);
     if (cli.flags.count("plan")) {
         if (cli.flags.count("json")) throw CompileError("info: --plan prints text; leave out --json");
         // The graph as compile plans it: fused, then the target's choices for every step.
         const Graph fused = load_network(cli.positional, options, !cli.flags.count("no-fusion"));
-        const TargetDescription target = resolve_target(cli.get("target", "host"));
         const TuningChoices tuning = cli_tuning_choices(cli, target);
         const NetworkPlan plan = plan_network(fused, fused.name, target.plan_target(), cli_plan_options(tuning.records));
         report_tuning_notes(tuning, plan);

@@ -106,7 +106,8 @@ int command_run(const std::vector<std::string> &args) {
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);
     if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
-    apply_cli_precision(cli, options);
+    const TargetDescription target = resolve_target(cli.get("target", "host"));
+    apply_cli_precision(cli, options, target);
     const int64_t iterations = cli.get_count("iterations", 10);
     const int64_t asked_warmup = cli.get_count("warmup", 1, 0);
     const uint64_t seed = static_cast<uint64_t>(cli.get_int("seed", 1));
@@ -115,7 +116,6 @@ int command_run(const std::vector<std::string> &args) {
     if (!cli.has("weights") && !graph.weights)
         if (const std::string note = stand_in_weights_note(fill_untrained_weights(graph)); !note.empty())
             std::cerr << "cortado: note: " << note << "\n";
-    const TargetDescription target = resolve_target(cli.get("target", "host"));
     require_runs_here(target.halide_target, "run");
     if (target.halide_target.rfind(resolve_target("host").halide_target, 0) != 0 && cli.get("target", "host") != "host")
         std::cerr << "cortado: note: running code for " << target.halide_target << " on this machine\n";

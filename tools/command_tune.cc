@@ -61,7 +61,7 @@ std::vector<int64_t> batch_list(const CliArgs &cli) {
     return batches;
 }
 
-std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
+std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli, const TargetDescription &target) {
     std::vector<NamedGraph> graphs;
     const std::vector<int64_t> batches = batch_list(cli);
     if (!cli.has("suite")) {
@@ -69,7 +69,7 @@ std::vector<NamedGraph> graphs_to_tune(const CliArgs &cli) {
             ImportOptions options;
             options.batch = batch;
             if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));
-            apply_cli_precision(cli, options);
+            apply_cli_precision(cli, options, target);
             // Activations fused, affines not folded: a layer's reference (compiler/tuner) runs the
             // layer alone and knows no folded affine. Records go by op signature, which a fold
             // leaves as it is, so they apply to the folded layers that compile plans.
@@ -181,7 +181,7 @@ int command_tune(const std::vector<std::string> &args) {
     }
     const auto started = Clock::now();
 
-    const std::vector<NamedGraph> graphs = graphs_to_tune(cli);
+    const std::vector<NamedGraph> graphs = graphs_to_tune(cli, target);
     const PlanOptions plan_options = cli_plan_options();
     std::vector<TuneLayer> layers;
     std::vector<std::string> skipped;

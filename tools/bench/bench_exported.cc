@@ -83,8 +83,8 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
     ImportOptions options;
     options.batch = c.batch;
     options.int8_from_model = c.int8;
-    options.int8_refusal = [&](const Graph &graph, const Layer &layer) {
-        return int8_refusal(graph, layer, target.plan_target());
+    options.int8_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {
+        return int8_refusal(graph, layer, plan_target);
     };
     const Graph unfused = load_network(c.model, options, false);
     Graph graph = unfused;
