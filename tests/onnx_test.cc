@@ -130,9 +130,9 @@ TEST_F(Onnx, ModelFromPyTorchsCurrentExporterMatchesOnnxRuntime) {
 
 // The HVX family has schedules for every op too, though nothing here can run them: the models of
 // the newer ops (activations, data movement, resizing, transposed convolutions, 1-D layers)
-// compile for Hexagon.
+// compile for Hexagon, and so does a quantized model's Quantize activation.
 TEST_F(Onnx, ModelsCompileForHexagon) {
-    for (const std::string name : {"activations", "rearranged", "resized", "one_dimensional"}) {
+    for (const std::string name : {"activations", "rearranged", "resized", "one_dimensional", "qdq"}) {
         const Result r = cortado("compile " + model(name) + " --target hexagon-hvx --shared -o " +
                                  (dir_ / ("hvx-" + name)).string());
         EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;

@@ -46,10 +46,19 @@ GRAPHS = {
                          helper.make_node("Sigmoid", ["s"], ["g"], name="g"),
                          helper.make_node("Mul", ["g", "s"], ["m"], name="m"),
                          helper.make_node("Neg", ["m"], ["a"], name="a")],
+    # QuantizeLinear then DequantizeLinear: one Quantize kernel, unsigned and signed (NaN stays NaN,
+    # an infinity saturates to the type's end).
+    "quantize": [helper.make_node("QuantizeLinear", ["data", "scale", "zero_u8"], ["q"], name="q"),
+                 helper.make_node("DequantizeLinear", ["q", "scale", "zero_u8"], ["a"], name="a")],
+    "quantize_signed": [helper.make_node("QuantizeLinear", ["data", "scale", "zero_s8"], ["q"], name="q"),
+                        helper.make_node("DequantizeLinear", ["q", "scale", "zero_s8"], ["a"], name="a")],
 }
 # Constant inputs of the cases above.
 INITIALIZERS = [helper.make_tensor("scales", TensorProto.FLOAT, [4], [1, 1, 2, 1.5]),
-                helper.make_tensor("pads", TensorProto.INT64, [8], [0, 0, 1, 2, 0, 0, 1, 1])]
+                helper.make_tensor("pads", TensorProto.INT64, [8], [0, 0, 1, 2, 0, 0, 1, 1]),
+                helper.make_tensor("scale", TensorProto.FLOAT, [], [0.01]),
+                helper.make_tensor("zero_u8", TensorProto.UINT8, [], [100]),
+                helper.make_tensor("zero_s8", TensorProto.INT8, [], [-20])]
 
 OUTPUT_SHAPES = {"transpose": [SHAPE[0], SHAPE[2], SHAPE[3], SHAPE[1]],
                  "resize_linear": [SHAPE[0], SHAPE[1], SHAPE[2] * 2, SHAPE[3] * 3 // 2],
