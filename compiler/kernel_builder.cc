@@ -47,6 +47,37 @@ Halide::Target halide_runtime_target(const std::string &target) {
     return Halide::Target(target).without_feature(Halide::Target::StrictFloat);
 }
 
+// The DSP side of an HVX offload target (arm-64-linux-hvx-hvx_v68 runs its kernels on
+// hexagon-32-noos-hvx-hvx_v68): its assembly is what shows the vector instructions.
+Halide::Target hexagon_dsp_target(const Halide::Target &offload) {
+    Halide::Target dsp(Halide::Target::NoOS, Halide::Target::Hexagon, 32);
+    for (const auto feature : {Halide::Target::HVX_128, Halide::Target::HVX_v62, Halide::Target::HVX_v65,
+                               Halide::Target::HVX_v66, Halide::Target::HVX_v68})
+        if (offload.has_feature(feature)) dsp = dsp.with_feature(feature);
+    return dsp.with_feature(Halide::Target::NoRuntime);
+}
+
+// The offload object holds the DSP code as a linked image; compiling the kernel again for the
+// DSP alone shows its instructions. Halide's direct Hexagon compile fails on some kernels its
+// offload compiles (LLVM aborts selecting a NaN compare of float vectors), so it runs in a child
+// process of its own, and a failure leaves its reason in the file instead.
+void write_dsp_assembly(const Halide::Internal::ExecuteGeneratorArgs &offload, const Halide::Target &target,
+                        const fs::path &path) {
+    Halide::Internal::ExecuteGeneratorArgs dsp = offload;
+    dsp.output_types = {Halide::OutputFileType::assembly};
+    dsp.targets = {hexagon_dsp_target(target)};
+    dsp.file_base_name = path.stem().string();
+    run_in_child_processes(
+        1, 1, [&](size_t) { Halide::Internal::execute_generator(dsp); },
+        [&](size_t, const ChildOutcome &outcome) {
+            if (!outcome.succeeded())
+                std::ofstream(path) << "// no DSP assembly: " << dsp.targets[0].to_string() << " failed, "
+                                    << (outcome.error.empty() ? describe_wait_status(outcome.status) : outcome.error)
+                                    << "\n";
+            return true;
+        });
+}
+
 fs::path cache_entry(const std::string &name, const std::string &key, const std::string &product) {
     const fs::path dir = fs::path(kernel_cache_dir()) / (name + "-" + content_hash_hex(key + compiler_identity()));
     return dir / (product.empty() ? name + ".o" : product);
@@ -97,7 +128,9 @@ std::string build_kernel(const KernelInstance &kernel) {
         args.output_dir = dir;
         args.output_types = {Halide::OutputFileType::object};
         if (host_settings().write_stmt) args.output_types.insert(Halide::OutputFileType::stmt);
-        args.targets = {Halide::Target(kernel.target).with_feature(Halide::Target::NoRuntime)};
+        if (host_settings().write_assembly) args.output_types.insert(Halide::OutputFileType::assembly);
+        const Halide::Target target = Halide::Target(kernel.target).with_feature(Halide::Target::NoRuntime);
+        args.targets = {target};
         args.generator_name = kernel.generator();
         args.function_name = name;
         args.file_base_name = name;
@@ -107,6 +140,9 @@ std::string build_kernel(const KernelInstance &kernel) {
         for (const auto &[key, value] : kernel.generator_params()) args.generator_params[key] = value;
         try {
             Halide::Internal::execute_generator(args);
+            if (host_settings().write_assembly && target.arch != Halide::Target::Hexagon &&
+                target.has_feature(Halide::Target::HVX))
+                write_dsp_assembly(args, target, dir + "/" + name + ".hexagon.s");
         } catch (const Halide::Error &e) {
             throw CompileError("Halide failed on kernel " + kernel.signature() + ": " + e.what());
         } catch (const std::exception &e) {

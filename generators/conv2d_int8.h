@@ -2,8 +2,11 @@
 // Conv2dChannelLanes: the input quantized to unsigned bytes as it is staged, the weights signed
 // bytes packed four input channels to a word (ops::int8_packed_index), so that each reduction
 // step multiplies one word of activations, broadcast, by one word of weights per lane and sums
-// the four products into the lane's 32-bit accumulator (x86's vpdpbusd, ARM's udot, CUDA's dp4a
+// the four products into the lane's 32-bit accumulator (x86's vpdpbusd, ARM's sdot, HVX's vrmpy
 // where the target has them). The sum is dequantized and the epilogue runs in fp32.
+// ARM's dot products multiply like-signed bytes only (sdot: s8 x s8), so on ARM targets the
+// staged activations are signed, q - 128, and the zero point's term moves by the same 128: the
+// sum of w_q (q - zero point) is unchanged.
 // Tensors: input (x, y, c, n) as Caffe's NCHW; output and residual (q, c, n, 1) with q = y·out_w
 // + x; weights (channel within the word, lane, position, panel); terms (c, 0) the weights' scale
 // and (c, 1) the sum of their quantized values.
@@ -27,7 +30,7 @@ struct Conv2dInt8 {
 
     Conv2dInt8(Halide::Func input, Halide::Func packed, Halide::Func bias, Halide::Func terms,
                const ops::Conv2dInt8Shape &shape, const ops::Epilogue &epilogue, int panel_width,
-               Halide::Func residual = Halide::Func())
+               bool signed_activations, Halide::Func residual = Halide::Func())
         : width(panel_width) {
         using namespace Halide;
         using namespace Halide::ConciseCasts;
@@ -42,7 +45,11 @@ struct Conv2dInt8 {
                                  group * in_per_group + min(channel_in_group, in_per_group - 1), n);
         const Expr level = clamp(
             round(value * ops::int8_inverse_scale(shape.input_scale)) + float(shape.input_zero_point), 0.0f, 255.0f);
-        quantized(within, x, y, word, n) = select(inside, u8(level), u8(shape.input_zero_point));
+        // The staged byte and the zero point it is read against: q (unsigned), or q - 128 (signed).
+        const int offset = signed_activations ? 128 : 0;
+        const int zero_point = shape.input_zero_point - offset;
+        const Type byte = signed_activations ? Int(8) : UInt(8);
+        quantized(within, x, y, word, n) = select(inside, cast(byte, level - float(offset)), cast(byte, zero_point));
 
         r = RDom(0, ops::kInt8ChannelsPerWord, 0, s.kernel_w, 0, s.kernel_h, 0, words, "r");
         const Expr px = q % s.out_w, py = q / s.out_w;
@@ -51,9 +58,9 @@ struct Conv2dInt8 {
         tile(lane, q, n, panel) += i32(quantized(r[0], px * s.stride_w + r[1] * s.dilation_w,
                                                  py * s.stride_h + r[2] * s.dilation_h, first_word + r[3], n)) *
                                    i32(packed(r[0], lane, (r[3] * s.kernel_h + r[2]) * s.kernel_w + r[1], panel));
-        // sum w_q (q - zero point) = sum w_q q - zero point · sum w_q, exact in 32 bits
+        // sum w_q (q - zero point) = sum w_q q - zero point · sum w_q (both less the offset), exact in 32 bits
         // (ops::int8_sum_fits); the weights' sum is a whole number held exactly in a float.
-        const Expr sum = tile(c % width, q, n, c / width) - shape.input_zero_point * i32(terms(c, 1));
+        const Expr sum = tile(c % width, q, n, c / width) - zero_point * i32(terms(c, 1));
         Expr y_value = f32(sum) * (shape.input_scale * terms(c, 0));
         if (epilogue.bias) y_value = y_value + bias(c);
         output(q, c, n, unit) = fused_activations(y_value, epilogue, residual_at(residual, {q, c, n, unit}));

@@ -33,7 +33,9 @@ class Conv2dInt8Generator : public Halide::Generator<Conv2dInt8Generator> {
         if (s.group > 1 && (s.out_channels / s.group) % width != 0)
             throw Halide::CompileError("a panel of " + std::to_string(width) + " output channels spans two of the " +
                                        std::to_string(s.group) + " groups");
-        Conv2dInt8 conv(input, weights, bias, terms, op.shape, op.choice.epilogue, width,
+        // ARM's dot products take like-signed bytes (sdot): the activations are staged signed there.
+        const bool signed_activations = get_target().arch == Halide::Target::ARM;
+        Conv2dInt8 conv(input, weights, bias, terms, op.shape, op.choice.epilogue, width, signed_activations,
                         residual ? Halide::Func(*residual) : Halide::Func());
         output = conv.output;
         require_activation_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch}, s.batch, op.choice.batch_strided);

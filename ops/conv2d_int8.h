@@ -38,8 +38,8 @@ struct Conv2dInt8Shape {
 using Conv2dInt8Op = Op<Conv2dInt8Shape>;
 
 // Input channels of a group are summed four at a time (one 32-bit word of four bytes per
-// product: x86's vpdpbusd, ARM's udot, CUDA's dp4a); a group's channels are padded to a multiple
-// of four with zero weights.
+// product: x86's vpdpbusd, ARM's sdot, HVX's vrmpy, CUDA's dp4a); a group's channels are padded
+// to a multiple of four with zero weights.
 inline constexpr int kInt8ChannelsPerWord = 4;
 inline int int8_channel_words(const Conv2dShape &s) {
     return (s.in_channels / s.group + kInt8ChannelsPerWord - 1) / kInt8ChannelsPerWord;

@@ -1,13 +1,17 @@
 // int8 convolutions (ops/conv2d_int8.h): compiled for the test target and compared blob by blob
 // with the reference interpreter's int8 semantics; the calibration's ranges and scales; the
-// .qparams file and its errors; `cortado quantize` and `--qparams` end to end. Families without
-// an int8 variant (the GPU and HVX ones, so far) must refuse it with the layer named.
+// .qparams file and its errors; `cortado quantize` and `--qparams` end to end; the dot-product
+// instructions each family's int8 kernels compile to. Families without an int8 variant (the GPU
+// one, so far) must refuse it with the layer named.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "compiler/calibration.h"
 #include "compiler/qparams.h"
@@ -233,6 +237,50 @@ TEST(Int8, QparamsFilesAndTheirErrors) {
     expect_refused({{"c1", {-0.1f, 0, ""}}}, "out of range");
     expect_refused({{"c1", {1e-39f, 0, ""}}}, "out of range");  // its reciprocal is infinite
     expect_refused({{"c1", {0.1f, 0, "conv0"}}}, "calibrated on blob 'conv0' but reads 'data'");
+}
+
+// The instruction that sums four byte products into each 32-bit lane, in the assembly of every
+// int8 kernel (CORTADO_DEBUG_ASM; the DSP's for HVX): x86's vpdpbusd where the target has
+// AVX512-VNNI, ARM's sdot with the dot-product extension (signed activations), HVX's vrmpy.
+TEST(Int8, KernelsUseTheirFamilysDotProductInstruction) {
+    const TemporaryDirectory dir("cortado-int8-asm");
+    const std::string net = dir.path() + "/net.prototxt", qparams = dir.path() + "/net.qparams";
+    std::ofstream(net) << network({1, 16, 12, 12}, conv_layer("c1", "data", "c1", 64, "kernel_size: 3 pad: 1") +
+                                                       "layer { name: \"r1\" type: \"ReLU\" bottom: \"c1\" top: "
+                                                       "\"c1\" }\n" +
+                                                       conv_layer("c2", "c1", "c2", 32, "kernel_size: 3"));
+    QuantizationParams q;
+    q.network = "int8";
+    q.layers["c1"] = {"data", -1, 1, {0.0079f, 128, ""}};
+    q.layers["c2"] = {"c1", 0, 4, {0.016f, 0, ""}};
+    write_qparams(q, qparams);
+    namespace fs = std::filesystem;
+    for (const auto &[target, instruction, file_suffix] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{{"epyc-2core-avx512-zen4", "vpdpbusd", ".s"},
+                                                                        {"arm-64-linux-dotprod", "sdot", ".s"},
+                                                                        {"hexagon-hvx", "vrmpy", ".hexagon.s"}}) {
+        SCOPED_TRACE(target);
+        const std::string cache = dir.path() + "/cache-" + target;
+        const Result r = cortado(
+            "compile " + net + " --qparams " + qparams + " --target " + target + " -o " + dir.path() + "/out-" + target,
+            "CORTADO_CACHE=" + cache + " CORTADO_DEBUG_ASM=1");
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        int int8_kernels = 0;
+        for (const fs::directory_entry &entry : fs::directory_iterator(cache)) {
+            std::ifstream signature(entry.path() / "signature.txt");
+            std::string key;
+            std::getline(signature, key);
+            if (key.rfind("conv2d_int8|", 0) != 0) continue;
+            int8_kernels++;
+            const std::string name = entry.path().filename().string();
+            const fs::path assembly = entry.path() / (name.substr(0, name.rfind('-')) + file_suffix);
+            std::ifstream file(assembly);
+            ASSERT_TRUE(file) << assembly;
+            const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+            EXPECT_NE(text.find(instruction), std::string::npos) << "no " << instruction << " in " << assembly;
+        }
+        EXPECT_GE(int8_kernels, 2) << r.output;
+    }
 }
 
 TEST(Int8, QuantizeThenRunThroughTheCli) {

@@ -46,12 +46,33 @@ class Onnx : public ::testing::Test {
 };
 
 TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
-    for (const std::string name : {"classifier", "normalised", "branches", "same_padding", "reshapes", "arithmetic",
-                                   "clip_attributes", "padding", "pooling_pads", "far_pads", "transposed_gemm",
-                                   "legacy", "legacy_six", "folded", "newest", "newest_18", "activations",
-                                   "rearranged", "rearranged_18", "resized", "one_dimensional",
-                                   "normalisations", "log_softmaxes", "log_softmaxes_11",
-                                   "batched_matmul", "fused_activations", "squeeze_excitation"}) {
+    for (const std::string name : {"classifier",
+                                   "normalised",
+                                   "branches",
+                                   "same_padding",
+                                   "reshapes",
+                                   "arithmetic",
+                                   "clip_attributes",
+                                   "padding",
+                                   "pooling_pads",
+                                   "far_pads",
+                                   "transposed_gemm",
+                                   "legacy",
+                                   "legacy_six",
+                                   "folded",
+                                   "newest",
+                                   "newest_18",
+                                   "activations",
+                                   "rearranged",
+                                   "rearranged_18",
+                                   "resized",
+                                   "one_dimensional",
+                                   "normalisations",
+                                   "log_softmaxes",
+                                   "log_softmaxes_11",
+                                   "batched_matmul",
+                                   "fused_activations",
+                                   "squeeze_excitation"}) {
         SCOPED_TRACE(name + " on " + test_target() + ", models from CORTADO_TEST_SEED=" + std::to_string(seed_));
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -79,8 +100,8 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeWithinAQuantizationStep) {
     if (int8_test_target()) precisions.push_back("int8");
     for (const std::string name : {"qdq", "qlinear", "quantize_static", "quantize_static_per_channel"})
         for (const std::string &precision : precisions) {
-            SCOPED_TRACE(name + " in " + precision + " on " + test_target() + ", models from CORTADO_TEST_SEED=" +
-                         std::to_string(seed_));
+            SCOPED_TRACE(name + " in " + precision + " on " + test_target() +
+                         ", models from CORTADO_TEST_SEED=" + std::to_string(seed_));
             const std::string args = model(name) + " --target " + test_target() + " --precision " + precision;
             const Result r = cortado("run " + args + " --input " + file(name + ".input.npy") + " --output " +
                                      file(name + ".out.npy") + " --check --iterations 1");
@@ -95,7 +116,8 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeWithinAQuantizationStep) {
             ASSERT_GT(step, 0) << "no step in " << file(name + ".step");
             size_t within = 0;
             for (size_t i = 0; i < ours.size(); i++) within += std::fabs(ours[i] - theirs[i]) <= step * 1.001;
-            EXPECT_GE(double(within), 0.99 * double(ours.size())) << within << " of " << ours.size() << " within a step";
+            EXPECT_GE(double(within), 0.99 * double(ours.size()))
+                << within << " of " << ours.size() << " within a step";
             // The same top-1, unless our two best are within a step (a tie that one step decides).
             const size_t classes = size_t(ours_shape.back());
             for (size_t at = 0; at + classes <= ours.size(); at += classes) {
@@ -130,13 +152,21 @@ TEST_F(Onnx, ModelFromPyTorchsCurrentExporterMatchesOnnxRuntime) {
 
 // The HVX family has schedules for every op too, though nothing here can run them: the models of
 // the newer ops (activations, data movement, resizing, transposed convolutions, 1-D layers)
-// compile for Hexagon, and so does a quantized model's Quantize activation.
+// compile for Hexagon, and so does a quantized model's Quantize activation, in fp32 and with its
+// convolutions in int8 (the HVX int8 variant).
 TEST_F(Onnx, ModelsCompileForHexagon) {
     for (const std::string name : {"activations", "rearranged", "resized", "one_dimensional", "qdq"}) {
         const Result r = cortado("compile " + model(name) + " --target hexagon-hvx --shared -o " +
                                  (dir_ / ("hvx-" + name)).string());
         EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;
     }
+    const Result plan =
+        cortado("info " + model("quantize_static_per_channel") + " --plan --precision int8 --target hexagon-hvx");
+    ASSERT_EQ(plan.exit_code, 0) << plan.output;
+    EXPECT_NE(plan.output.find("hvx_int8_channel_lanes"), std::string::npos) << plan.output;
+    const Result r = cortado("compile " + model("quantize_static_per_channel") +
+                             " --precision int8 --target hexagon-hvx --shared -o " + (dir_ / "hvx-int8").string());
+    EXPECT_EQ(r.exit_code, 0) << r.output;
 }
 
 TEST_F(Onnx, CompileWritesTheModelsWeightsBesideTheLibrary) {
@@ -221,8 +251,9 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_op"), "node 'y_node' (Sin, opset 13): this op is not supported yet"},
         {model("bad_opset"), "opset 29 of the default domain; cortado reads opsets 1 to 28"},
         {model("bad_mask"), "node 'y_node' (Dropout, opset 9): the mask output is used"},
-        {model("bad_gather"), "node 'picked_node' (Gather, opset 13): evaluating it at import: index 5 outside an "
-                              "axis of 4"},
+        {model("bad_gather"),
+         "node 'picked_node' (Gather, opset 13): evaluating it at import: index 5 outside an "
+         "axis of 4"},
         {model("bad_computed_gather"),
          "node 'y_node' (Gather, opset 13): cortado evaluates Gather only on constants, at import"},
         {model("bad_two_inputs"), "the graph has 2 inputs besides its initializers"},
@@ -232,18 +263,22 @@ TEST_F(Onnx, BadModelsAreRefusedNamingTheNode) {
         {model("bad_bias"), "node 'y_node' (Conv, opset 13): the bias needs 4 values (one per output channel), not 5"},
         {model("bad_broadcast"), "node 'y_node' (Mul, opset 13): inputs of shapes 1x2x3x3 and 4x1x3 do not broadcast"},
         {model("bad_cubic"), "node 'y_node' (Resize, opset 13): mode cubic is not supported (nearest and linear only)"},
-        {model("bad_matmul"), "node 'y_node' (MatMul, opset 13): the batch axes of A (1x4x3x5) and B (3x5x6) do not "
-                              "broadcast"},
+        {model("bad_matmul"),
+         "node 'y_node' (MatMul, opset 13): the batch axes of A (1x4x3x5) and B (3x5x6) do not "
+         "broadcast"},
         {model("bad_two_ops"), "2 nodes are refused:\n"},
         {model("bad_two_ops"), "node 's_node' (Sin, opset 13): this op is not supported yet\n"},
         {model("bad_two_ops"), "node 'c_node' (Cos, opset 13): this op is not supported yet"},
         {truncated.string(), "not a valid ONNX model"},
         {model("bad_integer_relu"), "node 'y_node' (Relu, opset 13): reads 'q', integers made by QuantizeLinear"},
-        {model("bad_axis_quantize"), "node 'q_node' (QuantizeLinear, opset 13): per-axis quantization of computed data"},
-        {model("bad_quantize_type"), "node 'q_node' (QuantizeLinear, opset 13): quantization to INT32 is not supported"},
+        {model("bad_axis_quantize"),
+         "node 'q_node' (QuantizeLinear, opset 13): per-axis quantization of computed data"},
+        {model("bad_quantize_type"),
+         "node 'q_node' (QuantizeLinear, opset 13): quantization to INT32 is not supported"},
         {model("bad_scale"), "node 'q_node' (QuantizeLinear, opset 13): scale 0.000000 is not positive"},
-        {model("bad_float_dequantize"), "node 'y_node' (DequantizeLinear, opset 13): input 'x' must be a constant or "
-                                        "integers made by QuantizeLinear"},
+        {model("bad_float_dequantize"),
+         "node 'y_node' (DequantizeLinear, opset 13): input 'x' must be a constant or "
+         "integers made by QuantizeLinear"},
         {model("bad_integer_output"), "the graph output 'y' is integers"},
     };
     for (const auto &c : cases) {

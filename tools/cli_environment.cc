@@ -24,6 +24,7 @@ const CliEnvironment &cli_environment() {
         e.host.host_cxx = variable("CXX");
         e.host.cross_prefix = variable("CORTADO_CROSS_PREFIX");
         e.host.write_stmt = !variable("CORTADO_DEBUG_STMT").empty();
+        e.host.write_assembly = !variable("CORTADO_DEBUG_ASM").empty();
         e.knobs = variable("CORTADO_KNOBS");
         e.layouts = variable("CORTADO_LAYOUTS");
         return e;

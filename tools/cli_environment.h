@@ -11,7 +11,7 @@
 namespace cortado {
 
 struct CliEnvironment {
-    HostSettings host;    // CORTADO_CACHE, CORTADO_HOME, CXX, CORTADO_CROSS_PREFIX, CORTADO_DEBUG_STMT
+    HostSettings host;    // CORTADO_CACHE, CORTADO_HOME, CXX, CORTADO_CROSS_PREFIX, CORTADO_DEBUG_STMT/ASM
     std::string knobs;    // CORTADO_KNOBS
     std::string layouts;  // CORTADO_LAYOUTS; empty: the planner's default
 };

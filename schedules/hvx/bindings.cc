@@ -2,6 +2,7 @@
 // (generators/schedule_registry.h).
 #include "generators/concat.h"
 #include "generators/conv2d.h"
+#include "generators/conv2d_int8.h"
 #include "generators/deconv2d.h"
 #include "generators/elementwise.h"
 #include "generators/inner_product.h"
@@ -13,6 +14,8 @@
 #include "generators/schedule_registry.h"
 #include "generators/softmax.h"
 #include "schedules/hvx/conv2d.h"
+#include "schedules/hvx/conv2d_int8.h"
+#include "schedules/hvx/conv2d_int8_space.h"
 #include "schedules/hvx/deconv2d.h"
 #include "schedules/hvx/memory_bound.h"
 
@@ -23,6 +26,10 @@ using Halide::Target;
 
 const BindSchedule<Conv2d, ops::Conv2dOp> conv2d_binding{
     "hvx_register_tile", [](Conv2d &a, const ops::Conv2dOp &op, const Target &t) { schedule_conv2d(a, op.shape, t); }};
+const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_binding{
+    kInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &) {
+        schedule_conv2d_int8(a, op.shape.conv, op.choice.knobs.get("rows"));
+    }};
 const BindSchedule<InnerProduct, ops::InnerProductOp> inner_product_binding{
     "hvx_lane_partials",
     [](InnerProduct &a, const ops::InnerProductOp &op, const Target &t) { schedule_inner_product(a, op.shape, t); }};
@@ -37,7 +44,8 @@ const BindSchedule<Softmax, ops::SoftmaxOp> softmax_binding{
 const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "hvx_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
 const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
-    "hvx_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
+    "hvx_direct",
+    [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
 const BindSchedule<Resize, ops::ResizeOp> resize_binding{
     "hvx_direct", [](Resize &a, const ops::ResizeOp &op, const Target &t) { schedule_resize(a, op.shape, t); }};
 const BindSchedule<Deconv2d, ops::Deconv2dOp> deconv2d_binding{

@@ -1,6 +1,7 @@
 // The Hexagon HVX family (v68+, fp32 vectors): every op offloaded to the DSP.
 #pragma once
 
+#include "schedules/hvx/conv2d_int8_space.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::hvx {
@@ -9,6 +10,7 @@ inline FamilySpace space() {
     FamilySpace f;
     f.name = "hvx";
     f.op<Conv2dShape>() = single_variant(plain_variant<Conv2dShape>("hvx_register_tile", {"schedules/hvx/conv2d.h"}));
+    f.op<Conv2dInt8Shape>() = single_variant(conv2d_int8_channel_lanes());
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     f.op<PadShape>() = single_variant(plain_variant<PadShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
