@@ -1,8 +1,8 @@
 // int8 convolutions (ops/conv2d_int8.h): compiled for the test target and compared blob by blob
 // with the reference interpreter's int8 semantics; the calibration's ranges and scales; the
 // .qparams file and its errors; `cortado quantize` and `--qparams` end to end; the dot-product
-// instructions each family's int8 kernels compile to. Families without an int8 variant (the GPU
-// one, so far) must refuse it with the layer named.
+// instructions each family's int8 kernels compile to. A family without an int8 variant must
+// refuse it with the layer named.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -241,7 +241,8 @@ TEST(Int8, QparamsFilesAndTheirErrors) {
 
 // The instruction that sums four byte products into each 32-bit lane, in the assembly of every
 // int8 kernel (CORTADO_DEBUG_ASM; the DSP's for HVX): x86's vpdpbusd where the target has
-// AVX512-VNNI, ARM's sdot with the dot-product extension (signed activations), HVX's vrmpy.
+// AVX512-VNNI, ARM's sdot with the dot-product extension (signed activations), HVX's vrmpy,
+// CUDA's dp4a.
 TEST(Int8, KernelsUseTheirFamilysDotProductInstruction) {
     const TemporaryDirectory dir("cortado-int8-asm");
     const std::string net = dir.path() + "/net.prototxt", qparams = dir.path() + "/net.qparams";
@@ -256,9 +257,11 @@ TEST(Int8, KernelsUseTheirFamilysDotProductInstruction) {
     write_qparams(q, qparams);
     namespace fs = std::filesystem;
     for (const auto &[target, instruction, file_suffix] :
-         std::vector<std::tuple<std::string, std::string, std::string>>{{"epyc-2core-avx512-zen4", "vpdpbusd", ".s"},
-                                                                        {"arm-64-linux-dotprod", "sdot", ".s"},
-                                                                        {"hexagon-hvx", "vrmpy", ".hexagon.s"}}) {
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"epyc-2core-avx512-zen4", "vpdpbusd", ".s"},
+             {"arm-64-linux-dotprod", "sdot", ".s"},
+             {"hexagon-hvx", "vrmpy", ".hexagon.s"},
+             {"cuda-h100", "dp4a", ".s"}}) {  // the PTX is a string in the host's assembly
         SCOPED_TRACE(target);
         const std::string cache = dir.path() + "/cache-" + target;
         const Result r = cortado(

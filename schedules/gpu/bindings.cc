@@ -3,6 +3,7 @@
 #include "generators/concat.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
+#include "generators/conv2d_int8.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/deconv2d.h"
 #include "generators/elementwise.h"
@@ -21,6 +22,8 @@
 #include "schedules/gpu/conv2d_channel_lanes_space.h"
 #include "schedules/gpu/conv2d_depthwise.h"
 #include "schedules/gpu/conv2d_depthwise_space.h"
+#include "schedules/gpu/conv2d_int8.h"
+#include "schedules/gpu/conv2d_int8_space.h"
 #include "schedules/gpu/conv2d_winograd.h"
 #include "schedules/gpu/deconv2d.h"
 #include "schedules/gpu/elementwise.h"
@@ -56,6 +59,11 @@ const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_bindi
         const ops::Knobs &k = op.choice.knobs;
         schedule_conv2d_channel_lanes(
             a, op.shape, {k.get("channels"), k.get("panel"), k.get("rows"), k.get("threads_q"), k.get("split_k")});
+    }};
+const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_binding{
+    kGpuInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &) {
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_int8(a, op.shape.conv, {k.get("rows"), k.get("threads_q"), k.get("threads_c")});
     }};
 
 // Channels in the lanes write C transposed (ops::ConvGemmForm).
@@ -97,7 +105,8 @@ const BindSchedule<Softmax, ops::SoftmaxOp> softmax_binding{
 const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "gpu_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
 const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
-    "gpu_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
+    "gpu_direct",
+    [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
 const BindSchedule<Resize, ops::ResizeOp> resize_binding{
     "gpu_direct", [](Resize &a, const ops::ResizeOp &op, const Target &t) { schedule_resize(a, op.shape, t); }};
 const BindSchedule<Deconv2d, ops::Deconv2dOp> deconv2d_binding{

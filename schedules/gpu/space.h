@@ -7,6 +7,7 @@
 
 #include "schedules/gpu/conv2d_channel_lanes_space.h"
 #include "schedules/gpu/conv2d_depthwise_space.h"
+#include "schedules/gpu/conv2d_int8_space.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/conv2d_winograd_space.h"
@@ -163,6 +164,7 @@ inline FamilySpace space() {
         return std::string(channel_lanes_by_default(s) ? kGpuChannelLanes : "gpu_register_tile");
     };
     f.op<Conv2dShape>() = conv;
+    f.op<Conv2dInt8Shape>() = single_variant(conv2d_int8_channel_lanes());
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct", {"schedules/gpu/pooling.h"}));
     f.op<PadShape>() = single_variant(plain_variant<PadShape>("gpu_direct", {"schedules/gpu/pad.h"}));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("gpu_direct", {"schedules/gpu/lrn.h"}));
@@ -172,8 +174,7 @@ inline FamilySpace space() {
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("gpu_direct", {"schedules/gpu/concat.h"}));
     f.op<Deconv2dShape>() = single_variant(plain_variant<Deconv2dShape>("gpu_direct", {"schedules/gpu/deconv2d.h"}));
     f.op<ResizeShape>() = single_variant(plain_variant<ResizeShape>("gpu_direct", {"schedules/gpu/resize.h"}));
-    f.op<RearrangeShape>() =
-        single_variant(plain_variant<RearrangeShape>("gpu_direct", {"schedules/gpu/rearrange.h"}));
+    f.op<RearrangeShape>() = single_variant(plain_variant<RearrangeShape>("gpu_direct", {"schedules/gpu/rearrange.h"}));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("gpu_direct", {"schedules/gpu/elementwise.h"}));
     f.op<ActivationShape>() =
         single_variant(plain_variant<ActivationShape>("gpu_direct", {"schedules/gpu/elementwise.h"}));

@@ -1,0 +1,58 @@
+// The GPU schedule of the int8 convolution (generators/conv2d_int8.h; knobs and default rule in
+// conv2d_int8_space.h). A thread owns one panel of `cols` output channels (their weights one
+// contiguous run per reduction step) by `rows` consecutive pixels, its 32-bit sums in registers;
+// each reduction step's four byte products per sum are one atomic, vectorised reduction over the
+// word, which Halide turns into `dp4a` on CUDA (u8 x s8) and into byte multiplies and adds on
+// OpenCL. The threads along the pixels are the innermost, so a warp shares its weight loads (one
+// broadcast) and reads consecutive words of the staged input. The input is quantized by a kernel
+// of its own, one 4-byte word (four channels) per store.
+#pragma once
+
+#include "generators/conv2d_int8.h"
+#include "schedules/gpu/fitting.h"
+
+namespace cortado::schedules::gpu {
+
+struct Int8Tile {
+    int rows, threads_q, threads_c;
+};
+
+inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const Int8Tile &t) {
+    using namespace Halide;
+    Var rows{"rows"}, xo{"xo"}, xi{"xi"};
+    a.quantized.compute_root()
+        .bound(a.within, 0, ops::kInt8ChannelsPerWord)
+        .reorder(a.within, a.x, a.y, a.word, a.n)
+        .fuse(a.y, a.word, rows)
+        .fuse(rows, a.n, rows)
+        .split(a.x, xo, xi, 32, TailStrategy::GuardWithIf)
+        .gpu_blocks(xo, rows)
+        .gpu_threads(xi)
+        .vectorize(a.within);
+
+    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, qb{"qb"}, co{"co"}, ci{"ci"}, ct{"ct"}, cb{"cb"};
+    a.output.split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
+        .split(a.q, qo, qi, fitting(t.rows, s.out_w * s.out_h), TailStrategy::ShiftInwards)
+        .split(qo, qb, qt, t.threads_q, TailStrategy::GuardWithIf)
+        .split(co, cb, ct, t.threads_c, TailStrategy::GuardWithIf)
+        .reorder(ci, qi, qt, ct, qb, cb, a.n)
+        .fuse(cb, a.n, cb)
+        .gpu_blocks(qb, cb)
+        .gpu_threads(qt, ct)
+        .unroll(ci)
+        .unroll(qi);
+    a.tile.compute_at(a.output, qt)
+        .bound(a.lane, 0, a.width)
+        .bound_extent(a.panel, 1)
+        .store_in(MemoryType::Register)
+        .unroll(a.lane)
+        .unroll(a.q);
+    a.tile.update()
+        .reorder(a.r[0], a.lane, a.q, a.r[1], a.r[2], a.r[3], a.n, a.panel)
+        .atomic()
+        .vectorize(a.r[0])
+        .unroll(a.lane)
+        .unroll(a.q);
+}
+
+}  // namespace cortado::schedules::gpu
