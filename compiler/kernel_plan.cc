@@ -145,8 +145,8 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
     } catch (const CompileError &e) {
         // A record from another machine that this target's limits refuse: the layer keeps the
         // weaker sources, and the plan says why (compiler/record_transfer.h).
-        const auto transferred =
-            std::find_if(sources.begin(), sources.end(), [](const ChoiceSettings *s) { return s->transferred_cores > 0; });
+        const auto transferred = std::find_if(sources.begin(), sources.end(),
+                                              [](const ChoiceSettings *s) { return s->transferred_cores > 0; });
         if (transferred == sources.end()) throw;
         const std::string source = (*transferred)->source;
         sources.erase(transferred);
@@ -190,10 +190,9 @@ class Planner {
         }
         for (int v : {graph_.inputs[0], graph_.outputs[0]})
             if (graph_.values[v].shape.size() > size_t(kMaxInputOutputRank))
-                throw CompileError("blob '" + graph_.values[v].blob_name + "' has " +
-                                   std::to_string(graph_.values[v].shape.size()) +
-                                   " axes; the network's input and output have at most " +
-                                   std::to_string(kMaxInputOutputRank));
+                throw CompileError(
+                    "blob '" + graph_.values[v].blob_name + "' has " + std::to_string(graph_.values[v].shape.size()) +
+                    " axes; the network's input and output have at most " + std::to_string(kMaxInputOutputRank));
         plan_.input_tensor = tensor_of(graph_.inputs[0]);
         for (const Layer &layer : graph_.layers) plan_layer(layer);
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
@@ -278,7 +277,7 @@ class Planner {
     // them, and the folds that apply them to `weights` (outputs x inner, or inner x outputs when
     // `transposed`) and to the bias, the product's own or zeros the folds write. Returns the bias blob.
     int fold_affines_into(const Layer &layer, const std::vector<FoldedAffine> &affines, int weights, bool has_bias,
-                            const Filler &bias_filler, int64_t outputs, int64_t inner, bool transposed) {
+                          const Filler &bias_filler, int64_t outputs, int64_t inner, bool transposed) {
         const int bias = has_bias ? add_blob(layer, 1, bias_filler) : folded_blob(layer, 1, outputs, 0.0f);
         for (const FoldedAffine &a : affines) {
             const auto blob = [&](int index, FillerSpec filler) {
@@ -467,11 +466,11 @@ class Planner {
         // The output and a fused residual as (pixels, channels, images, 1).
         PlannedView output = full_view(layer.outputs[0]);
         output.extents = {conv.out_w * conv.out_h, p.num_output, conv.batch, 1};
-        add_conv_step(layer, p, k,
-                      {full_view(layer.inputs[0]),
-                       param_view(packed, {ops::kInt8ChannelsPerWord, width, positions, panels}), bias,
-                       param_view(terms, {p.num_output, 2})},
-                      output);
+        add_conv_step(
+            layer, p, k,
+            {full_view(layer.inputs[0]), param_view(packed, {ops::kInt8ChannelsPerWord, width, positions, panels}),
+             bias, param_view(terms, {p.num_output, 2})},
+            output);
     }
 
     void plan(const Layer &layer, const DeconvolutionParams &p) {
@@ -592,8 +591,7 @@ class Planner {
     void plan_transposed_input(const Layer &layer, const InnerProductParams &p) {
         const Shape &x = shape(layer.inputs[0]);
         const int depth = int(x[0]), rows = int(x[1]), n = p.num_output;
-        const int k = kernel(layer, ops::GemmShape{rows, n, depth, true, !p.transpose},
-                             epilogue(p, p.bias_term));
+        const int k = kernel(layer, ops::GemmShape{rows, n, depth, true, !p.transpose}, epilogue(p, p.bias_term));
         const int weights = add_blob(layer, 0, p.weight_filler);
         std::vector<PlannedView> views;
         views.push_back(PlannedView{tensor_of(layer.inputs[0]), {rows, depth}});
@@ -628,8 +626,8 @@ class Planner {
         // In place needs each input's slice to be one range per image: nothing but the batch
         // repeats it (axis 1, or batch 1).
         if (p.in_place && (shape.outer == 1 || a == 1)) {
-            ConcatSlices slices{int(plan_.steps.size()), tensor_of(layer.outputs[0]), shape.outer, a == 1 && x.size() == 4,
-                                {}, {}};
+            ConcatSlices slices{
+                int(plan_.steps.size()), tensor_of(layer.outputs[0]), shape.outer, a == 1 && x.size() == 4, {}, {}};
             int64_t offset = 0;
             for (const PlannedView &v : views) {
                 if (v.tensor == slices.output) break;
@@ -671,9 +669,9 @@ class Planner {
             kernel(layer, ops::ChannelAffineShape{in.extents[0], channels, in.extents[2], negative_only}, epilogue);
         const PlannedView scale_view =
             scale_value >= 0 ? PlannedView{tensor_of(scale_value), {channels}} : param_view(scale, {channels});
-        add_step(layer, k,
-                 {in, scale_view, param_view(shift, {channels}),
-                  three_axis_view(layer.outputs[0], axis_begin, axis_end)});
+        add_step(
+            layer, k,
+            {in, scale_view, param_view(shift, {channels}), three_axis_view(layer.outputs[0], axis_begin, axis_end)});
         // Over the channels of an NCHW tensor (of each image, or of all), it can read and write
         // blocks of them.
         const Shape &x = shape(layer.inputs[0]);
@@ -684,8 +682,9 @@ class Planner {
     // A BatchNorm's three blobs (mean, variance, moving-average factor), seeded as Caffe's
     // statistics would be; returns the first.
     int batch_norm_blobs(const std::string &layer, const std::vector<Shape> &shapes) {
-        if (shapes.size() < 3) throw CompileError("layer '" + layer + "' has " + std::to_string(shapes.size()) +
-                                                  " blobs; a BatchNorm has 3");
+        if (shapes.size() < 3)
+            throw CompileError("layer '" + layer + "' has " + std::to_string(shapes.size()) +
+                               " blobs; a BatchNorm has 3");
         FillerSpec mean = runtime_filler(Filler{}), variance = mean, factor = mean;
         mean.type = FillerType::BatchNormMean;
         variance.type = FillerType::BatchNormVariance;
@@ -737,8 +736,7 @@ class Planner {
         const int scale = add_blob(layer, 0, p.filler);
         PlannedParam shift{Packing::Zeros, -1, channels};
         if (p.bias_term) shift = PlannedParam{Packing::Copy, add_blob(layer, 1, p.bias_filler), channels};
-        channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift, false,
-                       epilogue(p, false));
+        channel_affine(layer, a, end, PlannedParam{Packing::Copy, scale, channels}, shift, false, epilogue(p, false));
     }
 
     // A rearrange step writing `out` from `in`: `strides` gives the input elements per step
@@ -973,7 +971,8 @@ class Planner {
             }
             for (const ConcatSlices *c : placed) {
                 bool whole_blocks = true;  // then the output's channels, their sum, are too
-                for (const int in : c->inputs) whole_blocks = whole_blocks && plan_.tensors[in].shape[1] % blocks[i] == 0;
+                for (const int in : c->inputs)
+                    whole_blocks = whole_blocks && plan_.tensors[in].shape[1] % blocks[i] == 0;
                 may_block[i][c->output] = whole_blocks && own_storage(c->output) && readers_take(c->output, blocks[i]);
             }
         }
@@ -1020,10 +1019,11 @@ class Planner {
             // The NCHW views, blocked (ops::layout_extents): the channels are the third axis of
             // (W, H, C, N) and the second of the GEMM forms' (pixels, C, N, 1) and of the affine
             // maps' (inner, channels, outer).
-            const bool gemm = instance.choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes) ||
-                              affine_channels_.count(step);
+            const bool gemm =
+                instance.choice.form.is_conv_gemm(ops::ConvGemmForm::ChannelLanes) || affine_channels_.count(step);
             // Pooling's and Winograd's outputs are seen as (W, H, C, N) too.
-            const bool spatial_output = pooling_shapes_.count(step) || instance.choice.form.is(ops::Algorithm::Winograd);
+            const bool spatial_output =
+                pooling_shapes_.count(step) || instance.choice.form.is(ops::Algorithm::Winograd);
             if (block_of[in]) {
                 instance.choice.layout_in.channel_block = block_of[in];
                 PlannedView &view = planned.views.front();
@@ -1119,16 +1119,15 @@ class Planner {
     // image is its outermost dimension (batch_dimension).
     bool batch_strides_allowed(int top, int batch) const {
         // The generators that declare activations with require_activation_shape. Those of
-        // conv2d, pooling, lrn and deconv2d pass it the shape's batch, the image count; those of
-        // concat, channel_affine and inner_product the view's last extent (outer, rows), which is
-        // the image count only where the view's last dimension indexes the images.
-        static const std::set<std::string> batch_ops = {"conv2d", "pooling", "lrn", "deconv2d"};
+        // conv2d, conv2d_int8, pooling, lrn and deconv2d pass it the shape's batch, the image
+        // count; those of concat, channel_affine and inner_product the view's last extent (outer,
+        // rows), which is the image count only where the view's last dimension indexes the images.
+        static const std::set<std::string> batch_ops = {"conv2d", "conv2d_int8", "pooling", "lrn", "deconv2d"};
         static const std::set<std::string> last_extent_ops = {"concat", "channel_affine", "inner_product"};
         for (size_t t = 0; t < plan_.tensors.size(); t++) {
             if (top_storage(storage_of_[t]).first != top) continue;
             const PlannedTensor &tensor = plan_.tensors[t];
-            if (int(t) == plan_.output_tensor || tensor.shape.empty() || tensor.shape[0] != batch)
-                return false;
+            if (int(t) == plan_.output_tensor || tensor.shape.empty() || tensor.shape[0] != batch) return false;
             for (const auto &[s, view] : views_of_[t]) {
                 const PlannedStep &step = plan_.steps[s];
                 if (step.kernel < 0) continue;  // a concatenation placed already: its views are gone
@@ -1353,13 +1352,13 @@ class Planner {
     // storage root -> the storage root it was placed in (-1: none) and its offset there
     std::vector<std::pair<int, int64_t>> placed_in_;
     std::vector<ConcatSlices> concats_;
-    std::set<int> batched_roots_;  // concatenations placed in at batch > 1
+    std::set<int> batched_roots_;                             // concatenations placed in at batch > 1
     std::vector<std::vector<std::pair<int, int>>> views_of_;  // tensor -> (step, view) reading or writing it
     std::map<std::string, int> kernel_index_;
-    std::map<int, ops::Conv2dShape> conv_shapes_;  // step index -> its convolution's shape
+    std::map<int, ops::Conv2dShape> conv_shapes_;      // step index -> its convolution's shape
     std::map<int, ops::PoolingShape> pooling_shapes_;  // step index -> its pooling's shape
-    std::map<int, int> affine_channels_;  // step index -> the channels of a channel affine map over NCHW's
-    std::map<int, std::string> step_layers_;       // step index -> the (first) layer it computes
+    std::map<int, int> affine_channels_;               // step index -> the channels of a channel affine map over NCHW's
+    std::map<int, std::string> step_layers_;           // step index -> the (first) layer it computes
     std::map<std::string, std::string> moved_, movable_, moved_and_blocked_;  // layer -> variant
 };
 

@@ -102,6 +102,13 @@ std::vector<Int8Case> int8_cases() {
              "layer { name: \"r\" type: \"ReLU\" bottom: \"s\" top: \"s\" }\n",
          {2, 8, 7, 7},
          {{"c2", {0.02f, 128, ""}}}},
+        {"an inception: two int8 layers written into their concatenation's slices (each image's slice a "
+         "batch stride apart), read by an int8 layer",
+         conv_layer("a", "data", "a", 16, "kernel_size: 1") + conv_layer("b", "data", "b", 8, "kernel_size: 3 pad: 1") +
+             "layer { name: \"cat\" type: \"Concat\" bottom: \"a\" bottom: \"b\" top: \"cat\" }\n" +
+             conv_layer("c", "cat", "c", 16, "kernel_size: 3 pad: 1"),
+         {3, 12, 7, 7},
+         {{"a", {0.0079f, 128, ""}}, {"b", {0.0079f, 128, ""}}, {"c", {0.02f, 100, ""}}}},
         {"an input range that clips (scale too small): values past it saturate at 0 and 255",
          conv_layer("c1", "data", "c1", 16, "kernel_size: 3"),
          {1, 4, 8, 8},

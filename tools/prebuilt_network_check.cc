@@ -18,10 +18,12 @@
 // `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
 // --non-finite: instead, checks the output element by element on inputs holding NaN and
 // infinities (check_non_finite; the cases in tests/non_finite/).
+// --time-only: no blob check and no replays, only the timing: for a batch whose double-precision
+// reference would take minutes, where the same network is checked at a smaller batch.
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -30,13 +32,13 @@
 #include "compiler/qparams.h"
 #include "compiler/reference/blob_check.h"
 #include "compiler/target_features.h"
+#include "compiler/temporary_directory.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
-#include "compiler/temporary_directory.h"
 
 using namespace cortado;
 
@@ -45,7 +47,8 @@ int main(int argc, char **argv) {
         std::fprintf(
             stderr,
             "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
-            "[--replays R] [--non-finite] [--own-weights] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked] [--qparams F]\n",
+            "[--replays R] [--non-finite] [--own-weights] [--time-only] [--write-model-weights W.caffemodel] [--knobs K] "
+            "[--layouts nchw|blocked] [--qparams F]\n",
             argv[0]);
         return 2;
     }
@@ -55,13 +58,14 @@ int main(int argc, char **argv) {
         int iterations = 20;
         int replays = 2;  // forwards checked without the callback (a CUDA graph's capture and replay)
         bool non_finite = false, own_weights = false;  // own: the model's initializers, not seeded weights
+        bool time_only = false;
         std::string model_weights;
         PlanOptions plan_options;
         plan_options.knobs_source = "--knobs";
         for (int i = 4; i < argc; i++) {
             const std::string key = argv[i];
-            if (key == "--non-finite" || key == "--own-weights") {
-                (key == "--non-finite" ? non_finite : own_weights) = true;
+            if (key == "--non-finite" || key == "--own-weights" || key == "--time-only") {
+                (key == "--non-finite" ? non_finite : key == "--own-weights" ? own_weights : time_only) = true;
                 continue;
             }
             if (i + 1 == argc) throw CompileError(key + " needs a value");
@@ -74,7 +78,8 @@ int main(int argc, char **argv) {
             else if (key == "--write-model-weights") model_weights = value;
             else if (key == "--knobs") plan_options.knobs = value;
             else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
-            else if (key == "--qparams") options.int8_layers = int8_layers(read_qparams(value)), options.int8_source = value;
+            else if (key == "--qparams")
+                options.int8_layers = int8_layers(read_qparams(value)), options.int8_source = value;
             else throw CompileError("unknown option " + key);
         }
         Graph unfused = load_network(argv[1], options, false);
@@ -90,8 +95,9 @@ int main(int argc, char **argv) {
         // A library compiled from another export of the model (one with a Pad layer more, say)
         // would be compared blob by blob against the wrong steps.
         if (net.layer_count() != int(plan.steps.size()))
-            throw CompileError(std::string(argv[2]) + " runs " + std::to_string(net.layer_count()) + " steps; " + argv[1] +
-                               " plans " + std::to_string(plan.steps.size()) + ": compiled from another graph");
+            throw CompileError(std::string(argv[2]) + " runs " + std::to_string(net.layer_count()) + " steps; " +
+                               argv[1] + " plans " + std::to_string(plan.steps.size()) +
+                               ": compiled from another graph");
         for (int l = 0; l < net.layer_count(); l++)
             if (net.layer_name(l) != plan.steps[size_t(l)].layer)
                 throw CompileError(std::string(argv[2]) + " step " + std::to_string(l) + " is '" + net.layer_name(l) +
@@ -113,19 +119,23 @@ int main(int argc, char **argv) {
                         differences.c_str());
             return differences.empty() ? 0 : 1;
         }
-        const BlobCheck check = check_every_blob(unfused, plan, net, seed, own_weights ? &weights : nullptr);
+        if (time_only) replays = 0;
+        const BlobCheck check =
+            time_only ? BlobCheck{} : check_every_blob(unfused, plan, net, seed, own_weights ? &weights : nullptr);
         // All-zero reference blobs would make the comparison vacuous: they fail the check too, but
         // for seeded weights only (a model's own weights may zero a blob, as a ReLU of negatives).
-        const bool pass = check.worst_error <= check.tolerance && (own_weights || check.all_zero_blobs == 0);
-        std::printf("check %s %s: %d blobs (%d all zero), worst relative L2 error %.6g (%s), tolerance %.6g: %s\n",
-                    argv[1], argv[3], check.blobs_checked, check.all_zero_blobs, check.worst_error,
-                    check.worst_blob.c_str(), check.tolerance, pass ? "PASS" : "FAIL");
+        const bool pass =
+            time_only || (check.worst_error <= check.tolerance && (own_weights || check.all_zero_blobs == 0));
+        if (time_only) std::printf("check %s %s: not run (--time-only)\n", argv[1], argv[3]);
+        else
+            std::printf("check %s %s: %d blobs (%d all zero), worst relative L2 error %.6g (%s), tolerance %.6g: %s\n",
+                        argv[1], argv[3], check.blobs_checked, check.all_zero_blobs, check.worst_error,
+                        check.worst_blob.c_str(), check.tolerance, pass ? "PASS" : "FAIL");
 
         if (iterations == 0) return pass ? 0 : 1;  // checking only (the cross-target test suites)
         // Forwards more on fresh inputs, without the callback: on CUDA the first is captured as
         // a graph and launched, the next replay it.
-        const double replay_error =
-            check_replays(unfused, plan, net, seed, replays, own_weights ? &weights : nullptr);
+        const double replay_error = check_replays(unfused, plan, net, seed, replays, own_weights ? &weights : nullptr);
         // On CUDA the forwards must have replayed a graph, unless the run turned graphs off.
         const char *graphs = std::getenv("CORTADO_CUDA_GRAPHS");
         const bool graph_expected =

@@ -20,13 +20,16 @@ struct Int8Tile {
 inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const Int8Tile &t) {
     using namespace Halide;
     Var rows{"rows"}, xo{"xo"}, xi{"xi"};
+    // The innermost block loop is the grid's x: the rows (y x words x images, 71680 in ResNet-50's
+    // res2 at batch 20) go there, as the grid's y is limited to 65535.
     a.quantized.compute_root()
         .bound(a.within, 0, ops::kInt8ChannelsPerWord)
         .reorder(a.within, a.x, a.y, a.word, a.n)
         .fuse(a.y, a.word, rows)
         .fuse(rows, a.n, rows)
         .split(a.x, xo, xi, 32, TailStrategy::GuardWithIf)
-        .gpu_blocks(xo, rows)
+        .reorder(a.within, xi, rows, xo)
+        .gpu_blocks(rows, xo)
         .gpu_threads(xi)
         .vectorize(a.within);
 
@@ -53,6 +56,7 @@ inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const
         .vectorize(a.r[0])
         .unroll(a.lane)
         .unroll(a.q);
+    if (s.kernel_w <= 5) a.tile.update().unroll(a.r[1]);
 }
 
 }  // namespace cortado::schedules::gpu

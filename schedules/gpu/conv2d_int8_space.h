@@ -8,12 +8,16 @@
 #include <string>
 
 #include "ops/conv2d_int8.h"
+#include "ops/gemm.h"
 #include "schedules/gpu/limits.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::gpu {
 
 inline constexpr const char *kGpuInt8ChannelLanes = "gpu_int8_channel_lanes";
+// Threads the default tile aims for, as the fp32 variants' split of the reduction does
+// (conv2d_tile_rule.h): 64k, 132 SMs x 512.
+inline constexpr long kInt8TargetThreads = 65536;
 
 inline VariantSpec<Conv2dInt8Shape> conv2d_int8_channel_lanes() {
     VariantSpec<Conv2dInt8Shape> v;
@@ -35,14 +39,22 @@ inline VariantSpec<Conv2dInt8Shape> conv2d_int8_channel_lanes() {
     };
     v.complete = [](const Conv2dInt8Shape &s, const TargetInfo &t, Knobs &k) {
         if (!k.has("registers")) k.set("registers", register_budget(t));
-        if (!k.has("cols")) {  // the widest of 8, 4, 2, 1 that fits the groups
-            int cols = 8;
+        const int pixels = s.conv.out_w * s.conv.out_h, accumulators = k.get("registers") - 32;
+        if (!k.has("cols")) {  // 4, as the fp32 channel-lanes variant, or the widest of 2, 1 that fits
+            int cols = 4;
             while (cols > 1 && !ops::panel_fits_groups(s.conv, cols)) cols /= 2;
             k.set("cols", cols);
         }
-        // 32 sums a thread by default: 8 channels by 4 pixels within Halide's default cap of 64.
-        if (!k.has("rows")) k.set("rows", std::max(1, std::min(16, (k.get("registers") - 32) / k.get("cols"))));
-        const int pixels = s.conv.out_w * s.conv.out_h;
+        const long panels = ops::panel_count(s.conv.out_channels, k.get("cols"));
+        const auto threads = [&](int rows) { return long(s.conv.batch) * panels * ((pixels + rows - 1) / rows); };
+        if (!k.has("rows")) {
+            // 8 pixels (4 for kernels of 7x7 and more), fewer where the layer would not fill the
+            // device: a thread per tile, about kTargetThreads of them.
+            int rows = std::min(
+                {s.conv.kernel_h * s.conv.kernel_w >= 49 ? 4 : 8, pixels, std::max(1, accumulators / k.get("cols"))});
+            while (rows > 1 && threads(rows) < kInt8TargetThreads) rows /= 2;
+            k.set("rows", rows);
+        }
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
         if (!k.has("threads_q")) k.set("threads_q", std::min(32, tiles));
         if (!k.has("threads_c")) k.set("threads_c", std::max(1, 128 / k.get("threads_q")));
