@@ -20,7 +20,9 @@ as tools/bench/export_torchvision.py writes them, regenerated in BENCH_DIR on th
 same seed (tools/bench/gpu-exported.sh), checked against onnxruntime and PyTorch eager fp32, and
 timed against PyTorch eager, copies included; CUDA libraries that replay a graph also kernel by
 kernel (CORTADO_CUDA_GRAPHS=0), and torch.compile(mode="reduce-overhead") for the networks named in
-$GPU_BENCH_REDUCE_OVERHEAD (comma-separated). Conv cases
+$GPU_BENCH_REDUCE_OVERHEAD (comma-separated). In `nets` and `exported`, the energy of a forward
+pass (the board's, through NVML's energy counter, over at least a second of forwards) gives
+images per joule for cortado and for PyTorch eager. Conv cases
 also report the GPU's kernel time alone (CUPTI, through PyTorch's profiler), from which a
 memory-bound kernel's share of the bandwidth roofline is read. Writes the same JSON as `cortado
 bench --json` (tools/bench/bench_plots.py plots it) plus a markdown table.
@@ -313,6 +315,56 @@ def wall_times(run, iterations):
     return timing(times)
 
 
+class BoardEnergy:
+    """The GPU's energy counter through NVML (nvmlDeviceGetTotalEnergyConsumption: millijoules since
+    the driver loaded, Volta and later), for the first GPU: the bench runs on a one-GPU machine.
+    `available` is False where NVML or the counter is missing; the rows then carry no energy."""
+
+    def __init__(self):
+        self.available = False
+        try:
+            self.nvml = ctypes.CDLL("libnvidia-ml.so.1")
+            self.handle = ctypes.c_void_p()
+            if self.nvml.nvmlInit_v2() != 0 or self.nvml.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(self.handle)):
+                return
+            self.available = self.millijoules() is not None
+        except OSError:
+            pass
+
+    def millijoules(self):
+        value = ctypes.c_ulonglong()
+        if self.nvml.nvmlDeviceGetTotalEnergyConsumption(self.handle, ctypes.byref(value)) != 0:
+            return None
+        return value.value
+
+
+BOARD_ENERGY = None
+
+
+def joules_per_run(run, seconds=1.0):
+    """The board's energy per call of `run` (which synchronises, as the copies back do), over whole
+    calls filling at least `seconds`: the counter ticks in millijoules, every few milliseconds."""
+    global BOARD_ENERGY
+    if BOARD_ENERGY is None:
+        BOARD_ENERGY = BoardEnergy()
+    if not BOARD_ENERGY.available:
+        return None
+    run()
+    start_mj, start, runs = BOARD_ENERGY.millijoules(), time.perf_counter(), 0
+    while time.perf_counter() - start < seconds:
+        run()
+        runs += 1
+    return (BOARD_ENERGY.millijoules() - start_mj) / 1e3 / runs
+
+
+def add_energy(row, batch, ours, peer):
+    """Images per joule of cortado's forward and the peer's, into `row` (nothing without NVML)."""
+    ours_j, peer_j = joules_per_run(ours), joules_per_run(peer)
+    if ours_j and peer_j:
+        row["images_per_joule"] = batch / ours_j
+        row["peer_images_per_joule"] = batch / peer_j
+
+
 def bench_network(case, bench_dir, scratch, iterations, generator):
     with open(os.path.join(bench_dir, case["graph"])) as f:
         graph = json.load(f)
@@ -363,6 +415,7 @@ def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
             row["peer_timing"] = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
             return row
         row["peer_timing"] = wall_times(eager, iterations)
+        add_energy(row, x.shape[0], forward, eager)
         # reduce-overhead (CUDA graphs) is the whole-network peer cortado's graphs compete with;
         # $GPU_BENCH_COMPILE_MODE=default gives torch.compile's default mode.
         time_compiled(row, network, host_in, expected, iterations,
@@ -411,6 +464,7 @@ def bench_exported(case, bench_dir, iterations, generator):
                 return row
             row["cortado"] = wall_times(forward, iterations)
             row["peer_timing"] = wall_times(eager, iterations)
+            add_energy(row, x.shape[0], forward, eager)
             row["launch_mode"] = lib.launch_mode(ctx)
             if row["launch_mode"] == "one CUDA graph":
                 row["kernel_by_kernel"] = kernel_by_kernel_times(lib, weights_path, x, ours.shape, iterations)
@@ -456,12 +510,14 @@ def kernel_by_kernel_times(lib, weights_path, x, out_shape, iterations):
 def nets_markdown(results):
     compiled = any("peer_compiled_timing" in r for r in results["rows"])
     graphs = any("kernel_by_kernel" in r for r in results["rows"])  # CUDA libraries replaying a graph
+    energy = any("images_per_joule" in r for r in results["rows"])
     none = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
     lines = ["| network | GFLOP | cortado ms (min-max) | PyTorch eager ms (min-max) | speed-up over eager "
              + ("| torch.compile ms (min-max) | speed-up over torch.compile " if compiled else "")
-             + ("| cortado kernel by kernel ms | CUDA graph speed-up " if graphs else "") + "| rel. error |",
+             + ("| cortado kernel by kernel ms | CUDA graph speed-up " if graphs else "")
+             + ("| cortado images/J | eager images/J " if energy else "") + "| rel. error |",
              "|---|---:|---:|---:|---:|" + ("---:|---:|" if compiled else "") + ("---:|---:|" if graphs else "")
-             + "---:|"]
+             + ("---:|---:|" if energy else "") + "---:|"]
     for r in results["rows"]:
         o, e = r["cortado"], r["peer_timing"]
         c, k = r.get("peer_compiled_timing", none), r.get("kernel_by_kernel", none)
@@ -471,6 +527,8 @@ def nets_markdown(results):
         lines.append(f"| {r['name']} | {r['gflop']:.3f} | {span(o)} | {span(e)} | {e['median_ms'] / o['median_ms']:.2f} "
                      + (f"| {span(c)} | {c['median_ms'] / o['median_ms']:.2f} " if compiled else "")
                      + (f"| {span(k)} | {k['median_ms'] / o['median_ms']:.2f} " if graphs else "")
+                     + (f"| {r.get('images_per_joule', 0):.1f} | {r.get('peer_images_per_joule', 0):.1f} "
+                        if energy else "")
                      + f"| {r['relative_error']:.1e} |")
     for r in results["rows"]:
         if "untuned" in r:  # tuning records changed some kernel: the default build, same run
