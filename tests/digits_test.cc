@@ -9,11 +9,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "compiler/target_description.h"
+#include "compiler/temporary_directory.h"
+#include "frontend/npy.h"
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
 #include "tests/peer_outputs.h"
-#include "compiler/temporary_directory.h"
-#include "frontend/npy.h"
 
 namespace cortado::testing {
 namespace {
@@ -59,6 +60,29 @@ TEST(Digits, PredictionsAndAccuracyEqualTheTrainersThroughBothFrontends) {
     }
 }
 
+// The scores of `network` (a model file, then its options) in int8 on the held-out images. Here,
+// `cortado run --check`; on a cross target (ARM64 under qemu, $CORTADO_TEST_CHECKER), the library
+// compiled here and run by the target's checker, which also checks every blob against the
+// reference with the same weights.
+Result int8_scores(const std::string &network, const std::string &qparams, const std::string &images, size_t count,
+                   const std::string &output, const std::string &scratch) {
+    const std::string batch = " --batch " + std::to_string(count);
+    const char *checker = std::getenv("CORTADO_TEST_CHECKER");
+    if (!checker)
+        return cortado("run " + network + " --qparams " + qparams + " --target " + test_target() + batch + " --input " +
+                       images + " --output " + output + " --iterations 1 --check");
+    const std::string model = network.substr(0, network.find(' '));
+    const size_t weights_at = network.find("--weights ");
+    const std::string weights = weights_at == std::string::npos ? " --own-weights" : " " + network.substr(weights_at);
+    const std::string dir = scratch + "/lib";
+    const Result compiled = cortado("compile " + model + " --qparams " + qparams + " --target " + test_target() +
+                                    batch + " --name net --shared -o " + dir);
+    if (compiled.exit_code != 0) return compiled;
+    return shell(std::string(checker) + " " + model + " " + dir + "/libnet.so " +
+                 resolve_target(test_target()).halide_target + batch + " --qparams " + qparams + weights + " --input " +
+                 images + " --output " + output + " --iterations 0");
+}
+
 // int8 (docs/precision.md): calibrated on the first 100 held-out images by each method, through
 // both frontends, the accuracy on all of them stays within half a percentage point of the
 // trainer's fp32 accuracy. Families without an int8 convolution refuse it by name.
@@ -84,13 +108,12 @@ TEST(Digits, Int8AccuracyWithinHalfAPointOfFp32ThroughBothFrontends) {
             SCOPED_TRACE(network + ", " + method + ", on " + test_target());
             const std::string qparams = scratch.path() + "/lenet-" + method + ".qparams";
             const Result q = cortado("quantize " + kModels + network + " --calibrate " + calibration + " --method " +
-                                     method + " -o " + qparams);
+                                     method + " --target " + test_target() + " -o " + qparams);
             ASSERT_EQ(q.exit_code, 0) << q.output;
             EXPECT_NE(q.output.find("2 of 2 convolutions in int8"), std::string::npos) << q.output;
             const std::string output = scratch.path() + "/scores.npy";
-            const Result r = cortado("run " + kModels + network + " --qparams " + qparams + " --target " +
-                                     test_target() + " --batch " + std::to_string(count) + " --input " + kModels +
-                                     "heldout_images.npy --output " + output + " --iterations 1 --check");
+            const Result r =
+                int8_scores(kModels + network, qparams, kModels + "heldout_images.npy", count, output, scratch.path());
             if (!int8_test_target()) {
                 EXPECT_EQ(r.exit_code, 1) << r.output;
                 EXPECT_NE(r.output.find("no variant for conv2d_int8"), std::string::npos) << r.output;

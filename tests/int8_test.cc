@@ -331,6 +331,15 @@ TEST(Int8, QuantizeThenRunThroughTheCli) {
     read = read_qparams(qparams);
     ASSERT_EQ(read.layers.count("c2"), 1u);
     EXPECT_EQ(read.layers.at("c2").input, "dw");
+    // A target this machine cannot run is calibrated here, its int8 layers its own.
+    const std::string cross = dir.path() + "/cross.qparams";
+    const Result hvx = cortado("quantize " + net + " --weights " + weights + " --calibrate " + images +
+                               " --target hexagon-hvx -o " + cross);
+    ASSERT_EQ(hvx.exit_code, 0) << hvx.output;
+    EXPECT_NE(hvx.output.find("calibrating on the host"), std::string::npos) << hvx.output;
+    EXPECT_NE(hvx.output.find("1 of 3 convolutions in int8"), std::string::npos) << hvx.output;
+    EXPECT_EQ(read_qparams(cross).layers.at("c1").quantization.scale,
+              read_qparams(qparams).layers.at("c1").quantization.scale);
 
     const Result run =
         cortado("run " + net + " --weights " + weights + " --qparams " + qparams + target + " --iterations 1 --check");

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "compiler/calibration.h"
+#include "compiler/int8_support.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
@@ -18,7 +19,6 @@
 #include "compiler/toolchain.h"
 #include "frontend/caffemodel_writer.h"
 #include "frontend/compile_error.h"
-#include "compiler/int8_support.h"
 #include "frontend/int8_precision.h"
 #include "frontend/load_network.h"
 #include "frontend/npy.h"
@@ -95,8 +95,15 @@ int command_quantize(const std::vector<std::string> &args) {
     if (!graph.weights && !cli.has("weights"))
         throw UsageError(
             "quantize calibrates trained weights: give --weights W.caffemodel (an ONNX model carries its own)");
+    // The int8 layers are the ones the target runs; the fp32 ranges are the same on any machine,
+    // so a target that cannot run here (a GPU this machine lacks, ARM64, HVX) is calibrated on the
+    // host.
     const TargetDescription target = resolve_target(cli.get("target", "host"));
-    require_runs_here(target.halide_target, "quantize");
+    TargetDescription runner = target;
+    if (const std::string why = why_cannot_run_here(target.halide_target); !why.empty()) {
+        runner = resolve_target("host");
+        std::cerr << "cortado: note: " << why << ": calibrating on the host, the int8 layers " << target.name << "'s\n";
+    }
 
     QuantizationParams q;
     q.network = graph.name;
@@ -128,7 +135,7 @@ int command_quantize(const std::vector<std::string> &args) {
     if (input_value.empty()) throw CompileError(cli.positional + ": no convolution can run in int8 on " + target.name);
 
     TemporaryDirectory build_dir("cortado-quantize");
-    const BuiltNetwork built = build_network(graph, "net", target, build_dir.path(), cli_build_options({}, false));
+    const BuiltNetwork built = build_network(graph, "net", runner, build_dir.path(), cli_build_options({}, false));
     o.value_of_report.push_back(built.plan.tensors[size_t(built.plan.input_tensor)].value);
     for (const PlannedStep &step : built.plan.steps)
         o.value_of_report.push_back(built.plan.tensors[size_t(step.output_tensor)].value);

@@ -18,6 +18,10 @@
 // `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
 // --non-finite: instead, checks the output element by element on inputs holding NaN and
 // infinities (check_non_finite; the cases in tests/non_finite/).
+// --weights W.caffemodel: these trained weights instead of seeded ones (a Caffe model's; an ONNX
+// model's own are --own-weights).
+// --input X.npy --output Y.npy: first runs one forward on X (the network's input shape) and
+// writes its output to Y: a cross target's predictions on real data (tests/digits_test.cc).
 // --time-only: no blob check and no replays, only the timing: for a batch whose double-precision
 // reference would take minutes, where the same network is checked at a smaller batch.
 #include <algorithm>
@@ -37,6 +41,7 @@
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
 #include "frontend/load_network.h"
+#include "frontend/npy.h"
 #include "frontend/untrained_fillers.h"
 #include "tools/cli_args.h"
 
@@ -48,7 +53,7 @@ int main(int argc, char **argv) {
             stderr,
             "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
             "[--replays R] [--non-finite] [--own-weights] [--time-only] [--write-model-weights W.caffemodel] [--knobs K] "
-            "[--layouts nchw|blocked] [--qparams F]\n",
+            "[--layouts nchw|blocked] [--qparams F] [--weights W] [--input X.npy --output Y.npy]\n",
             argv[0]);
         return 2;
     }
@@ -59,7 +64,7 @@ int main(int argc, char **argv) {
         int replays = 2;  // forwards checked without the callback (a CUDA graph's capture and replay)
         bool non_finite = false, own_weights = false;  // own: the model's initializers, not seeded weights
         bool time_only = false;
-        std::string model_weights;
+        std::string model_weights, weights_file, input_npy, output_npy;
         PlanOptions plan_options;
         plan_options.knobs_source = "--knobs";
         for (int i = 4; i < argc; i++) {
@@ -76,6 +81,9 @@ int main(int argc, char **argv) {
             else if (key == "--iterations") iterations = std::stoi(value);  // 0: check only
             else if (key == "--replays") replays = std::stoi(value);
             else if (key == "--write-model-weights") model_weights = value;
+            else if (key == "--weights") weights_file = value;
+            else if (key == "--input") input_npy = value;
+            else if (key == "--output") output_npy = value;
             else if (key == "--knobs") plan_options.knobs = value;
             else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
             else if (key == "--qparams")
@@ -109,9 +117,26 @@ int main(int argc, char **argv) {
         const TemporaryDirectory scratch("cortado-check");
         const std::string weights_path = scratch.path() + "/weights.caffemodel";
         if (own_weights && !unfused.weights) throw CompileError(std::string(argv[1]) + ": carries no weights");
-        const std::vector<LayerWeights> weights = own_weights ? *unfused.weights : seeded_weights(plan, seed);
+        if (input_npy.empty() != output_npy.empty()) throw CompileError("--input and --output go together");
+        const std::vector<LayerWeights> weights = !weights_file.empty() ? read_weights(unfused, weights_file)
+                                                  : own_weights         ? *unfused.weights
+                                                                        : seeded_weights(plan, seed);
+        own_weights = own_weights || !weights_file.empty();  // trained: not held to seeded weights' checks
         write_caffemodel(weights_path, unfused.name, weights);
         net.create(weights_path.c_str(), seed);
+        if (!input_npy.empty()) {
+            std::vector<int64_t> shape;
+            std::vector<float> input;
+            std::string error;
+            if (!read_npy(input_npy, &shape, &input, &error)) throw CompileError(error);
+            if (shape != net.input_shape())
+                throw CompileError(input_npy + ": its shape is not the network's input shape");
+            const std::vector<int64_t> out_shape = net.output_shape();
+            std::vector<float> output(static_cast<size_t>(element_count(out_shape)));
+            net.forward(input.data(), output.data());
+            if (!write_npy(output_npy, out_shape, output.data(), &error)) throw CompileError(error);
+            std::printf("forward %s: %s -> %s\n", argv[1], input_npy.c_str(), output_npy.c_str());
+        }
 
         if (non_finite) {
             const std::string differences = check_non_finite(unfused, plan, net, seed);

@@ -65,7 +65,8 @@ const std::map<std::string, std::string> &usages() {
                     kShape + kNoFusion + "Precision:\n" + kPrecision + "Target:\n" + kTarget + kTuning},
         {"quantize", std::string("cortado quantize NET --calibrate IMAGES.npy -o NET.qparams [options]\n"
                                  "  Runs the fp32 network here on the images and records, for every convolution\n"
-                                 "  that can run in int8 on the target, how its input is quantized.\n"
+                                 "  that can run in int8 on the target, how its input is quantized (a target\n"
+                                 "  that cannot run here, a GPU or ARM64 or HVX, is calibrated on the host).\n"
                                  "  --calibrate X.npy    float32 images, N x the network's input shape without batch\n"
                                  "  -o, --output-dir F   the .qparams file to write\n"
                                  "  --weights W          the trained .caffemodel (an ONNX model carries its own)\n"
@@ -75,32 +76,31 @@ const std::map<std::string, std::string> &usages() {
                                  "                       where int8 is slower than fp32\n"
                                  "Target:\n") +
                          kTarget},
-        {"tune",
-         std::string("cortado tune NET.prototxt [options]\n"
-                     "cortado tune --suite conv|sgemm|nets [--quick] [--set CSV] [--models DIR] [options]\n"
-                     "  Searches variants and knobs per op signature, measured here; records go to the\n"
-                     "  tuning database that compile, run, info and bench read.\n"
-                     "Search:\n"
-                     "  --budget MINUTES     the time to spend (default 10)\n"
-                     "  --jobs J             parallel compiles (default: the cores)\n"
-                     "  --max-candidates K   candidates per op signature\n"
-                     "  --max-tolerance E    leave out variants less exact than E\n"
-                     "  --seed S             the search's random seed (default 1)\n"
-                     "  --db FILE            where records go (default $CORTADO_CACHE/tuning.jsonl)\n"
-                     "Another machine's GPU:\n"
-                     "  --prepare DIR        compile the next candidates into bundles for tune_bundle_runner\n"
-                     "  --import FILE        add the records measured there\n"
-                     "Code changes:\n"
-                     "  --restamp FILE       move FILE's records to this build's schedule versions, once\n"
-                     "                       tools/kernel-identity.py shows their kernels unchanged\n"
-                     "Precision:\n"
-                     "  --precision P        fp32 (default) or int8\n"
-                     "  --qparams FILE       int8: tune the int8 layers `cortado quantize` chose\n"
-                     "Network:\n"
-                     "  --batch N[,N...]     one or more batch sizes\n"
-                     "  --input-shape S      N,C,H,W or NxCxHxW\n"
-                     "Target:\n") +
-             kTarget},
+        {"tune", std::string("cortado tune NET.prototxt [options]\n"
+                             "cortado tune --suite conv|sgemm|nets [--quick] [--set CSV] [--models DIR] [options]\n"
+                             "  Searches variants and knobs per op signature, measured here; records go to the\n"
+                             "  tuning database that compile, run, info and bench read.\n"
+                             "Search:\n"
+                             "  --budget MINUTES     the time to spend (default 10)\n"
+                             "  --jobs J             parallel compiles (default: the cores)\n"
+                             "  --max-candidates K   candidates per op signature\n"
+                             "  --max-tolerance E    leave out variants less exact than E\n"
+                             "  --seed S             the search's random seed (default 1)\n"
+                             "  --db FILE            where records go (default $CORTADO_CACHE/tuning.jsonl)\n"
+                             "Another machine's GPU:\n"
+                             "  --prepare DIR        compile the next candidates into bundles for tune_bundle_runner\n"
+                             "  --import FILE        add the records measured there\n"
+                             "Code changes:\n"
+                             "  --restamp FILE       move FILE's records to this build's schedule versions, once\n"
+                             "                       tools/kernel-identity.py shows their kernels unchanged\n"
+                             "Precision:\n"
+                             "  --precision P        fp32 (default) or int8\n"
+                             "  --qparams FILE       int8: tune the int8 layers `cortado quantize` chose\n"
+                             "Network:\n"
+                             "  --batch N[,N...]     one or more batch sizes\n"
+                             "  --input-shape S      N,C,H,W or NxCxHxW\n"
+                             "Target:\n") +
+                     kTarget},
         {"bench", std::string("cortado bench conv|sgemm|nets|exported [options]\n"
                               "  cortado against oneDNN / OpenBLAS (exported: onnxruntime) on the same data,\n"
                               "  outputs checked first. exported: torchvision's networks, exported to ONNX.\n"
@@ -127,7 +127,9 @@ const std::map<std::string, std::string> &usages() {
 
 }  // namespace
 
-std::vector<std::string> command_names() { return {"info", "compile", "run", "tune", "quantize", "bench", "targets", "help"}; }
+std::vector<std::string> command_names() {
+    return {"info", "compile", "run", "tune", "quantize", "bench", "targets", "help"};
+}
 
 std::string general_usage() {
     return "usage: cortado COMMAND [arguments] [options]   (options as --key value or --key=value)\n"
