@@ -340,6 +340,22 @@ TEST(Int8, QuantizeThenRunThroughTheCli) {
     EXPECT_NE(hvx.output.find("1 of 3 convolutions in int8"), std::string::npos) << hvx.output;
     EXPECT_EQ(read_qparams(cross).layers.at("c1").quantization.scale,
               read_qparams(qparams).layers.at("c1").quantization.scale);
+    // A network whose input comes from a data layer takes its shape from --input-shape.
+    const std::string data_net = dir.path() + "/data.prototxt";
+    std::ofstream(data_net) << "name: \"int8\"\nlayer { name: \"d\" type: \"Data\" top: \"data\" top: \"label\" }\n" +
+                                   conv_layer("c1", "data", "c1", 32, "kernel_size: 3 pad: 1");
+    const std::string data_weights = dir.path() + "/data.caffemodel";
+    ASSERT_EQ(
+        cortado("run " + data_net + " --input-shape 1,3,12,10 --iterations 1 --save-weights " + data_weights).exit_code,
+        0);
+    const Result no_shape =
+        cortado("quantize " + data_net + " --weights " + data_weights + " --calibrate " + images + " -o " + cross);
+    EXPECT_EQ(no_shape.exit_code, 1) << no_shape.output;
+    EXPECT_NE(no_shape.output.find("--input-shape"), std::string::npos) << no_shape.output;
+    const Result shaped = cortado("quantize " + data_net + " --input-shape 1,3,12,10 --weights " + data_weights +
+                                  " --calibrate " + images + " -o " + cross);
+    EXPECT_EQ(shaped.exit_code, 0) << shaped.output;
+    EXPECT_EQ(read_qparams(cross).layers.count("c1"), 1u);
 
     const Result run =
         cortado("run " + net + " --weights " + weights + " --qparams " + qparams + target + " --iterations 1 --check");

@@ -65,8 +65,8 @@ void observe(void *user, const char *, int rank, const int64_t *shape, const flo
 }  // namespace
 
 int command_quantize(const std::vector<std::string> &args) {
-    const CliArgs cli =
-        parse_cli_args(args, {"calibrate", "output-dir", "weights", "method", "percentile", "target"}, {"every-layer"});
+    const CliArgs cli = parse_cli_args(
+        args, {"calibrate", "output-dir", "weights", "method", "percentile", "target", "input-shape"}, {"every-layer"});
     if (!cli.has("calibrate"))
         throw UsageError("quantize needs --calibrate IMAGES.npy (images in the network's input shape)");
     if (!cli.has("output-dir")) throw UsageError("quantize needs -o NET.qparams");
@@ -84,6 +84,7 @@ int command_quantize(const std::vector<std::string> &args) {
     std::string error;
     if (!read_npy(cli.get("calibrate"), &images_shape, &images, &error)) throw CompileError(error);
     ImportOptions options;
+    if (cli.has("input-shape")) options.input_shape = parse_shape(cli.get("input-shape"));  // a data-layer net's
     options.batch = 1;
     Graph graph = load_network(cli.positional, options, false);
     const Shape &input = graph.values[size_t(graph.inputs[0])].shape;

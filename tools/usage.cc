@@ -72,6 +72,7 @@ const std::map<std::string, std::string> &usages() {
                                  "  --weights W          the trained .caffemodel (an ONNX model carries its own)\n"
                                  "  --method M           minmax (default), percentile or entropy\n"
                                  "  --percentile P       percentile: the share of values kept (default 99.99)\n"
+                                 "  --input-shape S      a network without input dims (a data layer): N,C,H,W\n"
                                  "  --every-layer        also layers with fewer than 64 products per input value,\n"
                                  "                       where int8 is slower than fp32\n"
                                  "Target:\n") +

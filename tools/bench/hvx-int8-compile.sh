@@ -16,17 +16,23 @@ trap 'rm -rf "$scratch"' EXIT
 status=0
 for net in "${nets[@]}"; do
   model="$shared/$net.prototxt"
-  /usr/bin/python3 - "$model" "$scratch/$net.npy" <<'PY'
+  # The input's C, H, W: the prototxt's dims, or for a data-layer network 3 by its crop size.
+  shape=$(/usr/bin/python3 - "$model" "$scratch/$net.npy" <<'PY'
 import re, sys, numpy as np
 text = open(sys.argv[1]).read()
 dims = [int(d) for d in re.findall(r"(?:input_dim|dim):\s*(\d+)", text)[:4]]
+if not dims:
+    crop = int(re.search(r"crop_size:\s*(\d+)", text).group(1))
+    dims = [1, 3, crop, crop]
+    print("--input-shape 1,3,%d,%d" % (crop, crop))
 np.save(sys.argv[2], np.random.default_rng(3).standard_normal([2] + dims[1:]).astype(np.float32))
 PY
-  build/tools/cortado run "$model" --batch 1 --iterations 1 --save-weights "$scratch/$net.caffemodel" >/dev/null 2>&1
-  summary=$(build/tools/cortado quantize "$model" --weights "$scratch/$net.caffemodel" --calibrate "$scratch/$net.npy" \
+)
+  build/tools/cortado run "$model" $shape --batch 1 --iterations 1 --save-weights "$scratch/$net.caffemodel" >/dev/null 2>&1
+  summary=$(build/tools/cortado quantize "$model" $shape --weights "$scratch/$net.caffemodel" --calibrate "$scratch/$net.npy" \
     --target hexagon-hvx -o "$scratch/$net.qparams" 2>&1 | grep -o "[0-9]* of [0-9]* convolutions in int8")
   cache="$scratch/cache-$net"
-  if ! out=$(CORTADO_CACHE=$cache CORTADO_DEBUG_ASM=1 build/tools/cortado compile "$model" --batch 1 \
+  if ! out=$(CORTADO_CACHE=$cache CORTADO_DEBUG_ASM=1 build/tools/cortado compile "$model" $shape --batch 1 \
       --qparams "$scratch/$net.qparams" --target hexagon-hvx --shared -o "$scratch/out-$net" 2>&1); then
     echo "$net: compile FAILED: $(echo "$out" | tail -1)"; status=1; continue
   fi
