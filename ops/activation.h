@@ -20,9 +20,10 @@ namespace cortado::ops {
 //   Exp: e^(alpha x + beta); Log: gamma ln(alpha x + beta); Power: (alpha x + beta)^gamma
 //   (Caffe's Exp, Log and Power layers in these terms; ONNX's Neg, Sqrt and Reciprocal are Powers);
 //   Softplus: ln(1 + e^x) (Caffe's BNLL); Gelu: x/2 (1 + erf(x/sqrt 2)); GeluTanh: its tanh form;
-//   Quantize: what a quantized tensor holds, dequantized: (clamp(round(x / alpha) + beta, min, max)
-//   - beta) alpha, rounding ties to even, with alpha the scale, beta the zero point and min..max
-//   the integer type's range (ONNX's QuantizeLinear then DequantizeLinear). NaN stays NaN.
+//   Quantize: what a quantized tensor holds, dequantized: (clamp(round(x (1 / alpha)) + beta, min,
+//   max) - beta) alpha, the reciprocal and the product in float, rounding ties to even, with alpha
+//   the scale, beta the zero point and min..max the integer type's range (ONNX's QuantizeLinear
+//   then DequantizeLinear). NaN stays NaN.
 enum class ActivationFunction {
     Sigmoid,
     Tanh,

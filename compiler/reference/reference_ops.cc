@@ -1,12 +1,12 @@
 #include "compiler/reference/reference_ops.h"
 
-#include "ops/conv2d_int8.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include "ops/conv2d_int8.h"
 
 namespace cortado::reference {
 namespace {
@@ -203,8 +203,12 @@ double activation_value(double x, const ActivationParams &p) {
     case F::GeluTanh: return 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
     case F::Silu: return x / (1.0 + std::exp(-x));
     case F::Quantize: {
+        // As the kernel computes it (generators/elementwise.h): x times the float reciprocal of
+        // the scale, rounded to float, then to the nearest integer. x / scale in double would put
+        // a value within float rounding of a step's edge on the other side.
         if (std::isnan(x)) return x;
-        const double level = std::clamp(std::nearbyint(x / alpha) + beta, double(p.min), double(p.max));
+        const float scaled = float(x) * ops::int8_inverse_scale(float(alpha));
+        const double level = std::clamp(double(std::nearbyint(scaled)) + beta, double(p.min), double(p.max));
         return (level - beta) * alpha;
     }
     }
@@ -573,9 +577,9 @@ Tensor transpose(const Tensor &in, const std::vector<int> &perm) {
 }
 
 Tensor crop(const Tensor &in, const CropParams &p) {
-    require(p.starts.size() == in.shape.size() && p.steps.size() == in.shape.size() &&
-                p.sizes.size() == in.shape.size(),
-            "crop: the window needs a start, a step and a size per axis");
+    require(
+        p.starts.size() == in.shape.size() && p.steps.size() == in.shape.size() && p.sizes.size() == in.shape.size(),
+        "crop: the window needs a start, a step and a size per axis");
     const std::vector<int64_t> strides = row_major_strides(in.shape);
     return gather(in, Shape(p.sizes.begin(), p.sizes.end()), [&](const std::vector<int64_t> &index) {
         int64_t at = 0;
@@ -624,7 +628,8 @@ namespace {
 double resize_source(int64_t out, int64_t in_length, int64_t out_length, double scale, const std::string &mode) {
     const double o = double(out);
     if (mode == "asymmetric") return o / scale;
-    if (mode == "align_corners") return out_length == 1 ? 0.0 : o * double(in_length - 1) / (double(in_length) * scale - 1.0);
+    if (mode == "align_corners")
+        return out_length == 1 ? 0.0 : o * double(in_length - 1) / (double(in_length) * scale - 1.0);
     if (mode == "tf_half_pixel_for_nearest") return (o + 0.5) / scale;
     if (mode == "pytorch_half_pixel") return out_length > 1 ? (o + 0.5) / scale - 0.5 : 0.0;
     if (mode == "half_pixel_symmetric") {
@@ -686,7 +691,8 @@ Tensor deconvolution(const Tensor &in, const DeconvolutionParams &p, const Shape
     Tensor out = zeros(out_shape);
     for (int64_t n = 0; n < N; ++n)
         for (int64_t oc = 0; oc < OC; ++oc)
-            for (int64_t i = 0; i < OH * OW; ++i) out.data[size_t((n * OC + oc) * OH * OW + i)] = bias ? bias->data[oc] : 0.0;
+            for (int64_t i = 0; i < OH * OW; ++i)
+                out.data[size_t((n * OC + oc) * OH * OW + i)] = bias ? bias->data[oc] : 0.0;
     // Each input pixel scatters its kernel, as the layer is defined (the kernels gather).
     for (int64_t n = 0; n < N; ++n)
         for (int64_t c = 0; c < C; ++c) {
@@ -702,7 +708,8 @@ Tensor deconvolution(const Tensor &in, const DeconvolutionParams &p, const Shape
                                 const int64_t ox = ix * p.stride_w - p.pad_w + kx * p.dilation_w;
                                 if (ox < 0 || ox >= OW) continue;
                                 out.data[size_t(((n * OC + g * out_per_group + o) * OH + oy) * OW + ox)] +=
-                                    v * weights.data[size_t(((c * out_per_group + o) * p.kernel_h + ky) * p.kernel_w + kx)];
+                                    v *
+                                    weights.data[size_t(((c * out_per_group + o) * p.kernel_h + ky) * p.kernel_w + kx)];
                             }
                         }
                 }
