@@ -9,6 +9,7 @@
 #pragma once
 
 #include "generators/conv2d_int8.h"
+#include "schedules/conv2d_int8_tile.h"
 #include "schedules/gpu/fitting.h"
 
 namespace cortado::schedules::gpu {
@@ -44,18 +45,7 @@ inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const
         .gpu_threads(qt, ct)
         .unroll(ci)
         .unroll(qi);
-    a.tile.compute_at(a.output, qt)
-        .bound(a.lane, 0, a.width)
-        .bound_extent(a.panel, 1)
-        .store_in(MemoryType::Register)
-        .unroll(a.lane)
-        .unroll(a.q);
-    a.tile.update()
-        .reorder(a.r[0], a.lane, a.q, a.r[1], a.r[2], a.r[3], a.n, a.panel)
-        .atomic()
-        .vectorize(a.r[0])
-        .unroll(a.lane)
-        .unroll(a.q);
+    schedule_int8_register_tile(a, a.output, qt, 0);
     if (s.kernel_w <= 5) a.tile.update().unroll(a.r[1]);
 }
 

@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "generators/conv2d_int8.h"
+#include "schedules/conv2d_int8_tile.h"
 #include "schedules/hvx/offload.h"
 
 namespace cortado::schedules::hvx {
@@ -40,20 +41,7 @@ inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, int p
         .fuse(co, a.n, task)
         .parallel(task)
         .unroll(qi);
-    a.tile.compute_at(a.output, qo)
-        .bound(a.lane, 0, a.width)
-        .bound_extent(a.panel, 1)
-        .store_in(MemoryType::Register)
-        .vectorize(a.lane, kFloatLanes)
-        .unroll(a.lane)
-        .unroll(a.q);
-    a.tile.update()
-        .reorder(a.r[0], a.lane, a.q, a.r[1], a.r[2], a.r[3], a.n, a.panel)
-        .atomic()
-        .vectorize(a.r[0])
-        .vectorize(a.lane, kFloatLanes)
-        .unroll(a.lane)
-        .unroll(a.q);
+    schedule_int8_register_tile(a, a.output, qo, kFloatLanes);
 }
 
 }  // namespace cortado::schedules::hvx
