@@ -39,6 +39,7 @@ struct ParamsJson {
                {"weight_filler", filler_json(p.weight_filler)},
                {"bias_filler", filler_json(p.bias_filler)}};
         if (p.fused_sum) out["fused_sum"] = true;
+        if (p.fp16) out["fp16"] = true;
         if (p.int8_input) out["int8_input"] = {{"scale", p.int8_input->scale}, {"zero_point", p.int8_input->zero_point}};
         fused(p);
     }
@@ -255,6 +256,7 @@ class ParamsReader {
             p.group = get<int>("group");
             p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
             p.fused_sum = params_.contains("fused_sum") && get<bool>("fused_sum");
+            p.fp16 = params_.contains("fp16") && get<bool>("fp16");
             if (params_.contains("int8_input")) {
                 const auto &q = params_.at("int8_input");
                 p.int8_input = Int8Input{q.at("scale").get<float>(), q.at("zero_point").get<int>(), ""};

@@ -2,14 +2,17 @@
 
 #include "compiler/kernel_plan.h"
 #include "frontend/compile_error.h"
+#include "frontend/fp16_precision.h"
 #include "frontend/int8_precision.h"
 
 namespace cortado {
 
-std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target) {
-    const auto &p = std::get<ConvolutionParams>(layer.params);
+namespace {
+
+// The planner's refusal of `layer` alone, marked by `mark`; empty when it plans.
+template <typename Mark>
+std::string refusal_alone(const Graph &graph, const Layer &layer, const PlanTarget &target, Mark mark) {
     const Value &in = graph.values[size_t(layer.inputs.at(0))];
-    if (std::string why = int8_unsupported_reason(p, in.shape.at(1)); !why.empty()) return why;
     Graph trial;
     trial.name = graph.name;
     trial.inputs = {trial.add_value(in.blob_name, in.shape)};
@@ -17,8 +20,7 @@ std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarge
     alone.inputs = {trial.inputs[0]};
     const Value &out = graph.values[size_t(layer.outputs.at(0))];
     alone.outputs = trial.outputs = {trial.add_value(out.blob_name, out.shape)};
-    auto &q = std::get<ConvolutionParams>(alone.params);
-    if (!q.int8_input) q.int8_input = Int8Input{};
+    mark(std::get<ConvolutionParams>(alone.params));
     trial.layers = {alone};
     try {
         plan_network(trial, trial.name, target);
@@ -26,6 +28,26 @@ std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarge
         return e.what();
     }
     return "";
+}
+
+}  // namespace
+
+std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target) {
+    const auto &p = std::get<ConvolutionParams>(layer.params);
+    if (std::string why = int8_unsupported_reason(p, graph.values[size_t(layer.inputs.at(0))].shape.at(1));
+        !why.empty())
+        return why;
+    return refusal_alone(graph, layer, target, [](ConvolutionParams &q) {
+        if (!q.int8_input) q.int8_input = Int8Input{};
+    });
+}
+
+std::string fp16_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target) {
+    const auto &p = std::get<ConvolutionParams>(layer.params);
+    if (std::string why = fp16_unsupported_reason(p, graph.values[size_t(layer.inputs.at(0))].shape.at(1));
+        !why.empty())
+        return why;
+    return refusal_alone(graph, layer, target, [](ConvolutionParams &q) { q.fp16 = true; });
 }
 
 }  // namespace cortado

@@ -1,4 +1,5 @@
-// Whether a target's planner runs one convolution in int8 (ops/conv2d_int8.h), asked of the layer
+// Whether a target's planner runs one convolution in int8 (ops/conv2d_int8.h) or in half precision
+// (ops/conv2d_fp16.h), asked of the layer
 // alone: a network of that one layer is planned, so the answer costs one small plan, and the
 // reason is the planner's own (a variant's limits, a missing variant, a sum that could overflow).
 #pragma once
@@ -13,5 +14,9 @@ namespace cortado {
 // Why `target` would not run convolution `layer` of `graph` (before fusion) in int8; empty when
 // it would.
 std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target);
+
+// Why `target` would not run convolution `layer` of `graph` (before fusion) in half precision
+// (ops/conv2d_fp16.h); empty when it would.
+std::string fp16_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target);
 
 }  // namespace cortado

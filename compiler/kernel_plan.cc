@@ -21,6 +21,7 @@
 #include "ops/batch_dimension.h"
 #include "ops/concat.h"
 #include "ops/conv2d.h"
+#include "ops/conv2d_fp16.h"
 #include "ops/conv2d_int8.h"
 #include "ops/deconv2d.h"
 #include "ops/depthwise.h"
@@ -383,6 +384,7 @@ class Planner {
         shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
         shape.group = p.group;
         if (p.int8_input) return plan_int8(layer, p, shape);
+        if (p.fp16) return plan_fp16(layer, p, shape);
         const int k = kernel(layer, shape, epilogue(p, p.bias_term || !p.folded_affines.empty()));
         const Shape &w = layer.weight_shapes[0];
         const auto [weights, bias] = conv_weights_and_bias(layer, p);
@@ -471,6 +473,22 @@ class Planner {
             {full_view(layer.inputs[0]), param_view(packed, {ops::kInt8ChannelsPerWord, width, positions, panels}),
              bias, param_view(terms, {p.num_output, 2})},
             output);
+    }
+
+    // A half-precision convolution (ops/conv2d_fp16.h): the tensors NCHW as they are, the weights
+    // rounded to half in column panels.
+    void plan_fp16(const Layer &layer, const ConvolutionParams &p, const ops::Conv2dShape &conv) {
+        const int k = kernel(layer, ops::Conv2dFp16Shape{conv}, epilogue(p, p.bias_term || !p.folded_affines.empty()));
+        const auto [weights, bias] = conv_weights_and_bias(layer, p);
+        const int width = ops::panel_width(plan_.kernels[k].choice), panels = ops::panel_count(p.num_output, width);
+        const int depth = conv.in_channels / conv.group * conv.kernel_h * conv.kernel_w;
+        // Two halves to a float of the parameter buffer, which the runtime views as halves.
+        PlannedParam packed{Packing::Fp16Panels, weights, (int64_t(panels) * width * depth + 1) / 2};
+        packed.rows = p.num_output, packed.cols = depth, packed.panel_width = width;
+        PlannedView output = full_view(layer.outputs[0]);
+        output.extents = {conv.out_w * conv.out_h, p.num_output, conv.batch, 1};
+        add_conv_step(layer, p, k, {full_view(layer.inputs[0]), param_view(packed, {width, depth, panels}), bias},
+                      output);
     }
 
     void plan(const Layer &layer, const DeconvolutionParams &p) {
@@ -1122,7 +1140,8 @@ class Planner {
         // conv2d, conv2d_int8, pooling, lrn and deconv2d pass it the shape's batch, the image
         // count; those of concat, channel_affine and inner_product the view's last extent (outer,
         // rows), which is the image count only where the view's last dimension indexes the images.
-        static const std::set<std::string> batch_ops = {"conv2d", "conv2d_int8", "pooling", "lrn", "deconv2d"};
+        static const std::set<std::string> batch_ops = {"conv2d",  "conv2d_int8", "conv2d_fp16",
+                                                        "pooling", "lrn",         "deconv2d"};
         static const std::set<std::string> last_extent_ops = {"concat", "channel_affine", "inner_product"};
         for (size_t t = 0; t < plan_.tensors.size(); t++) {
             if (top_storage(storage_of_[t]).first != top) continue;

@@ -23,6 +23,10 @@ struct ImportOptions {
     // int8 (compiler/int8_support.h; empty: it can), unset: every one it takes.
     bool int8_from_model = false;
     std::function<std::string(const Graph &, const Layer &)> int8_refusal;
+    // Every convolution the target can run in half precision does (frontend/fp16_precision.h);
+    // `fp16_refusal` says why the target cannot run one (compiler/int8_support.h), unset: none.
+    bool fp16 = false;
+    std::function<std::string(const Graph &, const Layer &)> fp16_refusal;
 };
 
 // Throws CompileError naming file:line and the layer.

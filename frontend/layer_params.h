@@ -81,6 +81,8 @@ struct ConvolutionParams {
     // constant): their scale per output channel, so that an int8 kernel multiplies the model's
     // own integers rather than ones requantized by max |w| (ops/conv2d_int8.h). Empty otherwise.
     std::vector<float> int8_weight_scales;
+    // Set by the precision pass (frontend/fp16_precision.h): the layer computes in half precision.
+    bool fp16 = false;
 };
 
 // The transposed convolution: ONNX's ConvTranspose and Caffe's Deconvolution (whose

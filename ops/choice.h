@@ -67,8 +67,9 @@ inline void parse_field(const std::string &text, Knobs &knobs) {
 // knob), RowPanels as its broadcast operand (panel width: the `rows` knob).
 // WinogradPanels: the weights transformed for Winograd (ops/winograd.h) and packed in column
 // panels per position of the transform. Int8Panels: the int8 convolution's (ops/conv2d_int8.h),
-// quantized, in panels of `cols` output channels.
-enum class WeightPacking { CaffeOrder, ColumnPanels, RowPanels, WinogradPanels, Int8Panels };
+// quantized, in panels of `cols` output channels. Fp16Panels: column panels of halves, the
+// half-precision convolution's (ops/conv2d_fp16.h).
+enum class WeightPacking { CaffeOrder, ColumnPanels, RowPanels, WinogradPanels, Int8Panels, Fp16Panels };
 // Activation layout of a kernel's input or output tensor: Caffe's NCHW (channel_block 0), or
 // channel-blocked, oneDNN's nChw<b>c: the channels in blocks of `channel_block`, each block an
 // H x W map of pixels with the block's channels innermost. Kernels see a blocked tensor as the
@@ -98,6 +99,7 @@ inline std::string field_value(WeightPacking p) {
     case WeightPacking::RowPanels: return "row_panels";
     case WeightPacking::WinogradPanels: return "winograd_panels";
     case WeightPacking::Int8Panels: return "int8_panels";
+    case WeightPacking::Fp16Panels: return "fp16_panels";
     case WeightPacking::CaffeOrder: break;
     }
     return "caffe_order";
@@ -108,6 +110,7 @@ inline void parse_field(const std::string &text, WeightPacking &p) {
     else if (text == "row_panels") p = WeightPacking::RowPanels;
     else if (text == "winograd_panels") p = WeightPacking::WinogradPanels;
     else if (text == "int8_panels") p = WeightPacking::Int8Panels;
+    else if (text == "fp16_panels") p = WeightPacking::Fp16Panels;
     else throw std::invalid_argument("unknown weight packing '" + text + "'");
 }
 inline std::string field_value(Layout l) {

@@ -102,7 +102,8 @@ inline int panel_width(const Choice &c) {
     switch (c.weights) {
     case WeightPacking::ColumnPanels:
     case WeightPacking::WinogradPanels:
-    case WeightPacking::Int8Panels: return c.knobs.get("cols");
+    case WeightPacking::Int8Panels:
+    case WeightPacking::Fp16Panels: return c.knobs.get("cols");
     case WeightPacking::RowPanels: return c.knobs.get("rows");
     case WeightPacking::CaffeOrder: break;
     }

@@ -54,6 +54,9 @@ enum class Packing : int {
     // channels to a word; the kernel sees the buffer as bytes.
     Int8Panels = 11,
     Int8ChannelTerms = 12,  // the same weights' scale per output channel, then their quantized sum
+    // The half-precision convolution's (ops/conv2d_fp16.h): Panels of an outputs x K blob, each
+    // weight rounded to half, two to a float; the kernel sees the buffer as halves.
+    Fp16Panels = 13,
 };
 
 struct ParamSpec {

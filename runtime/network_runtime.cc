@@ -1,5 +1,6 @@
 #include "runtime/network_runtime.h"
 
+#include "ops/conv2d_fp16.h"
 #include "ops/conv2d_int8.h"
 #include "ops/winograd.h"
 
@@ -277,6 +278,15 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
             for (int64_t c = 0; c < p.cols; c++) out[c * p.rows + r] = in[r * p.cols + c];
         break;
     }
+    case Packing::Fp16Panels: {
+        ParamSpec panels = p;
+        panels.packing = Packing::Panels;
+        panels.count = (p.rows + p.panel_width - 1) / p.panel_width * p.panel_width * p.cols;
+        const std::vector<float> wide = pack(panels, blobs);
+        uint16_t *halves = reinterpret_cast<uint16_t *>(out.data());
+        for (size_t i = 0; i < wide.size(); i++) halves[i] = ops::half_bits(wide[i]);
+        break;
+    }
     case Packing::Panels:
     case Packing::PanelsOfTranspose: {
         const std::vector<float> &in = blobs[p.first_blob];
@@ -474,9 +484,10 @@ Network *create(const NetworkDescription *description, const WeightSource &sourc
         float *host = view.tensor >= 0 ? network->arena.get() + d.tensors[view.tensor].offset
                                        : network->params[-1 - view.tensor].data();
         buf.host = reinterpret_cast<uint8_t *>(host);
-        buf.type = view.tensor < 0 && d.params[-1 - view.tensor].packing == Packing::Int8Panels
-                       ? halide_type_t(halide_type_int, 8, 1)
-                       : halide_type_t(halide_type_float, 32, 1);
+        const Packing packing = view.tensor < 0 ? d.params[-1 - view.tensor].packing : Packing::Copy;
+        buf.type = packing == Packing::Int8Panels   ? halide_type_t(halide_type_int, 8, 1)
+                   : packing == Packing::Fp16Panels ? halide_type_t(halide_type_float, 16, 1)
+                                                    : halide_type_t(halide_type_float, 32, 1);
         buf.dimensions = view.rank;
         buf.dim = &network->dimensions[size_t(v) * kMaxRank];
         int64_t stride = 1;
@@ -653,9 +664,9 @@ int network_forward_batch(Network *network, int images, const float *input, floa
     const int64_t out_count = tensor_count(d.tensors[d.output_tensor]) / batch;
     // The whole batch, padded with zeros past `images`, where one image at a time would take
     // longer, as the last forward of each measured; until both are known, one at a time.
-    const bool whole = images == batch || !d.single_image ||
-                       (network->image_ms > 0.0 && network->forward_ms > 0.0 &&
-                        images * network->image_ms > network->forward_ms);
+    const bool whole =
+        images == batch || !d.single_image ||
+        (network->image_ms > 0.0 && network->forward_ms > 0.0 && images * network->image_ms > network->forward_ms);
     if (whole) {
         const float *batch_input = input;
         float *batch_output = output;

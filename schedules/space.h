@@ -16,6 +16,7 @@
 
 #include "ops/concat.h"
 #include "ops/conv2d.h"
+#include "ops/conv2d_fp16.h"
 #include "ops/conv2d_int8.h"
 #include "ops/deconv2d.h"
 #include "ops/elementwise.h"
@@ -151,6 +152,7 @@ OpSpace<Shape> single_variant(VariantSpec<Shape> variant) {
 using ops::ActivationShape;
 using ops::ChannelAffineShape;
 using ops::ConcatShape;
+using ops::Conv2dFp16Shape;
 using ops::Conv2dInt8Shape;
 using ops::Conv2dShape;
 using ops::Deconv2dShape;
@@ -172,7 +174,7 @@ struct FamilySpace {
                OpSpace<InnerProductShape>, OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>,
                OpSpace<ActivationShape>, OpSpace<EltwiseShape>, OpSpace<ChannelAffineShape>, OpSpace<GemmShape>,
                OpSpace<RearrangeShape>, OpSpace<ResizeShape>,
-               OpSpace<Deconv2dShape>, OpSpace<Conv2dInt8Shape>>
+               OpSpace<Deconv2dShape>, OpSpace<Conv2dInt8Shape>, OpSpace<Conv2dFp16Shape>>
         ops;
 
     template <typename Shape>

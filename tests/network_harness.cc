@@ -15,6 +15,7 @@
 #include "compiler/plan_target.h"
 #include "compiler/qparams.h"
 #include "compiler/shell_quote.h"
+#include "compiler/temporary_directory.h"
 #include "compiler/toolchain.h"
 #include "frontend/fusion.h"
 #include "frontend/int8_precision.h"
@@ -23,7 +24,6 @@
 #include "frontend/untrained_fillers.h"
 #include "schedules/families.h"
 #include "tests/scoped_knobs.h"
-#include "compiler/temporary_directory.h"
 
 namespace cortado::testing {
 namespace fs = std::filesystem;
@@ -78,6 +78,7 @@ CheckerRun run_checker(const std::string &prototxt_path, const ImportOptions &op
         write_qparams(q, path);
         run.command += " --qparams " + shell_quote(path);
     }
+    if (options.fp16) run.command += " --precision fp16";
     if (!options.input_shape.empty()) {
         std::string shape;
         for (int64_t d : options.input_shape) shape += (shape.empty() ? "" : ",") + std::to_string(d);

@@ -11,8 +11,16 @@ void apply_cli_precision(const CliArgs &cli, ImportOptions &options, const Targe
         if (cli.has("qparams")) throw UsageError("--qparams goes with --precision int8, not fp32");
         return;
     }
+    if (precision == "fp16") {
+        if (cli.has("qparams")) throw UsageError("--qparams goes with --precision int8, not fp16");
+        options.fp16 = true;
+        options.fp16_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {
+            return fp16_refusal(graph, layer, plan_target);
+        };
+        return;
+    }
     if (precision != "int8")
-        throw UsageError("--precision " + precision + ": give fp32 or int8 (fp16 and auto are not built yet)");
+        throw UsageError("--precision " + precision + ": give fp32, fp16 or int8 (auto is not built yet)");
     if (!cli.has("qparams")) {  // the model's own QuantizeLinear nodes say how
         options.int8_from_model = true;
         options.int8_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {

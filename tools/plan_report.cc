@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "compiler/target_features.h"
+#include "ops/conv2d_fp16.h"
 #include "ops/conv2d_int8.h"
 
 namespace cortado {
@@ -44,8 +45,7 @@ std::string memory_line(const NetworkPlan &plan) {
     }
     for (const PlannedTensor &tensor : plan.tensors) {
         int64_t &floats = reach[tensor.storage];
-        floats = std::max(floats, tensor.offset - plan.tensors[size_t(tensor.storage)].offset +
-                                      tensor_span(tensor));
+        floats = std::max(floats, tensor.offset - plan.tensors[size_t(tensor.storage)].offset + tensor_span(tensor));
     }
     int64_t bound = 0;
     for (int s = 0; s <= steps; s++) {
@@ -102,8 +102,8 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
         if (knobs.empty()) knobs = "-";
         // Channel-blocked tensors (kernel_plan.cc) are where a step's layouts leave NCHW.
         if (k.choice.layout_in.blocked() || k.choice.layout_out.blocked())
-            knobs += "; reads " + ops::field_value(k.choice.layout_in) + ", writes " +
-                     ops::field_value(k.choice.layout_out);
+            knobs +=
+                "; reads " + ops::field_value(k.choice.layout_in) + ", writes " + ops::field_value(k.choice.layout_out);
         std::string shared;
         for (const std::string &other : steps_of[s.kernel])
             if (other != s.layer) shared += (shared.empty() ? "; shares its kernel with " : ", ") + other;
@@ -116,6 +116,10 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
                       ", zero point " + std::to_string(shape.input_zero_point) +
                       "), s8 weights per output channel, s32 sums, fp32 output";
         }
+        if (k.op == ops::Conv2dFp16Shape::kOp)
+            shared += "; fp16: fp32 input and weights rounded to half, half products summed " +
+                      std::string(k.choice.knobs.get("half") ? "in half" : "in fp32") + " over " +
+                      std::to_string(k.choice.knobs.get("chunk")) + " input channels, then in fp32; fp32 output";
         std::snprintf(line, sizeof line, "%-28s %-15s %-16s %-16s %-20s ", s.layer.c_str(), k.op.c_str(),
                       k.function_name().substr(10).c_str(), k.op_signature_hash().c_str(),
                       with_source(k.choice.variant, k.variant_source).c_str());

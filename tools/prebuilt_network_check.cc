@@ -7,13 +7,13 @@
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
 //                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--replays R]
 //                          [--non-finite] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]
-//                          [--qparams NET.qparams]
+//                          [--qparams NET.qparams] [--precision fp16]
 //
 // --replays: forwards checked after the blob check, without the callback (default 2; 0: none);
 // with --iterations 0 none run.
 // --knobs and --layouts: the plan options the library was compiled with (PlanOptions::knobs and
-// ::layouts), and --qparams its int8 layers (docs/precision.md), so that the plan checked against
-// is the library's.
+// ::layouts), --qparams its int8 layers and --precision fp16 its half-precision ones
+// (docs/precision.md), so that the plan checked against is the library's.
 // --write-model-weights: first writes an ONNX model's own weights (its initializers, as
 // `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
 // --non-finite: instead, checks the output element by element on inputs holding NaN and
@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
             stderr,
             "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
             "[--replays R] [--non-finite] [--own-weights] [--time-only] [--write-model-weights W.caffemodel] [--knobs K] "
-            "[--layouts nchw|blocked] [--qparams F] [--weights W] [--input X.npy --output Y.npy]\n",
+            "[--layouts nchw|blocked] [--qparams F] [--precision fp16] [--weights W] [--input X.npy --output Y.npy]\n",
             argv[0]);
         return 2;
     }
@@ -88,6 +88,7 @@ int main(int argc, char **argv) {
             else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
             else if (key == "--qparams")
                 options.int8_layers = int8_layers(read_qparams(value)), options.int8_source = value;
+            else if (key == "--precision" && value == "fp16") options.fp16 = true;
             else throw CompileError("unknown option " + key);
         }
         Graph unfused = load_network(argv[1], options, false);

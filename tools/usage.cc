@@ -23,7 +23,8 @@ const char *kTuning =
     "                       without one takes the nearest machine's at the same ISA level)\n";
 
 const char *kPrecision =
-    "  --precision P        fp32 (default) or int8\n"
+    "  --precision P        fp32 (default), fp16 (every convolution the target can run in half\n"
+    "                       precision; docs/precision.md) or int8\n"
     "  --qparams FILE       int8: the calibration `cortado quantize` wrote (implies --precision int8)\n";
 
 const std::map<std::string, std::string> &usages() {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "ops/conv2d_fp16.h"
 #include "ops/conv2d_int8.h"
 
 namespace cortado::reference {
@@ -89,6 +90,14 @@ void dequantize_int8_operands(const ConvolutionParams &p, Tensor &in, Tensor &we
 
 Tensor convolution(const Tensor &in, const ConvolutionParams &p, const Tensor &weights, const Tensor *bias,
                    const Tensor *residual) {
+    if (p.fp16) {  // the kernel's operands, rounded to half (ops/conv2d_fp16.h)
+        Tensor in_h = in, weights_h = weights;
+        for (double &x : in_h.data) x = ops::round_to_half(float(x));
+        for (double &w : weights_h.data) w = ops::round_to_half(float(w));
+        ConvolutionParams fp32 = p;
+        fp32.fp16 = false;
+        return convolution(in_h, fp32, weights_h, bias, residual);
+    }
     if (p.int8_input) {
         require(p.num_output > 0 && weights.data.size() % size_t(p.num_output) == 0,
                 "convolution: the weights are not num_output rows");

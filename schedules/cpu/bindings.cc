@@ -4,6 +4,7 @@
 #include "generators/concat.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
+#include "generators/conv2d_fp16.h"
 #include "generators/conv2d_int8.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/deconv2d.h"
@@ -20,6 +21,8 @@
 #include "schedules/cpu/concat.h"
 #include "schedules/cpu/conv2d_channel_lanes.h"
 #include "schedules/cpu/conv2d_depthwise.h"
+#include "schedules/cpu/conv2d_fp16.h"
+#include "schedules/cpu/conv2d_fp16_space.h"
 #include "schedules/cpu/conv2d_int8.h"
 #include "schedules/cpu/conv2d_int8_space.h"
 #include "schedules/cpu/conv2d_register_tile.h"
@@ -61,6 +64,12 @@ const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_channel_lanes_bind
     kInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &t) {
         const ops::Knobs &k = op.choice.knobs;
         schedule_conv2d_int8(a, op.shape.conv, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"));
+    }};
+const BindSchedule<Conv2dFp16, ops::Conv2dFp16Op> conv2d_fp16_channel_lanes_binding{
+    kFp16ChannelLanes, [](Conv2dFp16 &a, const ops::Conv2dFp16Op &op, const Target &t) {
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_fp16(a, op.shape.conv, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"),
+                             k.get("half"));
     }};
 const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_depthwise_channel_lanes_binding{
     kDepthwiseChannelLanes, [](Conv2dChannelLanes &a, const ops::Conv2dOp &op, const Target &t) {
@@ -107,7 +116,8 @@ const BindSchedule<Softmax, ops::SoftmaxOp> softmax_binding{
 const BindSchedule<Concat, ops::ConcatOp> concat_binding{
     "cpu_direct", [](Concat &a, const ops::ConcatOp &op, const Target &t) { schedule_concat(a, op.shape, t); }};
 const BindSchedule<Rearrange, ops::RearrangeOp> rearrange_binding{
-    "cpu_direct", [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
+    "cpu_direct",
+    [](Rearrange &a, const ops::RearrangeOp &op, const Target &t) { schedule_rearrange(a, op.shape, t); }};
 const BindSchedule<Resize, ops::ResizeOp> resize_binding{
     "cpu_direct", [](Resize &a, const ops::ResizeOp &op, const Target &t) { schedule_resize(a, op.shape, t); }};
 const BindSchedule<Deconv2d, ops::Deconv2dOp> deconv2d_binding{

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "schedules/cpu/conv2d_fp16_space.h"
 #include "schedules/cpu/conv2d_int8_space.h"
 #include "schedules/cpu/conv2d_space.h"
 #include "schedules/space.h"
@@ -65,6 +66,7 @@ inline FamilySpace space(
     f.name = "cpu";
     f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);
     f.op<Conv2dInt8Shape>() = single_variant(conv2d_int8_channel_lanes(registers));
+    f.op<Conv2dFp16Shape>() = single_variant(conv2d_fp16_channel_lanes(registers));
     auto pooling = plain_variant<PoolingShape>("cpu_direct", {"schedules/cpu/pooling.h"});
     pooling.channel_blocks = true;  // reads and writes blocks of channels (schedule_blocked_pooling)
     f.op<PoolingShape>() = single_variant(std::move(pooling));

@@ -3,6 +3,7 @@
 #include "generators/concat.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_channel_lanes.h"
+#include "generators/conv2d_fp16.h"
 #include "generators/conv2d_int8.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/deconv2d.h"
@@ -22,6 +23,8 @@
 #include "schedules/gpu/conv2d_channel_lanes_space.h"
 #include "schedules/gpu/conv2d_depthwise.h"
 #include "schedules/gpu/conv2d_depthwise_space.h"
+#include "schedules/gpu/conv2d_fp16.h"
+#include "schedules/gpu/conv2d_fp16_space.h"
 #include "schedules/gpu/conv2d_int8.h"
 #include "schedules/gpu/conv2d_int8_space.h"
 #include "schedules/gpu/conv2d_winograd.h"
@@ -64,6 +67,11 @@ const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_binding{
     kGpuInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &) {
         const ops::Knobs &k = op.choice.knobs;
         schedule_conv2d_int8(a, op.shape.conv, {k.get("rows"), k.get("threads_q"), k.get("threads_c")});
+    }};
+const BindSchedule<Conv2dFp16, ops::Conv2dFp16Op> conv2d_fp16_binding{
+    kGpuFp16ChannelLanes, [](Conv2dFp16 &a, const ops::Conv2dFp16Op &op, const Target &) {
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_fp16(a, op.shape.conv, {k.get("rows"), k.get("threads_q"), k.get("threads_c")});
     }};
 
 // Channels in the lanes write C transposed (ops::ConvGemmForm).
