@@ -40,6 +40,9 @@ class Conv2dFp16Generator : public Halide::Generator<Conv2dFp16Generator> {
         require_activation_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch}, s.batch, op.choice.batch_strided);
         const int depth = s.in_channels / s.group * s.kernel_h * s.kernel_w;
         require_dense_shape(weights, {width, depth, ops::panel_count(s.out_channels, width)});
+        // A panel's halves start 16-byte aligned where the panel is a multiple of 8 wide (the
+        // runtime's and the GPU APIs' allocations are): its vectors load in one instruction.
+        weights.set_host_alignment(16);
         require_dense_shape(bias, {s.out_channels});
         const std::vector<int> out_extents{s.out_w * s.out_h, s.out_channels, s.batch, 1};
         require_activation_shape(output, out_extents, s.batch, op.choice.batch_strided);

@@ -377,7 +377,7 @@ TEST(Int8, QuantizeThenRunThroughTheCli) {
         EXPECT_NE(r.output.find(says), std::string::npos) << args << "\n" << r.output;
     };
     expect_failure("run " + net + " --precision int8", 1, "calibrate it with `cortado quantize`");
-    expect_failure("run " + net + " --precision fp16 --qparams " + qparams, 2, "fp32 or int8");
+    expect_failure("run " + net + " --precision fp16 --qparams " + qparams, 2, "--qparams goes with --precision int8");
     expect_failure("run " + net + " --precision fp32 --qparams " + qparams, 2, "goes with --precision int8");
     expect_failure("quantize " + net + " --calibrate " + images + " -o " + qparams, 2, "--weights");
     expect_failure("quantize " + net + " --weights " + weights + " --calibrate " + net + " -o " + qparams, 1,

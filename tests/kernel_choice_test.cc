@@ -18,9 +18,9 @@
 
 #include "compiler/kernel_choice.h"
 #include "compiler/kernel_plan.h"
+#include "compiler/record_transfer.h"
 #include "compiler/schedule_version.h"
 #include "compiler/target_description.h"
-#include "compiler/record_transfer.h"
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
 #include "frontend/fusion.h"
@@ -28,10 +28,11 @@
 #include "frontend/shape_inference.h"
 #include "generators/concat.h"
 #include "generators/conv2d.h"
-#include "generators/conv2d_int8.h"
-#include "generators/deconv2d.h"
 #include "generators/conv2d_channel_lanes.h"
+#include "generators/conv2d_fp16.h"
+#include "generators/conv2d_int8.h"
 #include "generators/conv2d_winograd.h"
+#include "generators/deconv2d.h"
 #include "generators/elementwise.h"
 #include "generators/gemm.h"
 #include "generators/inner_product.h"
@@ -170,12 +171,11 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
                               ops::Conv2dShape{1, 32, 14, 14, 32, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 32},
                               ops::Conv2dShape{1, 16, 14, 14, 32, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, 1}};
                 // A family may leave the gemm op out (the GPU and HVX families do): no Caffe or ONNX
-                // layer plans one; `bench sgemm` does, on the CPU families. The GPU and HVX families
-                // have no int8 convolution yet: a plan that asks for one fails naming the layer.
+                // layer plans one; `bench sgemm` does, on the CPU families. HVX has no half
+                // arithmetic: a plan that asks for an fp16 convolution fails naming the layer.
                 const bool cpu_family = name == "cpu" || name == "x86" || name == "arm";
-                if (space.variants.empty() && (std::string(op) == "gemm" || std::string(op) == "conv2d_int8") &&
-                    !cpu_family)
-                    return;
+                if (space.variants.empty() && std::string(op) == "gemm" && !cpu_family) return;
+                if (space.variants.empty() && std::string(op) == "conv2d_fp16" && name == "hvx") return;
                 ASSERT_FALSE(space.variants.empty()) << name << " " << op;
                 for (const auto &v : space.variants) {
                     // The first shape the variant computes.
@@ -278,7 +278,8 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     const auto channel_lanes = [&](const ops::Conv2dShape &shape, const schedules::TargetInfo &target) {
         return resolve_choice(x86.op<ops::Conv2dShape>(), shape, target, {&forced}).choice;
     };
-    const ops::Choice direct = channel_lanes(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}, avx512);
+    const ops::Choice direct =
+        channel_lanes(ops::Conv2dShape{1, 64, 56, 56, 64, 56, 56, 3, 3, 1, 1, 1, 1, 1, 1, 1}, avx512);
     EXPECT_EQ(direct.variant, "cpu_direct_channel_lanes");
     EXPECT_EQ(direct.weights, ops::WeightPacking::ColumnPanels);
     EXPECT_EQ(direct.knobs.get("cols"), 64) << "4 vectors of channels, the widest full tile";
@@ -301,7 +302,8 @@ TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {
     const ops::Choice grouped = choose(ops::Conv2dShape{1, 96, 27, 27, 256, 27, 27, 5, 5, 1, 1, 2, 2, 1, 1, 2});
     EXPECT_EQ(grouped.variant, "cpu_direct_channel_lanes");
     EXPECT_EQ(128 % grouped.knobs.get("cols"), 0) << "a panel within one group of 128";
-    const ops::Choice batch1 = channel_lanes(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}, avx512);
+    const ops::Choice batch1 =
+        channel_lanes(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}, avx512);
     const int tiles = (169 + batch1.knobs.get("rows") - 1) / batch1.knobs.get("rows");
     EXPECT_GE(384 / batch1.knobs.get("cols") *
                   ((tiles + batch1.knobs.get("task_tiles") - 1) / batch1.knobs.get("task_tiles")),
@@ -358,16 +360,16 @@ TEST(ParallelRules, TasksKeepEveryCoreBusy) {
         };
         const auto choose = [&](const ops::Conv2dShape &shape, const char *variant = nullptr) {
             const ChoiceSettings forced{"test", variant ? variant : "", {}, "", false};
-            return resolve_choice(x86.op<ops::Conv2dShape>(), shape, target,
-                                  variant ? std::vector<const ChoiceSettings *>{&forced}
-                                          : std::vector<const ChoiceSettings *>{})
+            return resolve_choice(
+                       x86.op<ops::Conv2dShape>(), shape, target,
+                       variant ? std::vector<const ChoiceSettings *>{&forced} : std::vector<const ChoiceSettings *>{})
                 .choice;
         };
         // ResNet-50's layer3 1x1 reduction at batch 5: 196 pixels by 256 channels an image.
         const ops::Choice reduce = choose(ops::Conv2dShape{5, 1024, 14, 14, 256, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1});
         EXPECT_EQ(reduce.variant, "cpu_gemm_1x1_channel_lanes");
-        const long long gemm_tasks = 5LL * ceil_div(196, reduce.knobs.get("row_block")) *
-                                     ceil_div(256, reduce.knobs.get("col_block"));
+        const long long gemm_tasks =
+            5LL * ceil_div(196, reduce.knobs.get("row_block")) * ceil_div(256, reduce.knobs.get("col_block"));
         EXPECT_TRUE(balanced(gemm_tasks)) << cores << " cores: " << gemm_tasks << " GEMM tasks";
         // Its 3x3 layer as Winograd: a task per image and block of output channels.
         const ops::Choice winograd = choose(ops::Conv2dShape{5, 256, 14, 14, 256, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1});
@@ -376,11 +378,10 @@ TEST(ParallelRules, TasksKeepEveryCoreBusy) {
         EXPECT_TRUE(balanced(winograd_tasks) || winograd.knobs.get("col_block") == winograd.knobs.get("cols"))
             << cores << " cores: " << winograd_tasks << " Winograd tasks";
         // The direct convolution at batch 1: tasks over panels and pixel tiles.
-        const ops::Choice direct =
-            choose(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1}, "cpu_direct_channel_lanes");
+        const ops::Choice direct = choose(ops::Conv2dShape{1, 256, 13, 13, 384, 13, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1},
+                                          "cpu_direct_channel_lanes");
         const int tiles = ceil_div(169, direct.knobs.get("rows"));
-        const long long direct_tasks =
-            384 / direct.knobs.get("cols") * ceil_div(tiles, direct.knobs.get("task_tiles"));
+        const long long direct_tasks = 384 / direct.knobs.get("cols") * ceil_div(tiles, direct.knobs.get("task_tiles"));
         EXPECT_TRUE(balanced(direct_tasks)) << cores << " cores: " << direct_tasks << " direct tasks";
         // Depthwise on few large planes: strips of rows.
         const ops::Choice depthwise = choose(ops::Conv2dShape{1, 8, 112, 112, 8, 112, 112, 3, 3, 1, 1, 1, 1, 1, 1, 8});
@@ -736,10 +737,10 @@ Graph residual_block(const std::string &reader) {
 // reader of either takes blocks, both NCHW when one does not (here LRN reads the sum).
 TEST(Layouts, AResidualIsBlockedWithItsSumOrNotAtAll) {
     ScopedKnobs knobs("conv2d.variant=cpu_direct_channel_lanes");
-    const NetworkPlan conv = plan_network(
-        residual_block("layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" "
-                       "convolution_param { num_output: 32 kernel_size: 1 } }\n"),
-        "net", kAvx2, test_plan_options());
+    const NetworkPlan conv =
+        plan_network(residual_block("layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" "
+                                    "convolution_param { num_output: 32 kernel_size: 1 } }\n"),
+                     "net", kAvx2, test_plan_options());
     ASSERT_EQ(conv.steps.size(), 3u) << "the sum did not fuse";
     EXPECT_EQ(channel_block_of(conv, "c1"), 8);
     EXPECT_EQ(conv.tensors[conv.steps[1].output_tensor].channel_block, 8);
@@ -750,9 +751,9 @@ TEST(Layouts, AResidualIsBlockedWithItsSumOrNotAtAll) {
     EXPECT_EQ(views[views.size() - 2].extents, views.back().extents) << "the residual is seen as the output";
     EXPECT_EQ(views.back().extents, (std::vector<int>{8 * 14 * 14, 4, 1, 1}));
 
-    const NetworkPlan pooled = plan_network(
-        residual_block("layer { name: \"n\" type: \"LRN\" bottom: \"s\" top: \"n\" }\n"),
-        "net", kAvx2, test_plan_options());
+    const NetworkPlan pooled =
+        plan_network(residual_block("layer { name: \"n\" type: \"LRN\" bottom: \"s\" top: \"n\" }\n"), "net", kAvx2,
+                     test_plan_options());
     for (const PlannedTensor &t : pooled.tensors) EXPECT_EQ(t.channel_block, 0) << t.blob_name;
 }
 
@@ -796,10 +797,10 @@ TEST(Memory, ASumWritesOverItsResidualWhereItIsTheLastReader) {
     EXPECT_FALSE(sum_step(read_later).over_residual) << "c4 reads c0 after the sum";
     EXPECT_NE(offset_of(read_later, "s"), offset_of(read_later, "c0"));
 
-    const NetworkPlan own_input = plan_network(
-        residual_block("layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" "
-                       "convolution_param { num_output: 32 kernel_size: 1 } }\n"),
-        "net", kAvx2, test_plan_options());
+    const NetworkPlan own_input =
+        plan_network(residual_block("layer { name: \"c3\" type: \"Convolution\" bottom: \"s\" top: \"c3\" "
+                                    "convolution_param { num_output: 32 kernel_size: 1 } }\n"),
+                     "net", kAvx2, test_plan_options());
     for (const PlannedStep &s : own_input.steps) EXPECT_FALSE(s.over_residual) << s.layer << ": c2 reads c1";
 
     for (const PlannedStep &s : plan("", kCuda).steps) EXPECT_FALSE(s.over_residual) << s.layer;
@@ -825,8 +826,9 @@ Graph pointwise_then(const std::string &reader) {
 // stronger source chose its variant. A shallow first layer (3 channels) moves to the direct
 // convolution with channels in the lanes where a pooling that feeds a convolution reads it.
 TEST(Layouts, APointwiseLayerTakesChannelLanesWhereItsOutputStaysBlocked) {
-    const std::string conv = "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" "
-                             "convolution_param { num_output: 64 kernel_size: 3 pad: 1 } }\n";
+    const std::string conv =
+        "layer { name: \"c2\" type: \"Convolution\" bottom: \"c1\" top: \"c2\" "
+        "convolution_param { num_output: 64 kernel_size: 3 pad: 1 } }\n";
     const NetworkPlan switched = plan_network(pointwise_then(conv), "net", kAvx2, test_plan_options());
     const KernelInstance &c1 = switched.kernels[switched.steps[0].kernel];
     EXPECT_EQ(c1.choice.variant, "cpu_gemm_1x1_channel_lanes");
@@ -834,8 +836,8 @@ TEST(Layouts, APointwiseLayerTakesChannelLanesWhereItsOutputStaysBlocked) {
     EXPECT_EQ(channel_block_of(switched, "c1"), 8);
 
     const NetworkPlan pooled =
-        plan_network(pointwise_then("layer { name: \"n\" type: \"LRN\" bottom: \"c1\" top: \"n\" }\n"), "net",
-                     kAvx2, test_plan_options());
+        plan_network(pointwise_then("layer { name: \"n\" type: \"LRN\" bottom: \"c1\" top: \"n\" }\n"), "net", kAvx2,
+                     test_plan_options());
     EXPECT_EQ(pooled.kernels[pooled.steps[0].kernel].choice.variant, "cpu_gemm_1x1");
     EXPECT_EQ(pooled.kernels[pooled.steps[0].kernel].variant_source, "default rule");
 
@@ -1440,6 +1442,7 @@ TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
     bound({"resize direct"}, names(variant_bindings<Schedule<Resize, ops::ResizeOp>>()));
     bound({"deconv2d direct"}, names(variant_bindings<Schedule<Deconv2d, ops::Deconv2dOp>>()));
     bound({"conv2d_int8 channel_lanes"}, names(variant_bindings<Schedule<Conv2dInt8, ops::Conv2dInt8Op>>()));
+    bound({"conv2d_fp16 channel_lanes"}, names(variant_bindings<Schedule<Conv2dFp16, ops::Conv2dFp16Op>>()));
     bound({"relu direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ReluOp>>()));
     bound({"activation direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ActivationOp>>()));
     bound({"eltwise direct"}, names(variant_bindings<Schedule<FlatOutput, ops::EltwiseOp>>()));

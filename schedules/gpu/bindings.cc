@@ -71,7 +71,8 @@ const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_binding{
 const BindSchedule<Conv2dFp16, ops::Conv2dFp16Op> conv2d_fp16_binding{
     kGpuFp16ChannelLanes, [](Conv2dFp16 &a, const ops::Conv2dFp16Op &op, const Target &) {
         const ops::Knobs &k = op.choice.knobs;
-        schedule_conv2d_fp16(a, op.shape.conv, {k.get("rows"), k.get("threads_q"), k.get("threads_c")});
+        schedule_conv2d_fp16(a, op.shape.conv,
+                             {k.get("rows"), k.get("threads_q"), k.get("threads_c"), k.get("vector")});
     }};
 
 // Channels in the lanes write C transposed (ops::ConvGemmForm).

@@ -2,8 +2,8 @@
 // default rule in conv2d_fp16_space.h). As the int8 one (conv2d_int8.h): a thread owns `cols`
 // output channels (one packed panel) by `rows` consecutive pixels, the threads along the pixels
 // innermost so that a warp shares its weight loads. The thread's fp32 sums and one chunk's half
-// sums are both in registers; the half sums are vectors of two output channels, so each
-// reduction step is one fma.rn.f16x2 per pair on CUDA. The input is rounded to half by a kernel
+// sums are both in registers; the half sums are vectors of `vector` output channels, which CUDA
+// computes a pair at a time (fma.rn.f16x2) and loads the weights of in one instruction. The input is rounded to half by a kernel
 // of its own.
 #pragma once
 
@@ -13,7 +13,7 @@
 namespace cortado::schedules::gpu {
 
 struct Fp16Tile {
-    int rows, threads_q, threads_c;
+    int rows, threads_q, threads_c, vector;
 };
 
 inline void schedule_conv2d_fp16(Conv2dFp16 &a, const ops::Conv2dShape &s, const Fp16Tile &t) {
@@ -47,7 +47,7 @@ inline void schedule_conv2d_fp16(Conv2dFp16 &a, const ops::Conv2dShape &s, const
     a.part.update().reorder(a.lane, a.q, a.r.x, a.r.y, a.r.z, a.n, a.panel, a.chunk);
     for (Stage stage : {Stage(a.tile), a.tile.update()}) stage.unroll(a.lane).unroll(a.q);
     for (Stage stage : {Stage(a.part), a.part.update()}) {
-        if (a.width % 2 == 0) stage.vectorize(a.lane, 2);
+        if (t.vector > 1 && a.width % t.vector == 0) stage.vectorize(a.lane, t.vector);
         stage.unroll(a.lane).unroll(a.q);
     }
     if (s.kernel_w <= 5) a.part.update().unroll(a.r.x);

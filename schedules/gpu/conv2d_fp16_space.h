@@ -36,7 +36,8 @@ inline VariantSpec<Conv2dFp16Shape> conv2d_fp16_channel_lanes() {
                {"threads_c", 1, 1024, "threads of a block along the panels"},
                {"registers", 16, 255, "registers per thread the tile may plan for"},
                {"chunk", 1, 4096, "input channels a half sum covers before it is added in fp32"},
-               {"half", 0, 1, "1: products and chunk sums in half; 0: in fp32 (half storage only)"}};
+               {"half", 0, 1, "1: products and chunk sums in half; 0: in fp32 (half storage only)"},
+               {"vector", 1, 16, "output channels of a thread computed (and their weights loaded) as one vector"}};
     // Against the reference's products of the half operands in double: what the half sums of a
     // chunk round away, about 2^-11 times the square root of its positions, relative.
     v.tolerance = 1e-2f;
@@ -46,6 +47,7 @@ inline VariantSpec<Conv2dFp16Shape> conv2d_fp16_channel_lanes() {
         if (!ops::panel_fits_groups(s.conv, k.get("cols"))) return "a panel of cols output channels spans two groups";
         if ((s.conv.in_channels / s.conv.group) % k.get("chunk") != 0)
             return "chunk does not divide a group's input channels";
+        if (k.get("cols") % k.get("vector") != 0) return "vector does not divide cols";
         if (fp16_tile_registers(k.get("cols"), k.get("rows")) > k.get("registers") - 32)
             return "the tile's fp32 and half sums exceed the registers less 32";
         return block_too_large(k.get("threads_q") * k.get("threads_c"));
@@ -60,14 +62,25 @@ inline VariantSpec<Conv2dFp16Shape> conv2d_fp16_channel_lanes() {
             while (cols > 1 && !ops::panel_fits_groups(s.conv, cols)) cols /= 2;
             k.set("cols", cols);
         }
+        if (!k.has("vector")) {
+            // CUDA: the widest of 8, 4, 2 that divides the panel (8: the weights of a step in one
+            // 16-byte load). OpenCL: pairs; NVIDIA's OpenCL compiler fails on half8 arithmetic
+            // ("Do not know how to split the result of this operator").
+            int vector = t.has_feature("opencl") ? 2 : 8;
+            while (vector > 1 && k.get("cols") % vector != 0) vector /= 2;
+            k.set("vector", vector);
+        }
         const long panels = ops::panel_count(s.conv.out_channels, k.get("cols"));
         const auto threads = [&](int rows) { return long(s.conv.batch) * panels * ((pixels + rows - 1) / rows); };
         if (!k.has("rows")) {
-            // 8 pixels (4 for kernels of 7x7 and more), fewer where the registers or the device's
-            // fill ask for it: a thread per tile, about kFp16TargetThreads of them.
+            // 8 pixels (4 for kernels of 7x7 and more), fewer where the registers ask for it or
+            // the layer would not fill the device (a thread per tile, about kFp16TargetThreads of
+            // them); not below 4 where 4 still gives a quarter of those threads, since a thread
+            // of fewer pixels waits on its loads (docs/PERFORMANCE.md, the H200 sweep).
             int rows = std::min(area >= 49 ? 4 : 8, pixels);
             while (rows > 1 && fp16_tile_registers(k.get("cols"), rows) > k.get("registers") - 32) rows /= 2;
-            while (rows > 1 && threads(rows) < kFp16TargetThreads) rows /= 2;
+            const int least = threads(4) >= kFp16TargetThreads / 4 ? 4 : 1;
+            while (rows > least && threads(rows) < kFp16TargetThreads) rows /= 2;
             k.set("rows", rows);
         }
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
