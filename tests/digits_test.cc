@@ -60,27 +60,41 @@ TEST(Digits, PredictionsAndAccuracyEqualTheTrainersThroughBothFrontends) {
     }
 }
 
-// The scores of `network` (a model file, then its options) in int8 on the held-out images. Here,
-// `cortado run --check`; on a cross target (ARM64 under qemu, $CORTADO_TEST_CHECKER), the library
-// compiled here and run by the target's checker, which also checks every blob against the
-// reference with the same weights.
-Result int8_scores(const std::string &network, const std::string &qparams, const std::string &images, size_t count,
-                   const std::string &output, const std::string &scratch) {
+// The scores of `network` (a model file, then its options) in low precision (`precision`:
+// "--qparams F" or "--precision fp16") on the held-out images. Here, `cortado run --check`; on a
+// cross target (ARM64 under qemu, $CORTADO_TEST_CHECKER), the library compiled here and run by the
+// target's checker, which also checks every blob against the reference with the same weights.
+Result low_precision_scores(const std::string &network, const std::string &precision, const std::string &images,
+                            size_t count, const std::string &output, const std::string &scratch) {
     const std::string batch = " --batch " + std::to_string(count);
     const char *checker = std::getenv("CORTADO_TEST_CHECKER");
     if (!checker)
-        return cortado("run " + network + " --qparams " + qparams + " --target " + test_target() + batch + " --input " +
+        return cortado("run " + network + " " + precision + " --target " + test_target() + batch + " --input " +
                        images + " --output " + output + " --iterations 1 --check");
     const std::string model = network.substr(0, network.find(' '));
     const size_t weights_at = network.find("--weights ");
     const std::string weights = weights_at == std::string::npos ? " --own-weights" : " " + network.substr(weights_at);
     const std::string dir = scratch + "/lib";
-    const Result compiled = cortado("compile " + model + " --qparams " + qparams + " --target " + test_target() +
-                                    batch + " --name net --shared -o " + dir);
+    const Result compiled = cortado("compile " + model + " " + precision + " --target " + test_target() + batch +
+                                    " --name net --shared -o " + dir);
     if (compiled.exit_code != 0) return compiled;
     return shell(std::string(checker) + " " + model + " " + dir + "/libnet.so " +
-                 resolve_target(test_target()).halide_target + batch + " --qparams " + qparams + weights + " --input " +
+                 resolve_target(test_target()).halide_target + batch + " " + precision + weights + " --input " +
                  images + " --output " + output + " --iterations 0");
+}
+
+// The share of the held-out images whose top score is their label.
+double accuracy(const std::string &scores_npy, const std::vector<int> &labels) {
+    std::vector<int64_t> shape;
+    const std::vector<float> scores = npy_floats(scores_npy, &shape);
+    EXPECT_EQ(shape, (std::vector<int64_t>{int64_t(labels.size()), 10}));
+    if (scores.size() != labels.size() * 10) return 0;
+    size_t correct = 0;
+    for (size_t i = 0; i < labels.size(); i++) {
+        const float *row = &scores[i * 10];
+        correct += int(std::max_element(row, row + 10) - row) == labels[i];
+    }
+    return double(correct) / double(labels.size());
 }
 
 // int8 (docs/precision.md): calibrated on the first 100 held-out images by each method, through
@@ -112,8 +126,8 @@ TEST(Digits, Int8AccuracyWithinHalfAPointOfFp32ThroughBothFrontends) {
             ASSERT_EQ(q.exit_code, 0) << q.output;
             EXPECT_NE(q.output.find("2 of 2 convolutions in int8"), std::string::npos) << q.output;
             const std::string output = scratch.path() + "/scores.npy";
-            const Result r =
-                int8_scores(kModels + network, qparams, kModels + "heldout_images.npy", count, output, scratch.path());
+            const Result r = low_precision_scores(kModels + network, "--qparams " + qparams,
+                                                  kModels + "heldout_images.npy", count, output, scratch.path());
             if (!int8_test_target()) {
                 EXPECT_EQ(r.exit_code, 1) << r.output;
                 EXPECT_NE(r.output.find("no variant for conv2d_int8"), std::string::npos) << r.output;
@@ -121,16 +135,38 @@ TEST(Digits, Int8AccuracyWithinHalfAPointOfFp32ThroughBothFrontends) {
             }
             ASSERT_EQ(r.exit_code, 0) << r.output;
             EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
-            std::vector<int64_t> out_shape;
-            const std::vector<float> scores = npy_floats(output, &out_shape);
-            ASSERT_EQ(out_shape, (std::vector<int64_t>{int64_t(count), 10}));
-            size_t correct = 0;
-            for (size_t i = 0; i < count; i++) {
-                const float *row = &scores[i * 10];
-                correct += int(std::max_element(row, row + 10) - row) == labels[i];
-            }
-            EXPECT_NEAR(double(correct) / double(count), trainer_accuracy, 0.005) << correct << " of " << count;
+            EXPECT_NEAR(accuracy(output, labels), trainer_accuracy, 0.005);
         }
+    }
+}
+
+// fp16 (docs/precision.md): through both frontends, the accuracy on the held-out images stays
+// within half a percentage point of the trainer's fp32 accuracy, every blob checked against the
+// fp16 reference. OpenCL without the cl_half feature (PoCL) refuses it by layer.
+TEST(Digits, Fp16AccuracyWithinHalfAPointOfFp32ThroughBothFrontends) {
+    std::ifstream record_file(kModels + "trainer.json");
+    ASSERT_TRUE(record_file) << kModels << "trainer.json is missing";
+    const nlohmann::json record = nlohmann::json::parse(record_file);
+    const std::vector<int> labels = record["labels"];
+    const double trainer_accuracy = record["accuracy"];
+    const std::string halide_target = resolve_target(test_target()).halide_target;
+    const bool refuses =
+        halide_target.find("opencl") != std::string::npos && halide_target.find("cl_half") == std::string::npos;
+    const TemporaryDirectory scratch("cortado-digits-fp16");
+    for (const std::string &network :
+         {"lenet.prototxt --weights " + kModels + "lenet.caffemodel", std::string("lenet.onnx")}) {
+        SCOPED_TRACE(network + " on " + test_target());
+        const std::string output = scratch.path() + "/scores.npy";
+        const Result r = low_precision_scores(kModels + network, "--precision fp16", kModels + "heldout_images.npy",
+                                              labels.size(), output, scratch.path());
+        if (refuses) {
+            EXPECT_EQ(r.exit_code, 1) << r.output;
+            EXPECT_NE(r.output.find("cl_half"), std::string::npos) << r.output;
+            continue;
+        }
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_NE(r.output.find("PASS"), std::string::npos) << r.output;
+        EXPECT_NEAR(accuracy(output, labels), trainer_accuracy, 0.005);
     }
 }
 
