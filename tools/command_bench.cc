@@ -212,8 +212,11 @@ int command_bench(const std::vector<std::string> &args) {
         {"quick", "untuned", "no-transfer", "no-fusion"});
     const bool fuse = !cli.flags.count("no-fusion");
     const std::string precision = cli.get("precision", "fp32");
-    if (precision != "fp32" && precision != "int8") throw UsageError("--precision " + precision + ": give fp32 or int8");
+    if (precision != "fp32" && precision != "int8" && precision != "fp16")
+        throw UsageError("--precision " + precision + ": give fp32, fp16 or int8");
     const bool int8 = precision == "int8";
+    if (precision == "fp16" && (cli.positional != "nets" || !cli.has("prepare")))
+        throw UsageError("bench: --precision fp16 goes with nets --prepare (the GPU benchmark against eager fp16)");
     if (int8 && cli.positional != "conv" && cli.positional != "exported")
         throw UsageError("bench: --precision int8 goes with conv and exported");
     if (!fuse && cli.positional != "nets" && cli.positional != "exported")
@@ -239,7 +242,7 @@ int command_bench(const std::vector<std::string> &args) {
     for (std::string name; std::getline(list, name, ',');) names.push_back(name);
     if (cli.has("prepare")) {
         prepare_gpu_bench(suite, csv, models, batches, names, cli.flags.count("quick"), !cli.has("set"), target,
-                          cli.get("prepare"), tuning.records);
+                          cli.get("prepare"), tuning.records, precision == "fp16");
         return 0;
     }
     require_runs_here(target.halide_target, "bench");

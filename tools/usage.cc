@@ -115,6 +115,8 @@ const std::map<std::string, std::string> &usages() {
                               "                       (default: tools/bench/export_torchvision.py writes one)\n"
                               "  --no-fusion          nets, exported: every layer its own step\n"
                               "  --precision int8     conv: each layer in int8 against cortado's own fp32\n"
+                              "  --precision fp16     nets --prepare: convolutions in fp16, against PyTorch eager\n"
+                              "                       under fp16 autocast (gpu_bench.py)\n"
                               "Timing and reports:\n"
                               "  --iterations K       timed runs per case (default 10)\n"
                               "  --json F, --markdown F  write the report\n"

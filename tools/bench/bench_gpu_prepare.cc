@@ -6,10 +6,12 @@
 #include <sstream>
 
 #include "compiler/graph_json.h"
+#include "compiler/int8_support.h"
 #include "compiler/json_text.h"
 #include "compiler/network_builder.h"
 #include "compiler/target_features.h"
 #include "frontend/compile_error.h"
+#include "frontend/fp16_precision.h"
 #include "frontend/fusion.h"
 #include "frontend/import_caffe.h"
 #include "frontend/layer_cost.h"
@@ -61,7 +63,8 @@ nlohmann::ordered_json build_case(const std::string &prototxt, const TargetDescr
 void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir,
                        const std::vector<int64_t> &batches, const std::vector<std::string> &net_names, bool quick,
                        bool with_overfeat, const TargetDescription &target, const std::string &dir,
-                       const ChoiceOverrides &records) {
+                       const ChoiceOverrides &records, bool fp16) {
+    if (fp16 && suite != "nets") throw CompileError("--precision fp16 --prepare: the nets suite only");
     if (gpu_api(target.halide_target).empty())
         throw CompileError("--prepare needs a CUDA or OpenCL target, not " + target.halide_target);
     fs::create_directories(dir);
@@ -97,7 +100,11 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
     } else if (suite == "nets") {
         // Each network with its graph as JSON, for tools/bench/gpu_bench.py to rebuild it in PyTorch.
         for (const NetworkBenchCase &c : shipped_network_cases(models_dir, quick, batches, net_names)) {
-            const Graph graph = load_bench_network(c);
+            Graph graph = load_bench_network(c);
+            if (fp16)
+                apply_fp16_precision(graph, bench_network_name(c), [&](const Graph &g, const Layer &layer) {
+                    return fp16_refusal(g, layer, target.plan_target());
+                });
             const std::string case_name = "nets-" + std::to_string(count);
             const fs::path out = fs::path(dir) / case_name;
             fs::remove_all(out);
@@ -108,7 +115,9 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             const auto libraries = build_libraries(fused, target, out, case_name, records);
             double gflop = 0;
             for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;
-            add(bench_network_name(c), libraries, gflop, 0, {{"graph", case_name + "/graph.json"}});
+            nlohmann::ordered_json fields{{"graph", case_name + "/graph.json"}};
+            if (fp16) fields["precision"] = "fp16";
+            add(bench_network_name(c), libraries, gflop, 0, fields);
         }
     } else {
         throw CompileError("--prepare supports the conv, sgemm and nets suites, not '" + suite + "'");

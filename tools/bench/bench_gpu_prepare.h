@@ -16,10 +16,12 @@ namespace cortado {
 
 // `batches` and `net_names` select cases as `cortado bench` does (empty: all; conv takes at most
 // one batch). With tuning `records` that change some kernel of a case, its untuned library is
-// built too (CASE/untuned/libnet.so, "untuned_library"), and gpu_bench.py times both.
+// built too (CASE/untuned/libnet.so, "untuned_library"), and gpu_bench.py times both. `fp16`
+// (nets only): every convolution the target can runs in half precision (docs/precision.md), and
+// gpu_bench.py runs PyTorch eager under fp16 autocast against it.
 void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir,
                        const std::vector<int64_t> &batches, const std::vector<std::string> &net_names, bool quick,
                        bool with_overfeat, const TargetDescription &target, const std::string &dir,
-                       const ChoiceOverrides &records = {});
+                       const ChoiceOverrides &records = {}, bool fp16 = false);
 
 }  // namespace cortado

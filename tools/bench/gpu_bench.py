@@ -404,12 +404,28 @@ def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
     set_tf32(False)
     network = TorchNetwork(graph, {k: [b.cuda() for b in v] for k, v in weights.items()})
     eager = lambda: network(host_in.cuda()).cpu()  # noqa: E731  (both sides copy in and out)
+    # fp16 cases (`bench nets --precision fp16 --prepare`): cortado's convolutions in half
+    # precision against eager under fp16 autocast, both checked against eager in fp32.
+    fp16 = case.get("precision") == "fp16"
     with torch.no_grad():
         expected = eager()
         error = float((ours - expected).norm() / expected.norm())
-        row = {"name": case["name"], "gflop": case["gflop"], "megabytes": 0, "peer": "PyTorch eager fp32",
-               "relative_error": error}
+        row = {"name": case["name"], "gflop": case["gflop"], "megabytes": 0,
+               "peer": "PyTorch eager fp16 autocast" if fp16 else "PyTorch eager fp32", "relative_error": error}
         row["cortado"] = wall_times(forward, iterations)
+        if fp16:
+            def eager_fp16():
+                with torch.autocast("cuda", dtype=torch.float16):
+                    return network(host_in.cuda()).float().cpu()
+            row["peer_relative_error"] = float((eager_fp16() - expected).norm() / expected.norm())
+            if not error <= 2e-2:
+                print(f"{case['name']}: cortado fp16 differs from eager fp32 (relative L2 {error:.2e}); not timed",
+                      flush=True)
+                row["peer_timing"] = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
+                return row
+            row["peer_timing"] = wall_times(eager_fp16, iterations)
+            add_energy(row, x.shape[0], forward, eager_fp16)
+            return row
         if not error <= 1e-4:
             print(f"{case['name']}: cortado differs from PyTorch (relative L2 {error:.2e}); not timed", flush=True)
             row["peer_timing"] = {"median_ms": 0, "min_ms": 0, "max_ms": 0}
