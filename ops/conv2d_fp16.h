@@ -6,7 +6,9 @@
 // half accumulator would; bias and the fused epilogue run in fp32, and the output is fp32. The
 // types change only inside the kernel, so the layers around it stay fp32.
 //
-// The arithmetic, which the kernel, the runtime's packing and the reference all follow:
+// The arithmetic, which the kernel, the runtime's packing and the reference all follow (the
+// runtime rounds weights after folding a BatchNorm or Scale into them, the reference before: the
+// two differ by a rounding step of a few weights):
 //   - input and weights: rounded to the nearest half, ties to even (half_bits), beyond 65504 to
 //     infinity; the padding is 0;
 //   - y[c] = sum over chunks of (the chunk's products summed in half) + bias[c], then the epilogue.

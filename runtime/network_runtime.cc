@@ -279,6 +279,9 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
         break;
     }
     case Packing::Fp16Panels: {
+        // The kernel loads a panel's halves in 16-byte vectors (generators/conv2d_fp16_generator.cc
+        // set_host_alignment): std::vector's operator new aligns to at least this.
+        static_assert(__STDCPP_DEFAULT_NEW_ALIGNMENT__ >= 16, "fp16 weights need 16-byte aligned buffers");
         ParamSpec panels = p;
         panels.packing = Packing::Panels;
         panels.count = (p.rows + p.panel_width - 1) / p.panel_width * p.panel_width * p.cols;

@@ -17,6 +17,7 @@
 #include "compiler/shell_quote.h"
 #include "compiler/temporary_directory.h"
 #include "compiler/toolchain.h"
+#include "frontend/fp16_precision.h"
 #include "frontend/fusion.h"
 #include "frontend/int8_precision.h"
 #include "frontend/load_network.h"
@@ -171,6 +172,7 @@ BlobCheck check_network_text(const std::string &prototxt, const std::string &dis
     Graph graph = import_caffe_prototxt_text(prototxt, display, options);
     infer_shapes(graph);
     if (!options.int8_layers.empty()) apply_int8_precision(graph, options.int8_layers, options.int8_source);
+    if (options.fp16) apply_fp16_precision(graph, display, options.fp16_refusal);
     fill_untrained_weights(graph);
     const TemporaryDirectory scratch("cortado-test-net");
     const std::string path = scratch.path() + "/net.prototxt";

@@ -21,6 +21,7 @@
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
+#include "compiler/temporary_directory.h"
 #include "compiler/toolchain.h"
 #include "compiler/tuning_db.h"
 #include "frontend/compile_error.h"
@@ -38,7 +39,6 @@
 #include "tools/cli_tuning.h"
 #include "tools/commands.h"
 #include "tools/machine_load.h"
-#include "compiler/temporary_directory.h"
 
 namespace cortado {
 
@@ -208,7 +208,8 @@ void use_openblas_kernels_for_this_cpu() {
 
 int command_bench(const std::vector<std::string> &args) {
     const CliArgs cli = parse_cli_args(
-        args, {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net", "precision"},
+        args,
+        {"batch", "iterations", "json", "markdown", "models", "prepare", "set", "target", "db", "net", "precision"},
         {"quick", "untuned", "no-transfer", "no-fusion"});
     const bool fuse = !cli.flags.count("no-fusion");
     const std::string precision = cli.get("precision", "fp32");
@@ -334,7 +335,8 @@ int command_bench(const std::vector<std::string> &args) {
                 export_torchvision_networks(exported);
             }
             for (const ExportedBenchCase &c : exported_network_cases(exported, batches, names, int8))
-                check(steady([&] { return bench_exported_network(c, target, iterations, scratch, tuning.records, fuse); }));
+                check(steady(
+                    [&] { return bench_exported_network(c, target, iterations, scratch, tuning.records, fuse); }));
         }
     } else {
         throw CompileError("unknown bench suite '" + suite + "': give conv, sgemm, nets or exported");

@@ -17,6 +17,7 @@
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
 #include "compiler/reference/blob_check.h"
+#include "compiler/temporary_directory.h"
 #include "compiler/toolchain.h"
 #include "compiler/tuning_db.h"
 #include "frontend/caffemodel_writer.h"
@@ -32,7 +33,6 @@
 #include "tools/commands.h"
 #include "tools/machine_load.h"
 #include "tools/run_statistics.h"
-#include "compiler/temporary_directory.h"
 
 namespace cortado {
 namespace fs = std::filesystem;
@@ -119,10 +119,11 @@ void report_half_precision_effect(const Graph &unfused, const reference::WeightM
 }  // namespace
 
 int command_run(const std::vector<std::string> &args) {
-    const CliArgs cli = parse_cli_args(args,
-                                       {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape",
-                                        "batch", "target", "iterations", "warmup", "json", "db", "precision", "qparams"},
-                                       {"check", "check-finite", "untuned", "no-transfer", "no-fusion"});
+    const CliArgs cli =
+        parse_cli_args(args,
+                       {"weights", "seed", "save-weights", "input", "output", "dump-dir", "input-shape", "batch",
+                        "target", "iterations", "warmup", "json", "db", "precision", "qparams"},
+                       {"check", "check-finite", "untuned", "no-transfer", "no-fusion"});
     if (cli.has("weights") && cli.has("seed")) throw CompileError("give --weights or --seed, not both");
     ImportOptions options;
     options.batch = cli.get_count("batch", 0);

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/int8_support.h"
 #include "compiler/network_weights.h"
 #include "compiler/qparams.h"
 #include "compiler/reference/blob_check.h"
@@ -88,8 +89,13 @@ int main(int argc, char **argv) {
             else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
             else if (key == "--qparams")
                 options.int8_layers = int8_layers(read_qparams(value)), options.int8_source = value;
-            else if (key == "--precision" && value == "fp16") options.fp16 = true;
-            else throw CompileError("unknown option " + key);
+            else if (key == "--precision" && value == "fp16") {
+                // The layers `cortado compile` marked: those the target can run in fp16.
+                options.fp16 = true;
+                options.fp16_refusal = [target = std::string(argv[3])](const Graph &g, const Layer &layer) {
+                    return fp16_refusal(g, layer, target);
+                };
+            } else throw CompileError("unknown option " + key);
         }
         Graph unfused = load_network(argv[1], options, false);
         if (!model_weights.empty()) {  // the unfused layers' weights, which the library reads by layer name

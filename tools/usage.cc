@@ -96,7 +96,7 @@ const std::map<std::string, std::string> &usages() {
                              "  --restamp FILE       move FILE's records to this build's schedule versions, once\n"
                              "                       tools/kernel-identity.py shows their kernels unchanged\n"
                              "Precision:\n"
-                             "  --precision P        fp32 (default) or int8\n"
+                             "  --precision P        fp32 (default), fp16 or int8: tune the layers in that precision\n"
                              "  --qparams FILE       int8: tune the int8 layers `cortado quantize` chose\n"
                              "Network:\n"
                              "  --batch N[,N...]     one or more batch sizes\n"

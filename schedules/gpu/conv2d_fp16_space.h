@@ -48,6 +48,8 @@ inline VariantSpec<Conv2dFp16Shape> conv2d_fp16_channel_lanes() {
         if ((s.conv.in_channels / s.conv.group) % k.get("chunk") != 0)
             return "chunk does not divide a group's input channels";
         if (k.get("cols") % k.get("vector") != 0) return "vector does not divide cols";
+        if (t.has_feature("opencl") && k.get("vector") > 2)
+            return "OpenCL takes half vectors of 2 (NVIDIA's compiler fails on wider half arithmetic)";
         if (fp16_tile_registers(k.get("cols"), k.get("rows")) > k.get("registers") - 32)
             return "the tile's fp32 and half sums exceed the registers less 32";
         return block_too_large(k.get("threads_q") * k.get("threads_c"));
