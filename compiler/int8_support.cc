@@ -50,4 +50,8 @@ std::string fp16_refusal(const Graph &graph, const Layer &layer, const PlanTarge
     return refusal_alone(graph, layer, target, [](ConvolutionParams &q) { q.fp16 = true; });
 }
 
+std::function<std::string(const Graph &, const Layer &)> fp16_refusal_for(const PlanTarget &target) {
+    return [target](const Graph &graph, const Layer &layer) { return fp16_refusal(graph, layer, target); };
+}
+
 }  // namespace cortado

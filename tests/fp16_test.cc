@@ -43,33 +43,6 @@ std::string network(const Shape &input, const std::string &layers) {
     return text + " }\n" + layers;
 }
 
-// The relative L2 difference between the reference's output with and without the fp16 layers:
-// what rounding the operands to half moves the output by.
-double rounding_effect(const std::string &text, uint64_t seed) {
-    Graph fp32 = import_caffe_prototxt_text(text, "fp16", ImportOptions{});
-    infer_shapes(fp32);
-    Graph half = fp32;
-    apply_fp16_precision(half, "fp16");
-    reference::WeightMap weights;
-    std::mt19937_64 random(seed);
-    std::normal_distribution<double> normal(0.0, 0.1);
-    for (const Layer &layer : fp32.layers)
-        for (const Shape &shape : layer.weight_shapes) {
-            reference::Tensor t{shape, std::vector<double>(size_t(element_count(shape)))};
-            for (double &v : t.data) v = normal(random);
-            weights[layer.name].push_back(t);
-        }
-    const Shape &in_shape = fp32.values[size_t(fp32.inputs[0])].shape;
-    reference::Tensor input{in_shape, std::vector<double>(size_t(element_count(in_shape)))};
-    std::uniform_real_distribution<double> uniform(-1, 1);
-    for (double &v : input.data) v = uniform(random);
-    const int out = fp32.outputs[0];
-    const reference::Tensor a = reference::run_graph(fp32, weights, {input})[size_t(out)];
-    const reference::Tensor b = reference::run_graph(half, weights, {input})[size_t(out)];
-    std::vector<float> b_float(b.data.begin(), b.data.end());
-    return reference::relative_l2_error(b_float.data(), a);
-}
-
 struct Fp16Case {
     std::string what, layers;
     Shape input;
@@ -149,7 +122,9 @@ TEST(Fp16, ConvolutionsMatchTheFp16Reference) {
         // skipped the rounding to half would be. Elsewhere the half sums differ from the
         // reference by about as much as the rounding itself.
         if (sums_in_fp32_on_test_target()) {
-            EXPECT_LT(check.worst_error * 20, rounding_effect(text, seed)) << "worst blob: " << check.worst_blob;
+            EXPECT_LT(check.worst_error * 20, precision_effect(
+                                                  text, [](Graph &g) { apply_fp16_precision(g, "fp16"); }, seed, 0.1))
+                << "worst blob: " << check.worst_blob;
         }
     }
 }

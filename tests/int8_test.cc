@@ -44,34 +44,6 @@ std::string network(const Shape &input, const std::string &layers) {
     return text + " }\n" + layers;
 }
 
-// The relative L2 difference between the reference's output with and without the int8 layers:
-// what a kernel that ignored the quantization would be off by.
-double quantization_effect(const std::string &text, const ImportOptions &int8, uint64_t seed) {
-    Graph fp32 = import_caffe_prototxt_text(text, "int8", ImportOptions{});
-    infer_shapes(fp32);
-    Graph quantized = import_caffe_prototxt_text(text, "int8", ImportOptions{});
-    infer_shapes(quantized);
-    apply_int8_precision(quantized, int8.int8_layers, int8.int8_source);
-    reference::WeightMap weights;
-    std::mt19937_64 random(seed);
-    std::normal_distribution<double> normal(0.0, 0.3);
-    for (const Layer &layer : fp32.layers)
-        for (const Shape &shape : layer.weight_shapes) {
-            reference::Tensor t{shape, std::vector<double>(size_t(element_count(shape)))};
-            for (double &v : t.data) v = normal(random);
-            weights[layer.name].push_back(t);
-        }
-    const Shape &in_shape = fp32.values[size_t(fp32.inputs[0])].shape;
-    reference::Tensor input{in_shape, std::vector<double>(size_t(element_count(in_shape)))};
-    std::uniform_real_distribution<double> uniform(-1, 1);
-    for (double &v : input.data) v = uniform(random);
-    const int out = fp32.outputs[0];
-    const reference::Tensor a = reference::run_graph(fp32, weights, {input})[size_t(out)];
-    const reference::Tensor b = reference::run_graph(quantized, weights, {input})[size_t(out)];
-    std::vector<float> b_float(b.data.begin(), b.data.end());
-    return reference::relative_l2_error(b_float.data(), a);
-}
-
 struct Int8Case {
     std::string what, layers;
     Shape input;
@@ -144,7 +116,10 @@ TEST(Int8, ConvolutionsMatchTheInt8Reference) {
         EXPECT_LE(check.worst_error, check.tolerance) << "worst blob: " << check.worst_blob;
         // The check would see a kernel that skipped the quantization: the int8 and fp32
         // references differ by more than the tolerance.
-        EXPECT_GT(quantization_effect(text, options, seed), check.tolerance);
+        EXPECT_GT(
+            precision_effect(
+                text, [&](Graph &g) { apply_int8_precision(g, options.int8_layers, options.int8_source); }, seed, 0.3),
+            check.tolerance);
     }
 }
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <regex>
 #include <stdexcept>
 
@@ -14,6 +15,7 @@
 #include "compiler/network_builder.h"
 #include "compiler/plan_target.h"
 #include "compiler/qparams.h"
+#include "compiler/reference/reference_interpreter.h"
 #include "compiler/shell_quote.h"
 #include "compiler/temporary_directory.h"
 #include "compiler/toolchain.h"
@@ -200,6 +202,32 @@ std::string check_non_finite_file(const std::string &path, const ImportOptions &
     LoadedNetwork net(compiled.library, "net");
     net.create(nullptr, seed);
     return check_non_finite(unfused, compiled.built.plan, net, seed);
+}
+
+double precision_effect(const std::string &prototxt, const std::function<void(Graph &)> &mark, uint64_t seed,
+                        double weight_std) {
+    Graph plain = import_caffe_prototxt_text(prototxt, "precision", ImportOptions{});
+    infer_shapes(plain);
+    Graph marked = plain;
+    mark(marked);
+    reference::WeightMap weights;
+    std::mt19937_64 random(seed);
+    std::normal_distribution<double> normal(0.0, weight_std);
+    for (const Layer &layer : plain.layers)
+        for (const Shape &shape : layer.weight_shapes) {
+            reference::Tensor t{shape, std::vector<double>(size_t(element_count(shape)))};
+            for (double &v : t.data) v = normal(random);
+            weights[layer.name].push_back(t);
+        }
+    const Shape &in_shape = plain.values[size_t(plain.inputs[0])].shape;
+    reference::Tensor input{in_shape, std::vector<double>(size_t(element_count(in_shape)))};
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    for (double &v : input.data) v = uniform(random);
+    const int out = plain.outputs[0];
+    const reference::Tensor a = reference::run_graph(plain, weights, {input})[size_t(out)];
+    const reference::Tensor b = reference::run_graph(marked, weights, {input})[size_t(out)];
+    const std::vector<float> b_float(b.data.begin(), b.data.end());
+    return reference::relative_l2_error(b_float.data(), a);
 }
 
 std::string test_target() {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "compiler/reference/blob_check.h"
@@ -20,6 +21,12 @@ BlobCheck check_network_file(const std::string &path, const ImportOptions &optio
 // Compiles the network as check_network_file does, then runs check_non_finite on it (cross
 // targets in $CORTADO_TEST_CHECKER): "" when every output element has the reference's kind.
 std::string check_non_finite_file(const std::string &path, const ImportOptions &options, uint64_t seed);
+
+// The relative L2 difference between the reference's output of `prototxt` as imported and after
+// `mark` (a precision pass) on seeded N(0, weight_std) weights and uniform(-1, 1) input: what a
+// kernel that ignored the marked precision would be off by.
+double precision_effect(const std::string &prototxt, const std::function<void(Graph &)> &mark, uint64_t seed,
+                        double weight_std);
 
 // The target the tests compile for: $CORTADO_TEST_TARGET (a targets/ name or a Halide target
 // string), else "host". The same suites run on every target that can run here.

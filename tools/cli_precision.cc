@@ -14,9 +14,7 @@ void apply_cli_precision(const CliArgs &cli, ImportOptions &options, const Targe
     if (precision == "fp16") {
         if (cli.has("qparams")) throw UsageError("--qparams goes with --precision int8, not fp16");
         options.fp16 = true;
-        options.fp16_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {
-            return fp16_refusal(graph, layer, plan_target);
-        };
+        options.fp16_refusal = fp16_refusal_for(target.plan_target());
         return;
     }
     if (precision != "int8")

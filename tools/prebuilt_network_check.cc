@@ -92,9 +92,7 @@ int main(int argc, char **argv) {
             else if (key == "--precision" && value == "fp16") {
                 // The layers `cortado compile` marked: those the target can run in fp16.
                 options.fp16 = true;
-                options.fp16_refusal = [target = std::string(argv[3])](const Graph &g, const Layer &layer) {
-                    return fp16_refusal(g, layer, target);
-                };
+                options.fp16_refusal = fp16_refusal_for(PlanTarget(argv[3]));
             } else throw CompileError("unknown option " + key);
         }
         Graph unfused = load_network(argv[1], options, false);

@@ -8,7 +8,7 @@
 #pragma once
 
 #include "generators/conv2d_fp16.h"
-#include "schedules/gpu/fitting.h"
+#include "schedules/gpu/tiling.h"
 
 namespace cortado::schedules::gpu {
 
@@ -29,18 +29,8 @@ inline void schedule_conv2d_fp16(Conv2dFp16 &a, const ops::Conv2dShape &s, const
         .gpu_blocks(rows, xo)
         .gpu_threads(xi);
 
-    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, qb{"qb"}, co{"co"}, ci{"ci"}, ct{"ct"}, cb{"cb"};
-    a.output.split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
-        .split(a.q, qo, qi, fitting(t.rows, s.out_w * s.out_h), TailStrategy::ShiftInwards)
-        .split(qo, qb, qt, t.threads_q, TailStrategy::GuardWithIf)
-        .split(co, cb, ct, t.threads_c, TailStrategy::GuardWithIf)
-        .reorder(ci, qi, qt, ct, qb, cb, a.n)
-        .fuse(cb, a.n, cb)
-        .gpu_blocks(qb, cb)
-        .gpu_threads(qt, ct)
-        .unroll(ci)
-        .unroll(qi);
-
+    const Var qt =
+        tile_panels_by_threads(a.output, a.q, a.c, a.n, a.width, t.rows, s.out_w * s.out_h, t.threads_q, t.threads_c);
     a.tile.compute_at(a.output, qt).bound(a.lane, 0, a.width).bound_extent(a.panel, 1).store_in(MemoryType::Register);
     a.tile.update().reorder(a.lane, a.q, a.chunks, a.n, a.panel);
     a.part.compute_at(a.tile, a.chunks).store_in(MemoryType::Register);

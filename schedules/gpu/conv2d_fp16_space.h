@@ -28,7 +28,8 @@ inline VariantSpec<Conv2dFp16Shape> conv2d_fp16_channel_lanes() {
     VariantSpec<Conv2dFp16Shape> v;
     v.name = kGpuFp16ChannelLanes;
     v.form = ops::Form::channel_lanes();
-    v.sources = {"schedules/gpu/conv2d_fp16.h", "schedules/gpu/conv2d_fp16_space.h", "schedules/gpu/limits.h"};
+    v.sources = {"schedules/gpu/conv2d_fp16.h", "schedules/gpu/conv2d_fp16_space.h", "schedules/gpu/limits.h",
+                 "schedules/gpu/tiling.h"};
     v.weights = ops::WeightPacking::Fp16Panels;
     v.knobs = {{"cols", 1, 16, "output channels per thread (one packed panel)"},
                {"rows", 1, 16, "output pixels per thread (consecutive in the image, across rows)"},

@@ -10,7 +10,7 @@
 
 #include "generators/conv2d_int8.h"
 #include "schedules/conv2d_int8_tile.h"
-#include "schedules/gpu/fitting.h"
+#include "schedules/gpu/tiling.h"
 
 namespace cortado::schedules::gpu {
 
@@ -34,17 +34,8 @@ inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const
         .gpu_threads(xi)
         .vectorize(a.within);
 
-    Var qo{"qo"}, qi{"qi"}, qt{"qt"}, qb{"qb"}, co{"co"}, ci{"ci"}, ct{"ct"}, cb{"cb"};
-    a.output.split(a.c, co, ci, a.width, TailStrategy::GuardWithIf)
-        .split(a.q, qo, qi, fitting(t.rows, s.out_w * s.out_h), TailStrategy::ShiftInwards)
-        .split(qo, qb, qt, t.threads_q, TailStrategy::GuardWithIf)
-        .split(co, cb, ct, t.threads_c, TailStrategy::GuardWithIf)
-        .reorder(ci, qi, qt, ct, qb, cb, a.n)
-        .fuse(cb, a.n, cb)
-        .gpu_blocks(qb, cb)
-        .gpu_threads(qt, ct)
-        .unroll(ci)
-        .unroll(qi);
+    const Var qt =
+        tile_panels_by_threads(a.output, a.q, a.c, a.n, a.width, t.rows, s.out_w * s.out_h, t.threads_q, t.threads_c);
     schedule_int8_register_tile(a, a.output, qt, 0);
     if (s.kernel_w <= 5) a.tile.update().unroll(a.r[1]);
 }

@@ -23,7 +23,8 @@ inline VariantSpec<Conv2dInt8Shape> conv2d_int8_channel_lanes() {
     VariantSpec<Conv2dInt8Shape> v;
     v.name = kGpuInt8ChannelLanes;
     v.form = ops::Form::channel_lanes();
-    v.sources = {"schedules/gpu/conv2d_int8.h", "schedules/gpu/conv2d_int8_space.h", "schedules/gpu/limits.h"};
+    v.sources = {"schedules/gpu/conv2d_int8.h", "schedules/gpu/conv2d_int8_space.h", "schedules/gpu/limits.h",
+                 "schedules/gpu/tiling.h"};
     v.weights = ops::WeightPacking::Int8Panels;
     v.knobs = {{"cols", 1, 16, "output channels per thread (one packed panel)"},
                {"rows", 1, 16, "output pixels per thread (consecutive in the image, across rows)"},

@@ -101,10 +101,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
         // Each network with its graph as JSON, for tools/bench/gpu_bench.py to rebuild it in PyTorch.
         for (const NetworkBenchCase &c : shipped_network_cases(models_dir, quick, batches, net_names)) {
             Graph graph = load_bench_network(c);
-            if (fp16)
-                apply_fp16_precision(graph, bench_network_name(c), [&](const Graph &g, const Layer &layer) {
-                    return fp16_refusal(g, layer, target.plan_target());
-                });
+            if (fp16) apply_fp16_precision(graph, bench_network_name(c), fp16_refusal_for(target.plan_target()));
             const std::string case_name = "nets-" + std::to_string(count);
             const fs::path out = fs::path(dir) / case_name;
             fs::remove_all(out);
