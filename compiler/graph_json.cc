@@ -20,9 +20,14 @@ Json json_value(const Graph &graph, int value) {
 const char *const kVarianceNorms[] = {"FAN_IN", "FAN_OUT", "AVERAGE"};
 
 Json filler_json(const Filler &f) {
-    return {{"type", f.type}, {"value", f.value},  {"min", f.min},
-            {"max", f.max},   {"mean", f.mean},    {"std", f.std},
-            {"variance_norm", kVarianceNorms[int(f.variance_norm)]}, {"given", f.given}};
+    return {{"type", f.type},
+            {"value", f.value},
+            {"min", f.min},
+            {"max", f.max},
+            {"mean", f.mean},
+            {"std", f.std},
+            {"variance_norm", kVarianceNorms[int(f.variance_norm)]},
+            {"given", f.given}};
 }
 
 struct ParamsJson {
@@ -40,7 +45,9 @@ struct ParamsJson {
                {"bias_filler", filler_json(p.bias_filler)}};
         if (p.fused_sum) out["fused_sum"] = true;
         if (p.fp16) out["fp16"] = true;
-        if (p.int8_input) out["int8_input"] = {{"scale", p.int8_input->scale}, {"zero_point", p.int8_input->zero_point}};
+        if (p.pooling_follows) out["pooling_follows"] = true;
+        if (p.int8_input)
+            out["int8_input"] = {{"scale", p.int8_input->scale}, {"zero_point", p.int8_input->zero_point}};
         fused(p);
     }
     void operator()(const DeconvolutionParams &p) {
@@ -60,15 +67,16 @@ struct ParamsJson {
     void operator()(const ActivationParams &p) { out = activation_json(p); }
     void operator()(const TransposeParams &p) { out = {{"perm", p.perm}}; }
     void operator()(const CropParams &p) {
-        out = {{"starts", p.starts},   {"steps", p.steps},     {"sizes", p.sizes},
-               {"axis", p.axis},       {"offsets", p.offsets}, {"from_reference", p.from_reference}};
+        out = {{"starts", p.starts}, {"steps", p.steps},     {"sizes", p.sizes},
+               {"axis", p.axis},     {"offsets", p.offsets}, {"from_reference", p.from_reference}};
     }
     void operator()(const SliceParams &p) { out = {{"axis", p.axis}, {"points", p.points}}; }
     void operator()(const ExpandParams &p) { out = {{"shape", p.shape}}; }
     void operator()(const ConstantParams &p) { out = {{"shape", p.shape}}; }
     void operator()(const ResizeParams &p) {
-        out = {{"out_h", p.out_h},     {"out_w", p.out_w},   {"scale_h", p.scale_h},      {"scale_w", p.scale_w},
-               {"mode", p.mode},       {"coordinates", p.coordinates}, {"rounding", p.rounding}};
+        out = {{"out_h", p.out_h},      {"out_w", p.out_w}, {"scale_h", p.scale_h},
+               {"scale_w", p.scale_w},  {"mode", p.mode},   {"coordinates", p.coordinates},
+               {"rounding", p.rounding}};
     }
     void operator()(const PReLUParams &p) {
         out = {{"channel_shared", p.channel_shared}, {"filler", filler_json(p.filler)}};
@@ -257,6 +265,7 @@ class ParamsReader {
             p.weight_filler = filler("weight_filler"), p.bias_filler = filler("bias_filler");
             p.fused_sum = params_.contains("fused_sum") && get<bool>("fused_sum");
             p.fp16 = params_.contains("fp16") && get<bool>("fp16");
+            p.pooling_follows = params_.contains("pooling_follows") && get<bool>("pooling_follows");
             if (params_.contains("int8_input")) {
                 const auto &q = params_.at("int8_input");
                 p.int8_input = Int8Input{q.at("scale").get<float>(), q.at("zero_point").get<int>(), ""};
@@ -284,7 +293,8 @@ class ParamsReader {
         if (type == "Crop") {
             CropParams p;
             p.starts = get<Shape>("starts"), p.steps = get<Shape>("steps"), p.sizes = get<Shape>("sizes");
-            p.axis = get<int>("axis"), p.offsets = get<Shape>("offsets"), p.from_reference = get<bool>("from_reference");
+            p.axis = get<int>("axis"), p.offsets = get<Shape>("offsets"),
+            p.from_reference = get<bool>("from_reference");
             return p;
         }
         if (type == "Slice") return SliceParams{get<int>("axis"), get<Shape>("points")};
@@ -323,7 +333,7 @@ class ParamsReader {
             p.local_size = get<int>("local_size");
             p.alpha = get<float>("alpha"), p.beta = get<float>("beta"), p.k = get<float>("k");
             p.region = get<std::string>("norm_region") == "WITHIN_CHANNEL" ? LRNParams::Region::WithinChannel
-                                                                          : LRNParams::Region::AcrossChannels;
+                                                                           : LRNParams::Region::AcrossChannels;
             return p;
         }
         if (type == "InnerProduct") {

@@ -195,7 +195,11 @@ class Planner {
                     "blob '" + graph_.values[v].blob_name + "' has " + std::to_string(graph_.values[v].shape.size()) +
                     " axes; the network's input and output have at most " + std::to_string(kMaxInputOutputRank));
         plan_.input_tensor = tensor_of(graph_.inputs[0]);
-        for (const Layer &layer : graph_.layers) plan_layer(layer);
+        for (size_t i = 0; i < graph_.layers.size(); i++) {
+            const Layer *next = i + 1 < graph_.layers.size() ? &graph_.layers[i + 1] : nullptr;
+            if (next && plan_conv_pool(graph_.layers[i], *next)) i++;
+            else plan_layer(graph_.layers[i]);
+        }
         plan_.output_tensor = tensor_of(graph_.outputs[0]);
         // Concatenations are placed first: a placed one's inputs and output then take one layout.
         concatenate_in_place();
@@ -326,16 +330,24 @@ class Planner {
     // with equal kernel signatures share one.
     template <typename Shape>
     int kernel(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {}, int array_inputs = 0) {
-        KernelInstance instance;
+        return add_kernel(choose(layer, shape, epilogue, array_inputs));
+    }
+
+    template <typename Shape>
+    KernelInstance choose(const Layer &layer, const Shape &shape, const ops::Epilogue &epilogue = {},
+                          int array_inputs = 0) {
         const auto move = std::is_same_v<Shape, ops::Conv2dShape> ? moved_.find(layer.name) : moved_.end();
         std::optional<ChoiceSettings> layout_rule;
         if (move != moved_.end()) layout_rule = ChoiceSettings{kLayoutRule, move->second, {}, "", false};
         try {
-            instance = choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_,
-                                     layout_rule ? &*layout_rule : nullptr);
+            return choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_,
+                                 layout_rule ? &*layout_rule : nullptr);
         } catch (const CompileError &e) {
             fail(layer, e.what());
         }
+    }
+
+    int add_kernel(KernelInstance instance) {
         const std::string key = instance.signature();
         auto it = kernel_index_.find(key);
         if (it != kernel_index_.end()) return it->second;
@@ -373,7 +385,7 @@ class Planner {
 
     void plan(const Layer &layer, const InputParams &) { fail(layer, "unexpected Input layer"); }
 
-    void plan(const Layer &layer, const ConvolutionParams &p) {
+    ops::Conv2dShape conv_shape(const Layer &layer, const ConvolutionParams &p) const {
         const Shape &x = shape(layer.inputs[0]);
         const Shape &y = shape(layer.outputs[0]);
         ops::Conv2dShape shape;
@@ -383,6 +395,47 @@ class Planner {
         shape.stride_w = p.stride_w;
         shape.pad_h = p.pad_h, shape.pad_w = p.pad_w, shape.dilation_h = p.dilation_h, shape.dilation_w = p.dilation_w;
         shape.group = p.group;
+        return shape;
+    }
+
+    // A convolution and the MAX pooling after it (ConvolutionParams::pooling_follows) as one
+    // step, where their conv2d_pool choice is a fused variant; false, with the choice kept in
+    // NetworkPlan::unfused_pairs, where it is `unfused` (the default) and each plans on its own.
+    bool plan_conv_pool(const Layer &conv, const Layer &next) {
+        const auto *p = std::get_if<ConvolutionParams>(&conv.params);
+        const auto *q = std::get_if<PoolingParams>(&next.params);
+        if (!p || !q || !p->pooling_follows || p->int8_input || p->fp16 || p->fused_sum ||
+            q->method != PoolingParams::Method::Max || q->global_pooling || conv.outputs.size() != 1 ||
+            next.inputs.size() != 1 || next.inputs[0] != conv.outputs[0])
+            return false;
+        ops::Conv2dPoolShape shape;
+        shape.conv = conv_shape(conv, *p);
+        const Shape &pooled = this->shape(next.outputs[0]);
+        shape.pool_kernel_h = q->kernel_h, shape.pool_kernel_w = q->kernel_w;
+        shape.pool_stride_h = q->stride_h, shape.pool_stride_w = q->stride_w;
+        shape.pool_pad_h = q->pad_h, shape.pool_pad_w = q->pad_w;
+        shape.pool_out_h = int(pooled[2]), shape.pool_out_w = int(pooled[3]);
+        if (!ops::fusable_max_pooling(ops::pooling_of(shape))) return false;
+        Layer fused = conv;
+        fused.outputs = next.outputs;
+        fused.fused_layers.push_back(next.name);
+        fused.fused_layers.insert(fused.fused_layers.end(), next.fused_layers.begin(), next.fused_layers.end());
+        KernelInstance choice = choose(fused, shape, epilogue(*p, p->bias_term || !p->folded_affines.empty()));
+        if (choice.choice.variant == ops::kUnfusedConvPool) {
+            plan_.unfused_pairs.push_back({step_name(conv), step_name(next), std::move(choice)});
+            return false;
+        }
+        const int k = add_kernel(std::move(choice));
+        const Shape &w = conv.weight_shapes[0];
+        const auto [weights, bias] = conv_weights_and_bias(conv, *p);
+        const PlannedView packed = param_view(PlannedParam{Packing::Copy, weights, element_count(w)},
+                                              {int(w[3]), int(w[2]), int(w[1]), int(w[0])});
+        add_step(fused, k, {full_view(conv.inputs[0]), packed, bias, full_view(next.outputs[0])});
+        return true;
+    }
+
+    void plan(const Layer &layer, const ConvolutionParams &p) {
+        const ops::Conv2dShape shape = conv_shape(layer, p);
         if (p.int8_input) return plan_int8(layer, p, shape);
         if (p.fp16) return plan_fp16(layer, p, shape);
         const int k = kernel(layer, shape, epilogue(p, p.bias_term || !p.folded_affines.empty()));

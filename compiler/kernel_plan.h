@@ -12,6 +12,7 @@
 #include "compiler/plan_target.h"
 #include "frontend/graph.h"
 #include "ops/choice.h"
+#include "ops/conv2d_pool.h"
 #include "ops/gemm.h"
 #include "runtime/network_description.h"
 
@@ -90,8 +91,15 @@ struct PlannedStep {
     int kernel = -1;    // index into NetworkPlan::kernels; -1 = alias only
     std::vector<PlannedView> views;
     int output_tensor;
-    bool in_place = false;  // a concatenation whose inputs were written in their slices: no kernel
+    bool in_place = false;       // a concatenation whose inputs were written in their slices: no kernel
     bool over_residual = false;  // a convolution writing its output over the residual it adds
+};
+
+// A convolution and the MAX pooling after it (ConvolutionParams::pooling_follows) that run as
+// their own steps: the conv2d_pool choice that said so (variant `unfused`, ops/conv2d_pool.h).
+struct UnfusedPair {
+    std::string conv_step, pool_step;
+    KernelInstance choice;
 };
 
 struct NetworkPlan {
@@ -106,6 +114,7 @@ struct NetworkPlan {
     std::vector<PlannedParam> params;
     std::vector<PlannedStep> steps;
     std::vector<FoldSpec> folds;  // affines folded into products' weights (frontend/affine_folding.h)
+    std::vector<UnfusedPair> unfused_pairs;
     int input_tensor = 0, output_tensor = 0;
     int64_t arena_floats = 0;
     // The largest GPU register budget its kernels were scheduled for (the conv2d registers

@@ -31,6 +31,7 @@ std::string generator_source(const std::string &op) {
     static const std::map<std::string, std::string> generators = {{"conv2d", "conv2d_generator.cc"},
                                                                   {"conv2d_int8", "conv2d_int8_generator.cc"},
                                                                   {"conv2d_fp16", "conv2d_fp16_generator.cc"},
+                                                                  {"conv2d_pool", "conv2d_pool_generator.cc"},
                                                                   {"inner_product", "inner_product_generator.cc"},
                                                                   {"gemm", "gemm_generator.cc"},
                                                                   {"pooling", "pooling_generator.cc"},

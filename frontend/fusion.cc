@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "frontend/affine_folding.h"
+#include "ops/conv2d_pool.h"
 
 namespace cortado {
 
@@ -35,8 +36,7 @@ namespace {
 // writes it (-1: none, the network's input).
 struct ValueUses {
     std::vector<int> readers, producer;
-    explicit ValueUses(const Graph &graph)
-        : readers(graph.values.size(), 0), producer(graph.values.size(), -1) {
+    explicit ValueUses(const Graph &graph) : readers(graph.values.size(), 0), producer(graph.values.size(), -1) {
         for (size_t i = 0; i < graph.layers.size(); i++) {
             for (int v : graph.layers[i].inputs) readers[v]++;
             for (int v : graph.layers[i].outputs) producer[v] = int(i);
@@ -47,9 +47,9 @@ struct ValueUses {
 
 // The layer kinds whose kernels have an epilogue that activations can fuse into.
 template <typename P>
-constexpr bool kHasEpilogue = std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
-                              std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> ||
-                              std::is_same_v<P, EltwiseParams>;
+constexpr bool kHasEpilogue =
+    std::is_same_v<P, ConvolutionParams> || std::is_same_v<P, InnerProductParams> ||
+    std::is_same_v<P, BatchNormParams> || std::is_same_v<P, ScaleParams> || std::is_same_v<P, EltwiseParams>;
 
 // x times its own gate, Sigmoid(x) or HardSigmoid(x), becomes one Silu or HardSwish layer where
 // the gate's layer was.
@@ -71,7 +71,8 @@ void fuse_gated_activations(Graph &graph) {
             if (!a || gate_layer.inputs.size() != 1 || gate_layer.inputs[0] != x) continue;
             ActivationParams gated = *a;
             if (a->function == ops::ActivationFunction::Sigmoid) gated.function = ops::ActivationFunction::Silu;
-            else if (a->function == ops::ActivationFunction::HardSigmoid) gated.function = ops::ActivationFunction::HardSwish;
+            else if (a->function == ops::ActivationFunction::HardSigmoid)
+                gated.function = ops::ActivationFunction::HardSwish;
             else continue;
             // The gate's layer becomes x times its gate, writing the product's output; x loses a
             // reader. Where x's producer comes right before and fuse_activations will take the
@@ -83,8 +84,8 @@ void fuse_gated_activations(Graph &graph) {
             gate_layer.fused_layers.push_back(product.name);
             for (int out : product.outputs) producer[out] = producer[gate];
             readers[x]--;
-            const bool output = std::find(graph.outputs.begin(), graph.outputs.end(), product.outputs[0]) !=
-                                graph.outputs.end();
+            const bool output =
+                std::find(graph.outputs.begin(), graph.outputs.end(), product.outputs[0]) != graph.outputs.end();
             const int at = producer[gate];
             if (readers[x] == 1 && producer[x] >= 0 && producer[x] + 1 == at && !output &&
                 takes_an_activation(graph.layers[size_t(producer[x])].params))
@@ -223,6 +224,28 @@ void merge_empty_pads(Graph &graph) {
     });
 }
 
+void fuse_max_poolings(Graph &graph) {
+    const ValueUses uses(graph);
+    for (size_t i = 0; i + 1 < graph.layers.size(); i++) {
+        Layer &conv = graph.layers[i];
+        const Layer &next = graph.layers[i + 1];
+        auto *c = std::get_if<ConvolutionParams>(&conv.params);
+        const auto *p = std::get_if<PoolingParams>(&next.params);
+        if (!c || !p || c->fused_sum || c->int8_input || c->fp16 || p->method != PoolingParams::Method::Max ||
+            p->global_pooling || conv.outputs.size() != 1 || next.inputs.size() != 1 ||
+            next.inputs[0] != conv.outputs[0] || uses.readers[conv.outputs[0]] != 1)
+            continue;
+        const Shape &in = graph.values[next.inputs[0]].shape, &out = graph.values[next.outputs[0]].shape;
+        if (in.size() != 4 || out.size() != 4) continue;
+        ops::PoolingShape s;
+        s.batch = int(in[0]), s.channels = int(in[1]), s.in_h = int(in[2]), s.in_w = int(in[3]);
+        s.out_h = int(out[2]), s.out_w = int(out[3]);
+        s.kernel_h = p->kernel_h, s.kernel_w = p->kernel_w, s.stride_h = p->stride_h, s.stride_w = p->stride_w;
+        s.pad_h = p->pad_h, s.pad_w = p->pad_w;
+        c->pooling_follows = ops::fusable_max_pooling(s);
+    }
+}
+
 void concatenate_in_place(Graph &graph) {
     for (Layer &layer : graph.layers)
         if (auto *concat = std::get_if<ConcatParams>(&layer.params)) concat->in_place = true;
@@ -234,6 +257,7 @@ void fuse_layers(Graph &graph) {
     scale_by_broadcast_products(graph);
     fuse_activations(graph);
     fuse_residual_sums(graph);
+    fuse_max_poolings(graph);
     concatenate_in_place(graph);
 }
 

@@ -47,12 +47,19 @@ void fuse_residual_sums(Graph &graph);
 // kernel needs to make, and a step that would keep the tensors around it NCHW.
 void merge_empty_pads(Graph &graph);
 
+// Marks each Convolution whose output only the next layer reads, a MAX pooling whose windows
+// ops::fusable_max_pooling takes (ConvolutionParams::pooling_follows): not int8 or fp16 layers,
+// not global pooling, not a convolution with a fused sum. The graph keeps both layers; the
+// planner runs the pair as one kernel (ops/conv2d_pool.h) where a tuning record or a knob
+// chooses a fused variant, and as the two layers otherwise.
+void fuse_max_poolings(Graph &graph);
+
 // Marks every Concat in place (ConcatParams::in_place).
 void concatenate_in_place(Graph &graph);
 
 // What compile does to the imported graph: merge_empty_pads, fold_affines
-// (frontend/affine_folding.h), scale_by_broadcast_products, fuse_activations, fuse_residual_sums
-// and concatenate_in_place.
+// (frontend/affine_folding.h), scale_by_broadcast_products, fuse_activations, fuse_residual_sums,
+// fuse_max_poolings and concatenate_in_place.
 void fuse_layers(Graph &graph);
 
 }  // namespace cortado

@@ -44,8 +44,8 @@ struct ActivationParams {
 struct FoldedAffine {
     std::string layer;
     bool batch_norm = false;
-    float eps = 0.0f;        // BatchNorm
-    bool shift = false;      // Scale: has beta
+    float eps = 0.0f;    // BatchNorm
+    bool shift = false;  // Scale: has beta
     std::vector<std::vector<int64_t>> weight_shapes;
     Filler filler, bias_filler;  // Scale's, for seeded weights
 };
@@ -74,7 +74,7 @@ struct ConvolutionParams {
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;
     std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
-    std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
+    std::vector<FoldedAffine> folded_affines;          // set by fold_affines, applied in order
     // Set by the precision pass (frontend/int8_precision.h): the layer computes in int8.
     std::optional<Int8Input> int8_input;
     // Where the model gave its weights as symmetric int8 (ONNX's DequantizeLinear of an int8
@@ -83,6 +83,9 @@ struct ConvolutionParams {
     std::vector<float> int8_weight_scales;
     // Set by the precision pass (frontend/fp16_precision.h): the layer computes in half precision.
     bool fp16 = false;
+    // Set by fusion (fuse_max_poolings): the next layer is a MAX pooling that alone reads this
+    // layer's output, which the planner may run with it as one kernel (ops/conv2d_pool.h).
+    bool pooling_follows = false;
 };
 
 // The transposed convolution: ONNX's ConvTranspose and Caffe's Deconvolution (whose
@@ -160,7 +163,7 @@ struct InnerProductParams {
     bool fused_relu = false;
     float relu_negative_slope = 0.0f;
     std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
-    std::vector<FoldedAffine> folded_affines;  // set by fold_affines, applied in order
+    std::vector<FoldedAffine> folded_affines;          // set by fold_affines, applied in order
 };
 
 struct SoftmaxParams {
@@ -177,7 +180,7 @@ struct ConcatParams {
 struct EltwiseParams {
     ops::EltwiseOperation operation = ops::EltwiseOperation::Sum;  // the generator's enum: one for both
     std::vector<float> coeff;                                      // one per input for Sum; empty means all 1
-    bool fused_relu = false;  // set by fusion: ResNet's sum -> ReLU in one kernel
+    bool fused_relu = false;                                       // set by fusion: ResNet's sum -> ReLU in one kernel
     float relu_negative_slope = 0.0f;
     std::optional<ActivationParams> fused_activation;  // set by fusion: after the ReLU
 };
@@ -268,8 +271,7 @@ struct ConstantParams {
 using LayerParams =
     std::variant<InputParams, ConvolutionParams, ReLUParams, ActivationParams, PoolingParams, PadParams, LRNParams,
                  InnerProductParams, SoftmaxParams, ConcatParams, EltwiseParams, DropoutParams, SplitParams,
-                 FlattenParams, ReshapeParams, BatchNormParams, ScaleParams, PReLUParams, BiasParams, TransposeParams, CropParams,
-                 SliceParams, ExpandParams, ConstantParams, ResizeParams,
-                 DeconvolutionParams>;
+                 FlattenParams, ReshapeParams, BatchNormParams, ScaleParams, PReLUParams, BiasParams, TransposeParams,
+                 CropParams, SliceParams, ExpandParams, ConstantParams, ResizeParams, DeconvolutionParams>;
 
 }  // namespace cortado

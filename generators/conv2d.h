@@ -75,11 +75,13 @@ struct Conv2d {
     Halide::Func conv{"conv"};      // bias (or 0) + sum over r
     Halide::Func output{"conv2d"};  // conv with the activation applied
 
+    // `reads_past_edges`: schedules may compute outputs beyond the output's edges (generators/
+    // conv2d_pool.h's masked taps), so the input reads zeros outside even without padding.
     Conv2d(Halide::Func input, Halide::Func weights_input, Halide::Func bias, const Conv2dShape &s,
-           const ops::Epilogue &epilogue, Halide::Func residual = Halide::Func())
+           const ops::Epilogue &epilogue, Halide::Func residual = Halide::Func(), bool reads_past_edges = false)
         : weights(weights_input) {
         using namespace Halide;
-        define_padded(padded, input, s);
+        define_padded(padded, input, s, reads_past_edges);
         const int in_per_group = s.in_channels / s.group;
         const int out_per_group = s.out_channels / s.group;
         r = RDom(0, s.kernel_w, 0, s.kernel_h, 0, in_per_group, "r");

@@ -18,6 +18,7 @@
 #include "ops/conv2d.h"
 #include "ops/conv2d_fp16.h"
 #include "ops/conv2d_int8.h"
+#include "ops/conv2d_pool.h"
 #include "ops/deconv2d.h"
 #include "ops/elementwise.h"
 #include "ops/gemm.h"
@@ -154,6 +155,7 @@ using ops::ChannelAffineShape;
 using ops::ConcatShape;
 using ops::Conv2dFp16Shape;
 using ops::Conv2dInt8Shape;
+using ops::Conv2dPoolShape;
 using ops::Conv2dShape;
 using ops::Deconv2dShape;
 using ops::EltwiseShape;
@@ -163,8 +165,8 @@ using ops::LRNShape;
 using ops::PadShape;
 using ops::PoolingShape;
 using ops::RearrangeShape;
-using ops::ResizeShape;
 using ops::ReluShape;
+using ops::ResizeShape;
 using ops::SoftmaxShape;
 
 // Every op of a family. An op a family leaves without variants is an error at plan time.
@@ -173,8 +175,8 @@ struct FamilySpace {
     std::tuple<OpSpace<Conv2dShape>, OpSpace<PoolingShape>, OpSpace<PadShape>, OpSpace<LRNShape>,
                OpSpace<InnerProductShape>, OpSpace<SoftmaxShape>, OpSpace<ConcatShape>, OpSpace<ReluShape>,
                OpSpace<ActivationShape>, OpSpace<EltwiseShape>, OpSpace<ChannelAffineShape>, OpSpace<GemmShape>,
-               OpSpace<RearrangeShape>, OpSpace<ResizeShape>,
-               OpSpace<Deconv2dShape>, OpSpace<Conv2dInt8Shape>, OpSpace<Conv2dFp16Shape>>
+               OpSpace<RearrangeShape>, OpSpace<ResizeShape>, OpSpace<Deconv2dShape>, OpSpace<Conv2dInt8Shape>,
+               OpSpace<Conv2dFp16Shape>, OpSpace<Conv2dPoolShape>>
         ops;
 
     template <typename Shape>

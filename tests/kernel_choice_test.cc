@@ -31,6 +31,7 @@
 #include "generators/conv2d_channel_lanes.h"
 #include "generators/conv2d_fp16.h"
 #include "generators/conv2d_int8.h"
+#include "generators/conv2d_pool.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/deconv2d.h"
 #include "generators/elementwise.h"
@@ -1443,6 +1444,10 @@ TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
     bound({"deconv2d direct"}, names(variant_bindings<Schedule<Deconv2d, ops::Deconv2dOp>>()));
     bound({"conv2d_int8 channel_lanes"}, names(variant_bindings<Schedule<Conv2dInt8, ops::Conv2dInt8Op>>()));
     bound({"conv2d_fp16 channel_lanes"}, names(variant_bindings<Schedule<Conv2dFp16, ops::Conv2dFp16Op>>()));
+    // `unfused` is no kernel: the planner runs the pair as its two steps (ops/conv2d_pool.h).
+    std::set<std::string> conv_pool = names(variant_bindings<Schedule<Conv2dPool, ops::Conv2dPoolOp>>());
+    conv_pool.insert(ops::kUnfusedConvPool);
+    bound({"conv2d_pool direct"}, conv_pool);
     bound({"relu direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ReluOp>>()));
     bound({"activation direct"}, names(variant_bindings<Schedule<FlatOutput, ops::ActivationOp>>()));
     bound({"eltwise direct"}, names(variant_bindings<Schedule<FlatOutput, ops::EltwiseOp>>()));

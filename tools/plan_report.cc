@@ -125,6 +125,12 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
                       with_source(k.choice.variant, k.variant_source).c_str());
         out << line << knobs << shared << "\n";
     }
+    // Pairs a fused variant would run as one step (ops/conv2d_pool.h), kept apart by their choice.
+    for (const UnfusedPair &pair : plan.unfused_pairs)
+        out << pair.conv_step << " and " << pair.pool_step << ": not fused (conv2d_pool "
+            << pair.choice.op_signature_hash() << ", "
+            << with_source(pair.choice.choice.variant, pair.choice.variant_source)
+            << "); a record or knob naming a fused variant runs them as one kernel\n";
     return out.str();
 }
 

@@ -115,7 +115,7 @@ std::vector<reference::Tensor> reference_values(const Graph &unfused, const Netw
     const reference::Tensor in{in_shape, std::vector<double>(input.begin(), input.end())};
     Anchors captured{&plan, {}, 0};
     for (const Layer &layer : unfused.layers) {
-        if (const auto *p = std::get_if<ConvolutionParams>(&layer.params); p && p->int8_input)
+        if (const auto *p = std::get_if<ConvolutionParams>(&layer.params); p && (p->int8_input || p->fp16))
             captured.values[layer.inputs[0]];
         if (const auto *p = std::get_if<ActivationParams>(&layer.params);
             p && p->function == ops::ActivationFunction::Quantize)

@@ -20,15 +20,15 @@ struct BlobCheck {
     int all_zero_blobs = 0;    // blobs whose reference is all zeros: a check that would prove nothing
     double worst_error = 0.0;  // relative L2 error of the worst blob
     std::string worst_blob;
-    double tolerance = 1e-5;  // what the plan's variants are held to (NetworkPlan::tolerance)
-    int blocked_tensors = 0;  // tensors the plan stored channel-blocked, compared as NCHW
+    double tolerance = 1e-5;      // what the plan's variants are held to (NetworkPlan::tolerance)
+    int blocked_tensors = 0;      // tensors the plan stored channel-blocked, compared as NCHW
     int sums_over_residuals = 0;  // steps that wrote their output over the residual they add
     // In execution order, the first blob beyond `tolerance` relative L2 and 1e-6 RMS; "" if none.
     std::string first_failing_blob;
     double first_failing_error = 0.0;
 };
 
-// The reference's values of `unfused`, by value id, on `input`. Where `unfused` has int8
+// The reference's values of `unfused`, by value id, on `input`. Where `unfused` has int8 or fp16
 // convolutions or Quantize activations, `net` (the compiled form of `plan`) runs `input` once
 // first, and the reference is anchored on what the network gave them (reference::run_graph's
 // anchors).

@@ -89,7 +89,8 @@ void run_layer(const Layer &layer, const WeightMap &weights, State &state, const
 
     std::vector<const Tensor *> in;
     for (int id : layer.inputs) in.push_back(&state.get(id));
-    if (const auto *conv = std::get_if<ConvolutionParams>(&layer.params); conv && conv->int8_input && anchors)
+    if (const auto *conv = std::get_if<ConvolutionParams>(&layer.params);
+        conv && (conv->int8_input || conv->fp16) && anchors)
         if (const auto it = anchors->find(layer.inputs[0]); it != anchors->end()) in[0] = &it->second;
 
     if (type == "Convolution") {

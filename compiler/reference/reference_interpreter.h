@@ -24,8 +24,9 @@ using WeightMap = std::map<std::string, std::vector<Tensor>>;
 // `anchors`, by value id: values as the compiled network computed them (blob_check.h). A value
 // within float rounding of a quantization step's edge lands on either step, and one step's
 // difference, carried through later quantized layers, grows past any fixed tolerance; anchored,
-// each quantized layer is checked on the input it was given. An int8 convolution
-// (ConvolutionParams::int8_input) takes its input's anchor instead of the reference's own value;
+// each quantized layer is checked on the input it was given. The same holds for rounding to
+// half: an int8 or fp16 convolution (ConvolutionParams::int8_input, fp16) takes its input's
+// anchor instead of the reference's own value;
 // a Quantize activation's output takes its anchor where every element is within one step of the
 // reference's own and at most 1 in 100 differ at all (otherwise the reference keeps its own, and
 // the comparison shows the difference).

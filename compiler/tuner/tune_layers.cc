@@ -75,6 +75,77 @@ Graph one_layer_graph(const Graph &fused, const Layer &layer, bool blocked_in, b
     return g;
 }
 
+// A convolution and the MAX pooling after it, alone: the pair a conv2d_pool signature runs, fused
+// or as its two steps (ConvolutionParams::pooling_follows marks it for the planner). Layers
+// between them in `fused` (a BatchNorm that compile folds) are left out, as the signature does.
+Graph pair_graph(const Graph &fused, const Layer &conv, const Layer &pool) {
+    Graph g;
+    g.name = "tune";
+    const Value &in = fused.values[conv.inputs[0]];
+    g.inputs = {g.add_value(in.blob_name, in.shape)};
+    Layer c = conv, p = pool;
+    std::get<ConvolutionParams>(c.params).pooling_follows = true;
+    c.inputs = g.inputs;
+    const Value &between = fused.values[pool.inputs[0]], &out = fused.values[pool.outputs[0]];
+    c.outputs = {g.add_value(between.blob_name, between.shape)};
+    p.inputs = c.outputs;
+    p.outputs = {g.add_value(out.blob_name, out.shape)};
+    g.layers = {c, p};
+    g.outputs = p.outputs;
+    return g;
+}
+
+const Layer *layer_named(const Graph &graph, const std::string &name) {
+    const auto layer =
+        std::find_if(graph.layers.begin(), graph.layers.end(), [&](const Layer &l) { return l.name == name; });
+    return layer == graph.layers.end() ? nullptr : &*layer;
+}
+
+// The pooling among a fused step's layers ("conv1+relu1+pool1").
+std::string pooling_in_step(const Graph &fused, const std::string &step) {
+    for (size_t begin = 0; begin < step.size();) {
+        const size_t end = std::min(step.find('+', begin), step.size());
+        const std::string name = step.substr(begin, end - begin);
+        if (const Layer *l = layer_named(fused, name); l && std::holds_alternative<PoolingParams>(l->params))
+            return name;
+        begin = end + 1;
+    }
+    return "";
+}
+
+// The conv2d_pool signatures of `compiled`: its fused steps and the pairs it ran apart. Each
+// pair is measured as a network of its own, whole, so `unfused` times the two steps.
+void add_conv_pool_pairs(const Graph &fused, const NetworkPlan &compiled, std::vector<TuneLayer> &layers,
+                         std::map<std::string, size_t> &index) {
+    struct Pair {
+        std::string step, pooling;
+        KernelInstance choice;
+    };
+    std::vector<Pair> pairs;
+    for (const PlannedStep &step : compiled.steps)
+        if (step.kernel >= 0 && compiled.kernels[step.kernel].op == ops::Conv2dPoolShape::kOp)
+            pairs.push_back({step.layer, pooling_in_step(fused, step.layer), compiled.kernels[step.kernel]});
+    for (const UnfusedPair &pair : compiled.unfused_pairs)
+        pairs.push_back(
+            {pair.conv_step + "+" + pair.pool_step, pair.pool_step.substr(0, pair.pool_step.find('+')), pair.choice});
+    for (const Pair &pair : pairs) {
+        const std::string signature = pair.choice.op_signature_hash();
+        if (index.count(signature)) {
+            if (index[signature] != SIZE_MAX) layers[index[signature]].steps.push_back(pair.step);
+            continue;
+        }
+        index[signature] = SIZE_MAX;
+        if (!has_choices(compiled.family, pair.choice.op)) continue;
+        const Layer *conv = layer_named(fused, pair.step.substr(0, pair.step.find('+')));
+        const Layer *pooling = layer_named(fused, pair.pooling);
+        if (!conv || !pooling || !std::holds_alternative<ConvolutionParams>(conv->params) ||
+            pooling->inputs.size() != 1)
+            continue;
+        index[signature] = layers.size();
+        layers.push_back({signature, pair.choice, {pair.step}, pair_graph(fused, *conv, *pooling), "", {}});
+    }
+}
+
 }  // namespace
 
 std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped,
@@ -111,16 +182,21 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
                     break;
                 }
         const bool in = network.choice.layout_in.blocked(), out = network.choice.layout_out.blocked();
-        layers.push_back(
-            {signature, network, {step.layer}, one_layer_graph(fused, *layer, in, out), in || out ? step.layer : ""});
+        layers.push_back({signature,
+                          network,
+                          {step.layer},
+                          one_layer_graph(fused, *layer, in, out),
+                          in || out ? step.layer : "",
+                          {}});
     }
+    add_conv_pool_pairs(fused, compiled ? *compiled : plan, layers, index);
     return layers;
 }
 
-PlanOptions candidate_plan_options(const TuneLayer &layer, const PlanOptions &options,
-                                   const ChoiceSettings &settings) {
+PlanOptions candidate_plan_options(const TuneLayer &layer, const PlanOptions &options, const ChoiceSettings &settings) {
     PlanOptions candidate = options;
-    candidate.records = {{layer.signature, settings}};
+    candidate.records = layer.neighbours;
+    candidate.records[layer.signature] = settings;
     ChoiceSettings &record = candidate.records[layer.signature];
     record.source = "candidate";
     // The default choice of a blocked layer is the variant the network runs, which the layout
@@ -135,6 +211,8 @@ const KernelInstance *layer_kernel(const TuneLayer &layer, const NetworkPlan &pl
         const KernelInstance &k = plan.kernels[step.kernel];
         if (k.op_signature_hash() == layer.signature) return &k;
     }
+    for (const UnfusedPair &pair : plan.unfused_pairs)
+        if (pair.choice.op_signature_hash() == layer.signature) return &pair.choice;
     return nullptr;
 }
 

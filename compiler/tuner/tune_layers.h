@@ -25,12 +25,17 @@ struct TuneLayer {
     // Where the network reads or writes the layer's tensors in channel blocks, `graph` is wrapped
     // and this is the layer's step in it, the one timed; empty: the whole forward is timed.
     std::string timed_step;
+    // Records for the other signatures `graph` runs (a pair's convolution and pooling): the
+    // fastest choice the tuner has found for each so far, so that `unfused` times the pair's two
+    // steps as the tuned network would run them.
+    ChoiceOverrides neighbours;
     bool blocked() const { return !timed_step.empty(); }
 };
 
 // The op signatures of `plan` that have something to choose (more than one variant or some
 // knobs) and whose layer runs alone (one input and one output); `skipped` says which were left
-// out and why. `compiled`, where given, is the plan compile makes of the fully fused network
+// out and why. Then the convolution + MAX pooling pairs of `compiled` (or `plan`), fused or not
+// (ops/conv2d_pool.h), each measured as the pair alone: its `unfused` choice times the two steps. `compiled`, where given, is the plan compile makes of the fully fused network
 // (`plan`'s graph may fuse less, so that each layer's reference knows it): each signature's first
 // kernel there gives the variant and the layouts the layer is measured in.
 std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped,
@@ -38,7 +43,8 @@ std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, 
 
 // The kernel that computes the layer in `plan`, a plan of its `graph`: its step's, where it has a
 // timed step (the 1x1 convolutions around it may share its signature), else the first of its
-// signature; null when there is none of its signature.
+// signature, else the `unfused` choice of a pair of its signature (NetworkPlan::unfused_pairs);
+// null when there is none of its signature.
 const KernelInstance *layer_kernel(const TuneLayer &layer, const NetworkPlan &plan);
 
 // Why `kernel` would not run in the network's layouts (TuneLayer::default_kernel's), for a blocked
@@ -51,7 +57,8 @@ std::optional<KernelInstance> resolve_candidate(const TuneLayer &layer, const Pl
                                                 const PlanOptions &options, const ChoiceSettings &settings,
                                                 std::string *why);
 
-// `options` with `settings` as the one record of the layer's signature: how a candidate is planned.
+// `options` with `settings` as the record of the layer's signature, beside its neighbours' records:
+// how a candidate is planned.
 PlanOptions candidate_plan_options(const TuneLayer &layer, const PlanOptions &options, const ChoiceSettings &settings);
 
 }  // namespace cortado

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "frontend/compile_error.h"
+#include "ops/conv2d_pool.h"
 
 namespace cortado {
 
@@ -113,10 +114,12 @@ void Tuner::run(double budget_seconds) {
     for (Tuning &t : tunings_)
         if (t.default_ms > 0) order.push_back(&t);
     if (order.empty() && !tunings_.empty() && !stopped())
-        throw CompileError("the default choice of every op signature failed here (" +
-                           tunings_.front().default_failure +
+        throw CompileError("the default choice of every op signature failed here (" + tunings_.front().default_failure +
                            "): is the device there? For another machine: --prepare DIR");
-    std::stable_sort(order.begin(), order.end(), [&](const Tuning *a, const Tuning *b) { return weight(a) > weight(b); });
+    std::stable_sort(order.begin(), order.end(),
+                     [&](const Tuning *a, const Tuning *b) { return weight(a) > weight(b); });
+    // Convolution + pooling pairs last, so that their `unfused` runs the other signatures' best.
+    std::stable_partition(order.begin(), order.end(), [](const Tuning *t) { return !is_pair(*t); });
     double weight_left = 0;
     for (const Tuning *t : order) weight_left += weight(t);
     // The last tenth of the budget measures each signature's finalists once more, side by side.
@@ -133,6 +136,35 @@ void Tuner::run(double budget_seconds) {
     phase_end_ = deadline_;
     for (Tuning *t : order)
         if (!stopped()) confirm(*t);
+}
+
+bool Tuner::is_pair(const Tuning &t) { return t.layer.default_kernel.op == ops::Conv2dPoolShape::kOp; }
+
+// A pair's `unfused` runs its convolution and pooling on the other signatures' fastest choices
+// so far; where those changed since it was built, it is built again.
+void Tuner::share_fastest(Tuning &t) {
+    if (!is_pair(t)) return;
+    ChoiceOverrides fastest_choices;
+    for (const Tuning &other : tunings_) {
+        const std::string best = fastest(other.latest);
+        if (&other == &t || is_pair(other) || best.empty()) continue;
+        ChoiceSettings s = settings_of_key(best);
+        s.source = "the tuner's fastest so far";
+        fastest_choices[other.layer.signature] = s;
+    }
+    const auto key = [](const ChoiceOverrides &records) {
+        std::string text;
+        for (const auto &[signature, s] : records) text += signature + ":" + s.variant + ";";
+        for (const auto &[signature, s] : records)
+            for (const auto &[knob, value] : s.knobs) text += signature + knob + "=" + std::to_string(value) + ";";
+        return text;
+    };
+    if (key(fastest_choices) == key(t.layer.neighbours)) return;
+    t.layer.neighbours = std::move(fastest_choices);
+    if (const auto built = t.built.find(t.default_key); built != t.built.end()) {
+        t.runner->discard(built->second);
+        t.built.erase(built);
+    }
 }
 
 // Up to `count` candidates of the search not tried yet, each resolved by the planner, from at
@@ -174,6 +206,7 @@ Tuner::Batch Tuner::propose(Tuning &t, int count, int max_attempts, bool elsewhe
 
 // Proposes up to `count` new candidates, builds them together and measures each.
 void Tuner::step(Tuning &t, int count) {
+    share_fastest(t);
     const Batch batch = propose(t, count, 200, false);
     const std::vector<ChoiceSettings> &proposals = batch.settings;
     const std::vector<KernelInstance> &kernels = batch.kernels;
@@ -253,6 +286,7 @@ void Tuner::drop_non_finalists(Tuning &t) {
 // Measures the default and the two fastest other choices once more, one after another, so that
 // the summary compares times taken together and a lucky first timing does not decide.
 void Tuner::confirm(Tuning &t) {
+    share_fastest(t);
     const std::vector<std::string> finalists = finalists_of(t.latest, t.default_key);
     if (finalists.size() < 2) return;
     std::vector<ChoiceSettings> missing;

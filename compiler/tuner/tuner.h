@@ -9,7 +9,9 @@
 // share of the time left (candidate_search.h: the other variants' defaults, then local moves
 // around the best and random samples). Candidates compile together, up to `jobs`, and are
 // measured one at a time. The last tenth of the budget measures each signature's default and two
-// fastest choices once more, one after another. Every measured or rejected candidate is appended
+// fastest choices once more, one after another. Convolution + pooling pairs (ops/conv2d_pool.h)
+// are searched last, and their `unfused` runs the other signatures' fastest choices (TuneLayer::
+// neighbours), measured again at the end. Every measured or rejected candidate is appended
 // to the database at once, so a stop loses nothing, and a rerun skips what is already recorded.
 //
 // prepare(count) serves a runner that measures elsewhere (bundles.h): it proposes up to `count`
@@ -38,7 +40,7 @@ struct TuneProgress {
     std::string steps;         // the steps that run it
     int candidates = 0, rejected = 0;
     double default_ms = -1, best_ms = -1;
-    double seconds_left = 0;   // of the budget; < 0: none (prepare)
+    double seconds_left = 0;  // of the budget; < 0: none (prepare)
 };
 
 struct TuneSummaryRow {
@@ -50,13 +52,13 @@ struct TuneSummaryRow {
 };
 
 struct TunerOptions {
-    std::string db;      // read for the records of earlier runs, appended to
+    std::string db;  // read for the records of earlier runs, appended to
     // Choices measured on other machines (compiler/record_transfer.h), by op signature: each is
     // tried right after its signature's default, so a short budget starts from them.
     ChoiceOverrides seeds;
-    PlanTarget target;   // candidates are planned for it
-    PlanOptions plan;    // as the network's plan: knob overrides, layouts, test variants
-    int jobs = 1;        // candidates compiled together
+    PlanTarget target;             // candidates are planned for it
+    PlanOptions plan;              // as the network's plan: knob overrides, layouts, test variants
+    int jobs = 1;                  // candidates compiled together
     int max_candidates = 1 << 30;  // per signature, counting those of earlier runs
     double max_tolerance = 1.0;    // variants looser than this are not tried
     uint64_t seed = 1;             // the search's random stream (with each signature)
@@ -103,9 +105,9 @@ class Tuner {
         std::string default_key;
         int candidates = 0, rejected = 0, resumed = 0;
         bool exhausted = false;
-        std::map<std::string, double> latest;     // choice -> its latest median (< 0: rejected)
+        std::map<std::string, double> latest;      // choice -> its latest median (< 0: rejected)
         std::map<std::string, std::string> built;  // choice -> what its runner built, where kept
-        std::string default_failure;              // why the default choice was rejected
+        std::string default_failure;               // why the default choice was rejected
     };
     // Candidates proposed together: what each proposal fixed, its kernel and its choice.
     struct Batch {
@@ -121,6 +123,8 @@ class Tuner {
     bool start(Tuning &t);
     void step(Tuning &t, int count);
     void confirm(Tuning &t);
+    static bool is_pair(const Tuning &t);
+    void share_fastest(Tuning &t);
     void drop_non_finalists(Tuning &t);
     void write(const Tuning &t, const KernelInstance &k, const CandidateRun &run);
     void warn_not_recorded(const Tuning &t, const std::string &key, const std::string &why) const;

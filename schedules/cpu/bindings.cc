@@ -6,6 +6,7 @@
 #include "generators/conv2d_channel_lanes.h"
 #include "generators/conv2d_fp16.h"
 #include "generators/conv2d_int8.h"
+#include "generators/conv2d_pool.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/deconv2d.h"
 #include "generators/elementwise.h"
@@ -25,6 +26,8 @@
 #include "schedules/cpu/conv2d_fp16_space.h"
 #include "schedules/cpu/conv2d_int8.h"
 #include "schedules/cpu/conv2d_int8_space.h"
+#include "schedules/cpu/conv2d_pool.h"
+#include "schedules/cpu/conv2d_pool_space.h"
 #include "schedules/cpu/conv2d_register_tile.h"
 #include "schedules/cpu/conv2d_space.h"
 #include "schedules/cpu/conv2d_winograd.h"
@@ -64,6 +67,11 @@ const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_channel_lanes_bind
     kInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &t) {
         const ops::Knobs &k = op.choice.knobs;
         schedule_conv2d_int8(a, op.shape.conv, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"));
+    }};
+const BindSchedule<Conv2dPool, ops::Conv2dPoolOp> conv2d_pool_binding{
+    kConvPoolRows, [](Conv2dPool &a, const ops::Conv2dPoolOp &op, const Target &t) {
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_pool(a, op.shape, t, k.get("channel_block"), k.get("vectors_x"), k.get("rows"));
     }};
 const BindSchedule<Conv2dFp16, ops::Conv2dFp16Op> conv2d_fp16_channel_lanes_binding{
     kFp16ChannelLanes, [](Conv2dFp16 &a, const ops::Conv2dFp16Op &op, const Target &t) {

@@ -8,6 +8,7 @@
 
 #include "schedules/cpu/conv2d_fp16_space.h"
 #include "schedules/cpu/conv2d_int8_space.h"
+#include "schedules/cpu/conv2d_pool_space.h"
 #include "schedules/cpu/conv2d_space.h"
 #include "schedules/space.h"
 
@@ -67,6 +68,7 @@ inline FamilySpace space(
     f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);
     f.op<Conv2dInt8Shape>() = single_variant(conv2d_int8_channel_lanes(registers));
     f.op<Conv2dFp16Shape>() = single_variant(conv2d_fp16_channel_lanes(registers));
+    f.op<Conv2dPoolShape>() = conv2d_pool_space({conv2d_pool_rows(registers)});
     auto pooling = plain_variant<PoolingShape>("cpu_direct", {"schedules/cpu/pooling.h"});
     pooling.channel_blocks = true;  // reads and writes blocks of channels (schedule_blocked_pooling)
     f.op<PoolingShape>() = single_variant(std::move(pooling));
@@ -77,8 +79,7 @@ inline FamilySpace space(
     f.op<ConcatShape>() = single_variant(plain_variant<ConcatShape>("cpu_direct", {"schedules/cpu/concat.h"}));
     f.op<Deconv2dShape>() = single_variant(plain_variant<Deconv2dShape>("cpu_direct", {"schedules/cpu/deconv2d.h"}));
     f.op<ResizeShape>() = single_variant(plain_variant<ResizeShape>("cpu_direct", {"schedules/cpu/resize.h"}));
-    f.op<RearrangeShape>() =
-        single_variant(plain_variant<RearrangeShape>("cpu_direct", {"schedules/cpu/rearrange.h"}));
+    f.op<RearrangeShape>() = single_variant(plain_variant<RearrangeShape>("cpu_direct", {"schedules/cpu/rearrange.h"}));
     f.op<ReluShape>() = single_variant(plain_variant<ReluShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));
     f.op<ActivationShape>() =
         single_variant(plain_variant<ActivationShape>("cpu_direct", {"schedules/cpu/elementwise.h"}));

@@ -5,6 +5,7 @@
 #include "generators/conv2d_channel_lanes.h"
 #include "generators/conv2d_fp16.h"
 #include "generators/conv2d_int8.h"
+#include "generators/conv2d_pool.h"
 #include "generators/conv2d_winograd.h"
 #include "generators/deconv2d.h"
 #include "generators/elementwise.h"
@@ -27,6 +28,8 @@
 #include "schedules/gpu/conv2d_fp16_space.h"
 #include "schedules/gpu/conv2d_int8.h"
 #include "schedules/gpu/conv2d_int8_space.h"
+#include "schedules/gpu/conv2d_pool.h"
+#include "schedules/gpu/conv2d_pool_space.h"
 #include "schedules/gpu/conv2d_winograd.h"
 #include "schedules/gpu/deconv2d.h"
 #include "schedules/gpu/elementwise.h"
@@ -67,6 +70,11 @@ const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_binding{
     kGpuInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &) {
         const ops::Knobs &k = op.choice.knobs;
         schedule_conv2d_int8(a, op.shape.conv, {k.get("rows"), k.get("threads_q"), k.get("threads_c")});
+    }};
+const BindSchedule<Conv2dPool, ops::Conv2dPoolOp> conv2d_pool_binding{
+    kGpuConvPool, [](Conv2dPool &a, const ops::Conv2dPoolOp &op, const Target &) {
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_pool(a, op.shape, k.get("channels"), k.get("threads_x"), k.get("threads_y"));
     }};
 const BindSchedule<Conv2dFp16, ops::Conv2dFp16Op> conv2d_fp16_binding{
     kGpuFp16ChannelLanes, [](Conv2dFp16 &a, const ops::Conv2dFp16Op &op, const Target &) {

@@ -9,6 +9,7 @@
 #include "schedules/gpu/conv2d_depthwise_space.h"
 #include "schedules/gpu/conv2d_fp16_space.h"
 #include "schedules/gpu/conv2d_int8_space.h"
+#include "schedules/gpu/conv2d_pool_space.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "schedules/gpu/conv2d_tile_rule.h"
 #include "schedules/gpu/conv2d_winograd_space.h"
@@ -167,6 +168,7 @@ inline FamilySpace space() {
     f.op<Conv2dShape>() = conv;
     f.op<Conv2dInt8Shape>() = single_variant(conv2d_int8_channel_lanes());
     f.op<Conv2dFp16Shape>() = single_variant(conv2d_fp16_channel_lanes());
+    f.op<Conv2dPoolShape>() = conv2d_pool_space({conv2d_pool_windows()});
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("gpu_direct", {"schedules/gpu/pooling.h"}));
     f.op<PadShape>() = single_variant(plain_variant<PadShape>("gpu_direct", {"schedules/gpu/pad.h"}));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("gpu_direct", {"schedules/gpu/lrn.h"}));

@@ -3,6 +3,7 @@
 #include "generators/concat.h"
 #include "generators/conv2d.h"
 #include "generators/conv2d_int8.h"
+#include "generators/conv2d_pool.h"
 #include "generators/deconv2d.h"
 #include "generators/elementwise.h"
 #include "generators/inner_product.h"
@@ -16,6 +17,7 @@
 #include "schedules/hvx/conv2d.h"
 #include "schedules/hvx/conv2d_int8.h"
 #include "schedules/hvx/conv2d_int8_space.h"
+#include "schedules/hvx/conv2d_pool.h"
 #include "schedules/hvx/deconv2d.h"
 #include "schedules/hvx/memory_bound.h"
 
@@ -30,6 +32,9 @@ const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_binding{
     kInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &) {
         schedule_conv2d_int8(a, op.shape.conv, op.choice.knobs.get("rows"));
     }};
+const BindSchedule<Conv2dPool, ops::Conv2dPoolOp> conv2d_pool_binding{
+    "hvx_conv_pool_rows",
+    [](Conv2dPool &a, const ops::Conv2dPoolOp &op, const Target &t) { schedule_conv2d_pool(a, op.shape, t); }};
 const BindSchedule<InnerProduct, ops::InnerProductOp> inner_product_binding{
     "hvx_lane_partials",
     [](InnerProduct &a, const ops::InnerProductOp &op, const Target &t) { schedule_inner_product(a, op.shape, t); }};

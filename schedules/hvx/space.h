@@ -1,6 +1,7 @@
 // The Hexagon HVX family (v68+, fp32 vectors): every op offloaded to the DSP.
 #pragma once
 
+#include "schedules/conv2d_pool_space.h"
 #include "schedules/hvx/conv2d_int8_space.h"
 #include "schedules/space.h"
 
@@ -11,6 +12,8 @@ inline FamilySpace space() {
     f.name = "hvx";
     f.op<Conv2dShape>() = single_variant(plain_variant<Conv2dShape>("hvx_register_tile", {"schedules/hvx/conv2d.h"}));
     f.op<Conv2dInt8Shape>() = single_variant(conv2d_int8_channel_lanes());
+    f.op<Conv2dPoolShape>() =
+        conv2d_pool_space({plain_variant<Conv2dPoolShape>("hvx_conv_pool_rows", {"schedules/hvx/conv2d_pool.h"})});
     f.op<PoolingShape>() = single_variant(plain_variant<PoolingShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     f.op<PadShape>() = single_variant(plain_variant<PadShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
     f.op<LRNShape>() = single_variant(plain_variant<LRNShape>("hvx_direct", {"schedules/hvx/memory_bound.h"}));
