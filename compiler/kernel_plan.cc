@@ -398,24 +398,16 @@ class Planner {
         return shape;
     }
 
-    // A convolution and the MAX pooling after it (ConvolutionParams::pooling_follows) as one
-    // step, where their conv2d_pool choice is a fused variant; false, with the choice kept in
-    // NetworkPlan::unfused_pairs, where it is `unfused` (the default) and each plans on its own.
+    // A convolution and the MAX pooling after it that fusion marked (fuse_max_poolings checked
+    // the pair) as one step, where their conv2d_pool choice is a fused variant; false, with the
+    // choice kept in NetworkPlan::unfused_pairs, where it is `unfused` (the default) and each
+    // plans on its own.
     bool plan_conv_pool(const Layer &conv, const Layer &next) {
         const auto *p = std::get_if<ConvolutionParams>(&conv.params);
         const auto *q = std::get_if<PoolingParams>(&next.params);
-        if (!p || !q || !p->pooling_follows || p->int8_input || p->fp16 || p->fused_sum ||
-            q->method != PoolingParams::Method::Max || q->global_pooling || conv.outputs.size() != 1 ||
-            next.inputs.size() != 1 || next.inputs[0] != conv.outputs[0])
-            return false;
-        ops::Conv2dPoolShape shape;
-        shape.conv = conv_shape(conv, *p);
-        const Shape &pooled = this->shape(next.outputs[0]);
-        shape.pool_kernel_h = q->kernel_h, shape.pool_kernel_w = q->kernel_w;
-        shape.pool_stride_h = q->stride_h, shape.pool_stride_w = q->stride_w;
-        shape.pool_pad_h = q->pad_h, shape.pool_pad_w = q->pad_w;
-        shape.pool_out_h = int(pooled[2]), shape.pool_out_w = int(pooled[3]);
-        if (!ops::fusable_max_pooling(ops::pooling_of(shape))) return false;
+        if (!p || !q || !p->pooling_follows || next.inputs != conv.outputs) return false;
+        const ops::Conv2dPoolShape shape = ops::conv_pool_shape(
+            conv_shape(conv, *p), pooling_shape(*q, this->shape(next.inputs[0]), this->shape(next.outputs[0])));
         Layer fused = conv;
         fused.outputs = next.outputs;
         fused.fused_layers.push_back(next.name);
@@ -576,21 +568,7 @@ class Planner {
     }
 
     void plan(const Layer &layer, const PoolingParams &p) {
-        const Shape &x = shape(layer.inputs[0]);
-        const Shape &y = shape(layer.outputs[0]);
-        const int64_t kh = p.global_pooling ? x[2] : p.kernel_h;
-        const int64_t kw = p.global_pooling ? x[3] : p.kernel_w;
-        ops::PoolingShape shape;
-        shape.batch = int(x[0]), shape.channels = int(x[1]), shape.in_h = int(x[2]), shape.in_w = int(x[3]);
-        shape.out_h = int(y[2]), shape.out_w = int(y[3]), shape.kernel_h = int(kh), shape.kernel_w = int(kw);
-        shape.stride_h = p.stride_h, shape.stride_w = p.stride_w, shape.pad_h = p.pad_h, shape.pad_w = p.pad_w;
-        shape.average = p.method == PoolingParams::Method::Average;
-        // Only AVE's divisor reads these; MAX leaves them at their defaults, so that equal MAX
-        // layers from either frontend share one kernel.
-        if (shape.average) {
-            shape.pad_bottom = p.bottom_pad(), shape.pad_right = p.right_pad();
-            shape.count_padding = p.count_padding;
-        }
+        const ops::PoolingShape shape = pooling_shape(p, this->shape(layer.inputs[0]), this->shape(layer.outputs[0]));
         const int k = kernel(layer, shape);
         add_step(layer, k, {full_view(layer.inputs[0]), full_view(layer.outputs[0])});
         pooling_shapes_[int(plan_.steps.size()) - 1] = shape;

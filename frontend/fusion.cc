@@ -236,13 +236,8 @@ void fuse_max_poolings(Graph &graph) {
             next.inputs[0] != conv.outputs[0] || uses.readers[conv.outputs[0]] != 1)
             continue;
         const Shape &in = graph.values[next.inputs[0]].shape, &out = graph.values[next.outputs[0]].shape;
-        if (in.size() != 4 || out.size() != 4) continue;
-        ops::PoolingShape s;
-        s.batch = int(in[0]), s.channels = int(in[1]), s.in_h = int(in[2]), s.in_w = int(in[3]);
-        s.out_h = int(out[2]), s.out_w = int(out[3]);
-        s.kernel_h = p->kernel_h, s.kernel_w = p->kernel_w, s.stride_h = p->stride_h, s.stride_w = p->stride_w;
-        s.pad_h = p->pad_h, s.pad_w = p->pad_w;
-        c->pooling_follows = ops::fusable_max_pooling(s);
+        if (in.size() == 4 && out.size() == 4)
+            c->pooling_follows = ops::fusable_max_pooling(pooling_shape(*p, in, out));
     }
 }
 

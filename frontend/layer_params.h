@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "ops/elementwise.h"
+#include "ops/pooling.h"
 
 namespace cortado {
 
@@ -138,6 +139,24 @@ struct PoolingParams {
     int bottom_pad() const { return pad_bottom < 0 ? pad_h : pad_bottom; }
     int right_pad() const { return pad_right < 0 ? pad_w : pad_right; }
 };
+
+// The pooling op's shape for a Pooling layer from `in` to `out` (N, C, H, W): global pooling as a
+// window the size of the input. Only AVE's divisor reads the far pads and the padding rule; MAX
+// leaves them at their defaults, so that equal MAX layers from either frontend share one kernel.
+inline ops::PoolingShape pooling_shape(const PoolingParams &p, const std::vector<int64_t> &in,
+                                       const std::vector<int64_t> &out) {
+    ops::PoolingShape s;
+    s.batch = int(in[0]), s.channels = int(in[1]), s.in_h = int(in[2]), s.in_w = int(in[3]);
+    s.out_h = int(out[2]), s.out_w = int(out[3]);
+    s.kernel_h = p.global_pooling ? int(in[2]) : p.kernel_h, s.kernel_w = p.global_pooling ? int(in[3]) : p.kernel_w;
+    s.stride_h = p.stride_h, s.stride_w = p.stride_w, s.pad_h = p.pad_h, s.pad_w = p.pad_w;
+    s.average = p.method == PoolingParams::Method::Average;
+    if (s.average) {
+        s.pad_bottom = p.bottom_pad(), s.pad_right = p.right_pad();
+        s.count_padding = p.count_padding;
+    }
+    return s;
+}
 
 // A border around each plane (ONNX's Pad; no Caffe layer has it): ops/pad.h's modes.
 struct PadParams {

@@ -46,6 +46,17 @@ inline PoolingShape pooling_of(const Conv2dPoolShape &s) {
     return p;
 }
 
+// The pair's shape from the convolution's and the pooling's (of the convolution's output).
+inline Conv2dPoolShape conv_pool_shape(const Conv2dShape &conv, const PoolingShape &pool) {
+    Conv2dPoolShape s;
+    s.conv = conv;
+    s.pool_kernel_h = pool.kernel_h, s.pool_kernel_w = pool.kernel_w;
+    s.pool_stride_h = pool.stride_h, s.pool_stride_w = pool.stride_w;
+    s.pool_pad_h = pool.pad_h, s.pool_pad_w = pool.pad_w;
+    s.pool_out_h = pool.out_h, s.pool_out_w = pool.out_w;
+    return s;
+}
+
 // The fused kernel takes each window's maximum over taps clamped to the convolution's output,
 // unrolled: every window must hold a cell of the output (the pads are smaller than the kernel and
 // the last window starts inside; Caffe's and ONNX's shape rules ensure it) and be at most

@@ -148,6 +148,21 @@ TEST(ConvPool, FusedPairsMatchTheReference) {
     }
 }
 
+// NaN and infinities reach the pooled output as the reference says through the fused kernel:
+// its maximum keeps a NaN, and its clamped or masked taps neither add nor hide a value.
+TEST(ConvPool, NonFiniteValuesTravelThroughTheFusedKernel) {
+    ScopedPlanOption<std::string> knobs(&PlanOptions::knobs, "conv2d_pool.variant=" + fused_variant());
+    const TemporaryDirectory dir("cortado-conv-pool-non-finite");
+    const uint64_t seed = test_seed();
+    for (const size_t i : {size_t(0), size_t(2)}) {
+        const PairCase c = pair_cases()[i];
+        SCOPED_TRACE(c.what + ", seed " + std::to_string(seed) + " on " + test_target());
+        const std::string path = dir.path() + "/net" + std::to_string(i) + ".prototxt";
+        std::ofstream(path) << network(c.input, c.layers);
+        EXPECT_EQ(check_non_finite_file(path, {}, seed), "");
+    }
+}
+
 // The tuner measures a pair as a network of its own: its default is `unfused` (the two steps),
 // and a fused candidate plans the one kernel.
 TEST(ConvPool, TheTunerSeesThePairWithUnfusedAsItsDefault) {

@@ -144,23 +144,19 @@ bool Tuner::is_pair(const Tuning &t) { return t.layer.default_kernel.op == ops::
 // so far; where those changed since it was built, it is built again.
 void Tuner::share_fastest(Tuning &t) {
     if (!is_pair(t)) return;
-    ChoiceOverrides fastest_choices;
+    std::map<std::string, std::string> fastest_keys, current_keys;  // signature -> choice key
     for (const Tuning &other : tunings_) {
         const std::string best = fastest(other.latest);
-        if (&other == &t || is_pair(other) || best.empty()) continue;
-        ChoiceSettings s = settings_of_key(best);
-        s.source = "the tuner's fastest so far";
-        fastest_choices[other.layer.signature] = s;
+        if (&other != &t && !is_pair(other) && !best.empty()) fastest_keys[other.layer.signature] = best;
     }
-    const auto key = [](const ChoiceOverrides &records) {
-        std::string text;
-        for (const auto &[signature, s] : records) text += signature + ":" + s.variant + ";";
-        for (const auto &[signature, s] : records)
-            for (const auto &[knob, value] : s.knobs) text += signature + knob + "=" + std::to_string(value) + ";";
-        return text;
-    };
-    if (key(fastest_choices) == key(t.layer.neighbours)) return;
-    t.layer.neighbours = std::move(fastest_choices);
+    for (const auto &[signature, s] : t.layer.neighbours) current_keys[signature] = Candidate{s.variant, s.knobs}.key();
+    if (fastest_keys == current_keys) return;
+    t.layer.neighbours.clear();
+    for (const auto &[signature, key] : fastest_keys) {
+        ChoiceSettings s = settings_of_key(key);
+        s.source = "the tuner's fastest so far";
+        t.layer.neighbours[signature] = s;
+    }
     if (const auto built = t.built.find(t.default_key); built != t.built.end()) {
         t.runner->discard(built->second);
         t.built.erase(built);

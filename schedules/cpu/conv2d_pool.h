@@ -10,6 +10,7 @@
 #include <algorithm>
 
 #include "generators/conv2d_pool.h"
+#include "schedules/cpu/conv2d_register_tile.h"
 #include "schedules/cpu/padded_input.h"
 #include "schedules/cpu/row_vector.h"
 
@@ -50,12 +51,7 @@ inline void schedule_conv2d_pool(Conv2dPool &a, const Conv2dPoolShape &s, const 
         .split(a.c, cto, cti, channel_block, channel_tail)
         .reorder(xi, cti, xo, a.y, cto, a.n)
         .vectorize(xi, x_vector);
-    a.conv.conv.compute_at(strip, xo).store_in(MemoryType::Register).vectorize(a.x, x_vector).unroll(a.x).unroll(a.c);
-    a.conv.conv.update()
-        .reorder(a.x, a.c, a.conv.r.x, a.conv.r.y, a.conv.r.z, a.y, a.n)
-        .vectorize(a.x, x_vector)
-        .unroll(a.x)
-        .unroll(a.c);
+    schedule_register_tile_sums(a.conv, strip, xo, x_vector);
 }
 
 }  // namespace cortado::schedules::cpu

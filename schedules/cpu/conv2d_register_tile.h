@@ -11,6 +11,15 @@
 
 namespace cortado::schedules::cpu {
 
+// The tile's accumulators live in registers: every loop over the tile is unrolled or
+// vectorised, so the whole reduction runs without touching memory for partial sums. `conv` is
+// computed at loop `xo` of `tiled`, whose tiles are `x_vector`-wide vectors of x by its channels.
+inline void schedule_register_tile_sums(Conv2d &a, Halide::Func tiled, Halide::Var xo, int x_vector) {
+    using namespace Halide;
+    a.conv.compute_at(tiled, xo).store_in(MemoryType::Register).vectorize(a.x, x_vector).unroll(a.x).unroll(a.c);
+    a.conv.update().reorder(a.x, a.c, a.r.x, a.r.y, a.r.z, a.y, a.n).vectorize(a.x, x_vector).unroll(a.x).unroll(a.c);
+}
+
 inline void schedule_conv2d_register_tile(Conv2d &a, const Conv2dShape &s, const Halide::Target &target,
                                           int channel_block, int vectors_x) {
     using namespace Halide;
@@ -30,10 +39,7 @@ inline void schedule_conv2d_register_tile(Conv2d &a, const Conv2dShape &s, const
         .fuse(co, a.n, block)
         .parallel(block)
         .vectorize(xi, x_vector);
-    // The tile's accumulators live in registers: every loop over the tile is unrolled or
-    // vectorised, so the whole reduction runs without touching memory for partial sums.
-    a.conv.compute_at(a.output, xo).store_in(MemoryType::Register).vectorize(a.x, x_vector).unroll(a.x).unroll(a.c);
-    a.conv.update().reorder(a.x, a.c, a.r.x, a.r.y, a.r.z, a.y, a.n).vectorize(a.x, x_vector).unroll(a.x).unroll(a.c);
+    schedule_register_tile_sums(a, a.output, xo, x_vector);
 }
 
 }  // namespace cortado::schedules::cpu
