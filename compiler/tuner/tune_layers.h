@@ -35,7 +35,8 @@ struct TuneLayer {
 // The op signatures of `plan` that have something to choose (more than one variant or some
 // knobs) and whose layer runs alone (one input and one output); `skipped` says which were left
 // out and why. Then the convolution + MAX pooling pairs of `compiled` (or `plan`), fused or not
-// (ops/conv2d_pool.h), each measured as the pair alone: its `unfused` choice times the two steps. `compiled`, where given, is the plan compile makes of the fully fused network
+// (ops/conv2d_pool.h), each measured as the pair alone: its `unfused` choice times the two steps.
+// `compiled`, where given, is the plan compile makes of the fully fused network
 // (`plan`'s graph may fuse less, so that each layer's reference knows it): each signature's first
 // kernel there gives the variant and the layouts the layer is measured in.
 std::vector<TuneLayer> tune_layers(const Graph &fused, const NetworkPlan &plan, std::vector<std::string> *skipped,
