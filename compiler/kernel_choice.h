@@ -43,6 +43,17 @@ std::map<std::string, ChoiceSettings> parse_knob_table(const std::string &text, 
 // Every op name the families know ("conv2d", "pooling", ...).
 std::vector<std::string> op_names();
 
+// Sources of a choice that are the compiler's own rules rather than a record or a user's
+// setting: the op's default rule, and the planner's move of a layer to a channel-blocked variant.
+inline constexpr const char *kDefaultRuleSource = "default rule";
+inline constexpr const char *kLayoutRuleSource = "layout rule";
+// Whether `source` is a tuning record (a file's line, possibly transferred from another machine):
+// neither a rule nor a knob table (`knob_tables`: CORTADO_KNOBS, "target knobs", ...).
+inline bool is_record_source(const std::string &source) {
+    return source != kDefaultRuleSource && source != kLayoutRuleSource && source != "target knobs" &&
+           source != "CORTADO_KNOBS";
+}
+
 struct ResolvedChoice {
     ops::Choice choice;
     std::string variant_source;                                     // where the variant came from
@@ -97,7 +108,7 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
     }
     if (!spec) {
         spec = variant_spec(space.default_variant(shape, target), "the default rule");
-        resolved.variant_source = "default rule";
+        resolved.variant_source = kDefaultRuleSource;
         const std::string why_not = spec->unsupported ? spec->unsupported(shape) : "";
         if (!why_not.empty())
             throw CompileError("the default rule's variant " + spec->name + " of " + where + ": " + why_not);
@@ -132,7 +143,8 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
                                    "'; " + variant_knobs(*spec));
             }
             if (s->transferred_cores > 0 && s->transferred_cores != target.cores && declared->splits_tasks) {
-                resolved.notes.push_back(s->source + ": " + name + " cut tasks for " + std::to_string(s->transferred_cores) +
+                resolved.notes.push_back(s->source + ": " + name + " cut tasks for " +
+                                         std::to_string(s->transferred_cores) +
                                          " cores; the default rule cuts them for " + std::to_string(target.cores));
                 continue;
             }
@@ -154,7 +166,7 @@ ResolvedChoice resolve_choice(const schedules::OpSpace<Shape> &space, const Shap
                                std::to_string(value) + ", out of its range " + knob_range(k) +
                                "; check the target description's vector_bits and registers_per_thread");
         resolved.choice.knobs.values.emplace_back(k.name, value);
-        resolved.knob_sources.emplace_back(k.name, sources.count(k.name) ? sources[k.name] : "default rule");
+        resolved.knob_sources.emplace_back(k.name, sources.count(k.name) ? sources[k.name] : kDefaultRuleSource);
     }
     if (spec->violated) {
         const std::string broken = spec->violated(shape, target, resolved.choice.knobs);

@@ -212,7 +212,7 @@ class Planner {
         // A default-rule budget without one from the target is the API's own default: no cap to raise.
         for (const KernelInstance &k : plan_.kernels)
             for (const auto &[knob, source] : k.knob_sources)
-                if (knob == "registers" && (source != "default rule" || info_.registers_per_thread > 0))
+                if (knob == "registers" && (source != kDefaultRuleSource || info_.registers_per_thread > 0))
                     plan_.registers_per_thread = std::max(plan_.registers_per_thread, k.choice.knobs.get("registers"));
         return std::move(plan_);
     }
@@ -338,7 +338,7 @@ class Planner {
                           int array_inputs = 0) {
         const auto move = std::is_same_v<Shape, ops::Conv2dShape> ? moved_.find(layer.name) : moved_.end();
         std::optional<ChoiceSettings> layout_rule;
-        if (move != moved_.end()) layout_rule = ChoiceSettings{kLayoutRule, move->second, {}, "", false};
+        if (move != moved_.end()) layout_rule = ChoiceSettings{kLayoutRuleSource, move->second, {}, "", false};
         try {
             return choose_kernel(shape, epilogue, array_inputs, info_, family_, sources_,
                                  layout_rule ? &*layout_rule : nullptr);
@@ -1105,8 +1105,6 @@ class Planner {
     const std::map<std::string, std::string> &moved_and_blocked() const { return moved_and_blocked_; }
 
   private:
-    static constexpr const char *kLayoutRule = "layout rule";
-
     // The variant that computes convolution `s` in channel blocks where the default's cannot: a
     // 1x1 layer the GEMM with channels in the lanes, a depthwise layer or one whose groups take
     // whole vectors of output channels a convolution with channels in the lanes ("" if none).
@@ -1129,9 +1127,9 @@ class Planner {
             const KernelInstance &k = plan_.kernels[planned.kernel];
             const std::string &layer = step_layers_.at(step);
             const auto *variant = family_.op<ops::Conv2dShape>().find(k.choice.variant);
-            if (k.variant_source == "default rule" && variant && !variant->channel_blocks)
+            if (k.variant_source == kDefaultRuleSource && variant && !variant->channel_blocks)
                 if (const std::string to = blocked_variant(shape); !to.empty()) movable_[layer] = to;
-            if (k.variant_source == kLayoutRule && plan_.tensors[planned.output_tensor].channel_block > 0)
+            if (k.variant_source == kLayoutRuleSource && plan_.tensors[planned.output_tensor].channel_block > 0)
                 moved_and_blocked_[layer] = k.choice.variant;
         }
     }

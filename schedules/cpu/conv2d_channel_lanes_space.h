@@ -17,9 +17,7 @@ inline constexpr const char *kChannelLanes = "cpu_direct_channel_lanes";
 
 // Whether the target's cores issue two 512-bit FMAs a cycle, as Halide names it in the target:
 // Sapphire Rapids and later Xeons (avx512_sapphirerapids).
-inline bool issues_two_512_bit_fmas(const TargetInfo &t) {
-    return t.has_feature("avx512_sapphirerapids");
-}
+inline bool issues_two_512_bit_fmas(const TargetInfo &t) { return t.has_feature("avx512_sapphirerapids"); }
 
 // Accumulators in a full register tile: the GEMM's, but 27 (3 vectors by 9 pixels, in 31 of 32
 // registers) where two FMAs issue a cycle. At that rate the tile's loads, not its FMAs, bound
@@ -51,12 +49,13 @@ inline void complete_pixel_stores(Knobs &k) {
     if (!k.has("pixel_stores")) k.set("pixel_stores", 1);
 }
 
-// Of the row counts from a full tile (`most` pixels) down to half of it, the one that computes
-// the most useful pixels per accumulator (a short last tile recomputes pixels of the one before).
-inline int most_useful_rows(int pixels, int most) {
+// Of the row counts from a full tile (`most` pixels) down to `least` (least_tile_rows), the one
+// that computes the most useful pixels per accumulator (a short last tile recomputes pixels of
+// the one before).
+inline int most_useful_rows(int pixels, int most, int least) {
     int rows = most;
     const auto useful = [&](int r) { return double(pixels) / ((pixels + r - 1) / r * r) * r / most; };
-    for (int r = most; r >= (most + 1) / 2; r--)
+    for (int r = most; r >= least; r--)
         if (useful(r) > useful(rows)) rows = r;
     return rows;
 }
@@ -95,7 +94,8 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         if (!k.has("cols")) k.set("cols", std::max(best, 1) * lanes);
         const int pixels = s.out_w * s.out_h;
         const int most = std::min(pixels, register_tile_rows(k.get("cols") / lanes, regs, accumulators));
-        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most));
+        const int least = least_tile_rows(k.get("cols") / lanes, most, t.model());
+        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most, least));
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
         const int panels = ops::panel_count(s.out_channels, k.get("cols"));
         if (!k.has("task_tiles")) k.set("task_tiles", channel_lanes_task_tiles(tiles, panels, s.batch, t.cores));

@@ -42,8 +42,8 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise() {
         if (!k.has("task_rows")) k.set("task_rows", std::max(1, (s.out_h + strips - 1) / strips));
         // Small planes are grouped until a task writes about kDepthwiseTaskOutputs values, as
         // long as there stay `least` tasks.
-        const int grouped = std::min({std::max(1, kDepthwiseTaskOutputs / (s.out_h * s.out_w)),
-                                      std::max(1, planes / least), s.out_channels});
+        const int grouped = std::min(
+            {std::max(1, kDepthwiseTaskOutputs / (s.out_h * s.out_w)), std::max(1, planes / least), s.out_channels});
         if (!k.has("task_planes")) k.set("task_planes", strips > 1 ? 1 : grouped);
     };
     v.violated = [](const Conv2dShape &, const TargetInfo &, const Knobs &k) -> std::string {
@@ -73,7 +73,7 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
         if (!k.has("cols")) k.set("cols", lanes);
         const int pixels = s.out_w * s.out_h, vectors = std::max(1, k.get("cols") / lanes);
         const int most = std::min(pixels, register_tile_rows(vectors, registers(t)));
-        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most));
+        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most, least_tile_rows(vectors, most, t.model())));
         // Enough tasks for the cores, each staging at most a quarter of L2 (within L2 with the
         // output it writes; 256 KiB of a 1 MiB L2: a strip of rows of a map as wide as
         // MobileNet's first, 112).

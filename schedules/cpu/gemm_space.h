@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ops/gemm.h"
+#include "schedules/machine_model.h"
 #include "schedules/space.h"
 
 namespace cortado::schedules::cpu {
@@ -16,13 +17,13 @@ namespace cortado::schedules::cpu {
 // Vector registers of the family's CPUs, given the target's vector width.
 using RegisterCount = std::function<int(const TargetInfo &)>;
 
-// Rows per register tile: at most `most`, and of those from most / 2 up, the one that wastes
+// Rows per register tile: at most `most`, and of those from `least` up, the one that wastes
 // the fewest rows on M (20 rows: 5, not 8, which would compute 24).
-inline int tile_rows(int m, int most) {
+inline int tile_rows(int m, int most, int least) {
     if (m <= most) return m;
     const auto waste = [m](int rows) { return (m + rows - 1) / rows * rows - m; };
     int best = most;
-    for (int rows = most; rows >= (most + 1) / 2; rows--)
+    for (int rows = most; rows >= least; rows--)
         if (waste(rows) < waste(best)) best = rows;
     return best;
 }
@@ -40,6 +41,35 @@ inline int register_tile_rows(int vectors, int registers, int accumulators) {
 }
 inline int register_tile_rows(int vectors, int registers) {
     return register_tile_rows(vectors, registers, full_tile_accumulators(registers));
+}
+
+// Vector loads a core starts per cycle, beside its FMAs: two on the x86 and ARM cores the rules
+// were measured on (a broadcast counts as one).
+inline constexpr int kVectorLoadsPerCycle = 2;
+
+// The share of the FMA pipes' rate a register tile of `vectors` x `rows` accumulators sustains:
+// each step of the reduction issues vectors x rows FMAs, loads vectors + rows operands, and
+// cannot start before the last step's results are out of the pipes (their latency). On a core
+// with one full-width FMA a cycle, a fuller tile is still worth more (its accumulators over a
+// full tile's): the rule measured so on the Zen 4 VM. Where two start a cycle, loads bound the
+// narrow tiles: one vector by 12 rows loads 13 operands per 12 FMAs, and on AVX2 ran 1.3-1.5x
+// slower than two vectors by 6 (docs/PERFORMANCE.md, "The GEMM tile on an unseen AVX2 CPU").
+inline double tile_fma_share(int vectors, int rows, int registers, const MachineModel &m) {
+    const double fmas = double(vectors) * rows, pipes = std::max(1, m.fma_units);
+    const double cycles =
+        std::max({fmas / pipes, double(vectors + rows) / kVectorLoadsPerCycle, double(m.fma_latency)});
+    const double issue = fmas / pipes / cycles;
+    return pipes > 1 ? issue : issue * fmas / full_tile_accumulators(registers);
+}
+
+// The fewest rows a tile of `vectors` vectors may shrink to, to waste fewer rows at the edge of
+// the output: half of the `most` it can hold, and enough accumulators to keep every FMA pipe
+// busy through its latency with a cycle to spare. With two pipes of latency 4 that is 10: on
+// AVX2's 16 registers a 4 x 2 tile ran 1.2-1.6x slower than 6 x 2 on a 1x1 layer of 196 pixels
+// (docs/PERFORMANCE.md, "The GEMM tile on an unseen AVX2 CPU").
+inline int least_tile_rows(int vectors, int most, const MachineModel &m) {
+    const int in_flight = std::max(1, m.fma_units) * (m.fma_latency + 1);
+    return std::min(most, std::max((most + 1) / 2, (in_flight + vectors - 1) / std::max(1, vectors)));
 }
 
 // Why a tile of rows x cols cannot be a register tile: cols not whole vectors, or more
@@ -62,18 +92,23 @@ inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int
     const int lanes = t.float_lanes();
     const auto round_up = [](int v, int m) { return (v + m - 1) / m * m; };
     // The register tile: v vectors of columns by register_tile_rows(v) rows. Of the widths, the
-    // one that wastes the fewest columns on N, weighted by how full its tile is. 3 vectors (8 x 3
-    // in 32 registers, 4 x 3 in 16) measured fastest on large products, so they win unless
-    // another width scores 4% better (docs/PERFORMANCE.md, GEMM).
+    // one that wastes the fewest columns on N, weighted by the share of the FMA pipes' rate its
+    // tile sustains (tile_fma_share). 3 vectors (8 x 3 in 32 registers, 4 x 3 in 16) measured
+    // fastest on large products, so they win unless another width scores 4% better
+    // (docs/PERFORMANCE.md, GEMM).
+    const MachineModel machine = t.model();
     const auto score = [&](int v) {
         const double used = double(d.cols) / round_up(d.cols, v * lanes);
-        return used * double(v * register_tile_rows(v, registers)) / full_tile_accumulators(registers);
+        return used * tile_fma_share(v, register_tile_rows(v, registers), registers, machine);
     };
     int best_vectors = 3;
     for (int v = 1; v <= widest_tile_vectors(registers); v++)
         if (score(v) > score(best_vectors) * 1.04) best_vectors = v;
     if (!k.has("cols")) k.set("cols", best_vectors * lanes);
-    if (!k.has("rows")) k.set("rows", tile_rows(d.rows, register_tile_rows(k.get("cols") / lanes, registers)));
+    if (!k.has("rows")) {
+        const int vectors = k.get("cols") / lanes, most = register_tile_rows(vectors, registers);
+        k.set("rows", tile_rows(d.rows, most, least_tile_rows(vectors, most, machine)));
+    }
     // 256 x 48 floats of b (48 KiB): a K block as long as L1, measured faster than 128 on
     // products of 1024 and more.
     if (!k.has("k_block")) k.set("k_block", std::min(256, d.depth));

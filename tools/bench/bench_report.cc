@@ -21,13 +21,10 @@ nlohmann::ordered_json json_timing(const Timing &t) {
 }  // namespace
 
 bool uses_tuning_records(const NetworkPlan &plan) {
-    const auto from_record = [](const std::string &source) {
-        return source != "default rule" && source != "target knobs" && source != "CORTADO_KNOBS";
-    };
     for (const KernelInstance &k : plan.kernels) {
-        if (from_record(k.variant_source)) return true;
+        if (is_record_source(k.variant_source)) return true;
         for (const auto &[knob, source] : k.knob_sources)
-            if (from_record(source)) return true;
+            if (is_record_source(source)) return true;
     }
     return false;
 }
