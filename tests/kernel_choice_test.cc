@@ -423,6 +423,33 @@ TEST(MachineModelRules, RegisterTilesAndL2BlocksFollowTheModel) {
     EXPECT_LT(strip(128), strip(1024)) << "a strip staged within a quarter of L2";
 }
 
+// Register tiles keep the FMA pipes busy (tile_fma_share, least_tile_rows). On AVX2's 16
+// registers with two pipes of latency 4, 1x1 layers with channels in the lanes took one vector
+// by 7 rows: a load per FMA, and fewer accumulators than the pipes hold in flight. Now at least
+// two vectors and 10 accumulators, on pixel counts that divide by 7 too. A core with one 512-bit
+// FMA a cycle (the Zen 4 VM's model) keeps 3 vectors by 7 rows on 196 pixels.
+TEST(MachineModelRules, TilesHoldTheAccumulatorsTheFmaPipesKeepInFlight) {
+    const schedules::TargetInfo avx2{kAvx2, "x86", 256, 0};
+    for (int out : {16, 64, 128, 256}) {
+        const ops::Conv2dShape s{20, 512, 14, 14, out, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+        const ops::Choice c = choose_on(avx2, s, {}, "cpu_gemm_1x1_channel_lanes");
+        const int vectors = c.knobs.get("cols") / 8;
+        EXPECT_GE(vectors, 2) << out << " output channels";
+        EXPECT_GE(c.knobs.get("rows") * vectors, 10) << out << " output channels";
+    }
+    const ops::Conv2dShape direct{20, 32, 14, 14, 64, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, 1};
+    const ops::Choice lanes = choose_on(avx2, direct, {}, "cpu_direct_channel_lanes");
+    EXPECT_GE(lanes.knobs.get("rows") * lanes.knobs.get("cols") / 8, 10);
+    const schedules::TargetInfo zen4{
+        "x86-64-linux-tune_znver4-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-"
+        "avx512_zen4-f16c-fma-sse41",
+        "x86", 512, 0};
+    const ops::Conv2dShape wide{20, 512, 14, 14, 192, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1};
+    const ops::Choice z = choose_on(zen4, wide, {}, "cpu_gemm_1x1_channel_lanes");
+    EXPECT_EQ(z.knobs.get("cols"), 48);
+    EXPECT_EQ(z.knobs.get("rows"), 7);
+}
+
 TEST(GemmRules, TilesThatDoNotFitTheRegistersOrTheVectorsAreRefusedWithTheReason) {
     const schedules::TargetInfo avx2{kAvx2, "x86", 256, 0};
     const schedules::FamilySpace &x86 = schedules::families().at("x86");
