@@ -47,10 +47,12 @@ std::vector<std::string> op_names();
 // setting: the op's default rule, and the planner's move of a layer to a channel-blocked variant.
 inline constexpr const char *kDefaultRuleSource = "default rule";
 inline constexpr const char *kLayoutRuleSource = "layout rule";
+// The knob table of a target description (`target.knobs`).
+inline constexpr const char *kTargetKnobsSource = "target knobs";
 // Whether `source` is a tuning record (a file's line, possibly transferred from another machine)
 // rather than a rule or the knob tables `cortado` itself reads (CORTADO_KNOBS, a description's).
 inline bool is_record_source(const std::string &source) {
-    return source != kDefaultRuleSource && source != kLayoutRuleSource && source != "target knobs" &&
+    return source != kDefaultRuleSource && source != kLayoutRuleSource && source != kTargetKnobsSource &&
            source != "CORTADO_KNOBS";
 }
 

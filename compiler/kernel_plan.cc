@@ -111,7 +111,7 @@ struct ChoiceSources {
     ChoiceSources() = default;
     ChoiceSources(const PlanTarget &target, const PlanOptions &options)
         : experiment(parse_knob_table(options.knobs, options.knobs_source)),
-          table(parse_knob_table(target.knobs, "target knobs")),
+          table(parse_knob_table(target.knobs, kTargetKnobsSource)),
           overrides(options.records) {}
 };
 

@@ -57,6 +57,9 @@ namespace {
 
 const char *kCuda = "x86-64-linux-cuda";
 const char *kAvx2 = "x86-64-linux-avx-avx2-f16c-fma-sse41";
+// Halide's host string on the Zen 4 VM: one 512-bit FMA a cycle (tune_znver4).
+const char *kZen4 =
+    "x86-64-linux-tune_znver4-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-f16c-fma-sse41";
 
 // The scope's plan options (ScopedKnobs, ScopedLayouts) with these tuning records.
 PlanOptions with_records(const ChoiceOverrides &records) {
@@ -424,10 +427,10 @@ TEST(MachineModelRules, RegisterTilesAndL2BlocksFollowTheModel) {
 }
 
 // Register tiles keep the FMA pipes busy (tile_fma_share, least_tile_rows). On AVX2's 16
-// registers with two pipes of latency 4, 1x1 layers with channels in the lanes took one vector
-// by 7 rows: a load per FMA, and fewer accumulators than the pipes hold in flight. Now at least
-// two vectors and 10 accumulators, on pixel counts that divide by 7 too. A core with one 512-bit
-// FMA a cycle (the Zen 4 VM's model) keeps 3 vectors by 7 rows on 196 pixels.
+// registers with two pipes of latency 4, a tile of one vector by 7 rows would load an operand per
+// FMA and hold fewer accumulators than the pipes keep in flight: 1x1 layers with channels in the
+// lanes take at least two vectors and 10 accumulators, on pixel counts that divide by 7 too. A
+// core with one 512-bit FMA a cycle (the Zen 4 VM's model) keeps 3 vectors by 7 rows.
 TEST(MachineModelRules, TilesHoldTheAccumulatorsTheFmaPipesKeepInFlight) {
     const schedules::TargetInfo avx2{kAvx2, "x86", 256, 0};
     for (int out : {16, 64, 128, 256}) {
@@ -440,10 +443,7 @@ TEST(MachineModelRules, TilesHoldTheAccumulatorsTheFmaPipesKeepInFlight) {
     const ops::Conv2dShape direct{20, 32, 14, 14, 64, 14, 14, 5, 5, 1, 1, 2, 2, 1, 1, 1};
     const ops::Choice lanes = choose_on(avx2, direct, {}, "cpu_direct_channel_lanes");
     EXPECT_GE(lanes.knobs.get("rows") * lanes.knobs.get("cols") / 8, 10);
-    const schedules::TargetInfo zen4{
-        "x86-64-linux-tune_znver4-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-"
-        "avx512_zen4-f16c-fma-sse41",
-        "x86", 512, 0};
+    const schedules::TargetInfo zen4{kZen4, "x86", 512, 0};
     const ops::Conv2dShape wide{20, 512, 14, 14, 192, 14, 14, 1, 1, 1, 1, 0, 0, 1, 1, 1};
     const ops::Choice z = choose_on(zen4, wide, {}, "cpu_gemm_1x1_channel_lanes");
     EXPECT_EQ(z.knobs.get("cols"), 48);
@@ -1276,8 +1276,6 @@ TEST_F(TuningDb, StrongerDatabasesDecideFirstAndHandWrittenRecordsBeatMeasuredOn
 // Sapphire Rapids descriptions' machines.
 class RecordTransfer : public TuningDb {
   protected:
-    static constexpr const char *kZen4 =
-        "x86-64-linux-tune_znver4-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-f16c-fma-sse41";
     static constexpr const char *kZen5 =
         "x86-64-linux-avx-avx2-avx512-avx512_cannonlake-avx512_skylake-avx512_zen4-avx512_zen5-f16c-fma-sse41";
     static constexpr const char *kNearZen4 = "fma_units = 1\nl1d_kib = 48\nl2_kib = 1024\n";

@@ -94,8 +94,8 @@ inline VariantSpec<Conv2dShape> conv2d_channel_lanes(RegisterCount registers) {
         if (!k.has("cols")) k.set("cols", std::max(best, 1) * lanes);
         const int pixels = s.out_w * s.out_h;
         const int most = std::min(pixels, register_tile_rows(k.get("cols") / lanes, regs, accumulators));
-        const int least = least_tile_rows(k.get("cols") / lanes, most, t.model());
-        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most, least));
+        if (!k.has("rows"))
+            k.set("rows", most_useful_rows(pixels, most, least_tile_rows(k.get("cols") / lanes, most, t.model())));
         const int tiles = (pixels + k.get("rows") - 1) / k.get("rows");
         const int panels = ops::panel_count(s.out_channels, k.get("cols"));
         if (!k.has("task_tiles")) k.set("task_tiles", channel_lanes_task_tiles(tiles, panels, s.batch, t.cores));

@@ -51,9 +51,9 @@ inline constexpr int kVectorLoadsPerCycle = 2;
 // each step of the reduction issues vectors x rows FMAs, loads vectors + rows operands, and
 // cannot start before the last step's results are out of the pipes (their latency). On a core
 // with one full-width FMA a cycle, a fuller tile is still worth more (its accumulators over a
-// full tile's): the rule measured so on the Zen 4 VM. Where two start a cycle, loads bound the
-// narrow tiles: one vector by 12 rows loads 13 operands per 12 FMAs, and on AVX2 ran 1.3-1.5x
-// slower than two vectors by 6 (docs/PERFORMANCE.md, "The GEMM tile on an unseen AVX2 CPU").
+// full tile's), as measured on the Zen 4 VM. Where two start a cycle, loads bound the narrow
+// tiles: one vector by 12 rows loads 13 operands per 12 FMAs, and ran slower on AVX2 than two
+// vectors by 6 (docs/PERFORMANCE.md, "The GEMM tile on an unseen AVX2 CPU").
 inline double tile_fma_share(int vectors, int rows, int registers, const MachineModel &m) {
     const double fmas = double(vectors) * rows, pipes = std::max(1, m.fma_units);
     const double cycles =
@@ -65,8 +65,8 @@ inline double tile_fma_share(int vectors, int rows, int registers, const Machine
 // The fewest rows a tile of `vectors` vectors may shrink to, to waste fewer rows at the edge of
 // the output: half of the `most` it can hold, and enough accumulators to keep every FMA pipe
 // busy through its latency with a cycle to spare. With two pipes of latency 4 that is 10: on
-// AVX2's 16 registers a 4 x 2 tile ran 1.2-1.6x slower than 6 x 2 on a 1x1 layer of 196 pixels
-// (docs/PERFORMANCE.md, "The GEMM tile on an unseen AVX2 CPU").
+// AVX2's 16 registers a 4 x 2 tile, 8 accumulators, ran slower than 6 x 2 (docs/PERFORMANCE.md,
+// "The GEMM tile on an unseen AVX2 CPU").
 inline int least_tile_rows(int vectors, int most, const MachineModel &m) {
     const int in_flight = std::max(1, m.fma_units) * (m.fma_latency + 1);
     return std::min(most, std::max((most + 1) / 2, (in_flight + vectors - 1) / std::max(1, vectors)));

@@ -23,8 +23,8 @@ def _qdq(m, x, name, scale, zero_point, dtype=np.uint8):
 
 # Weights in 7 bits (|q| <= 63). On x86 CPUs without VNNI, onnxruntime's u8 x s8 kernels add pairs
 # of products in 16 bits (vpmaddubsw), which saturate on full-range weights: there the peer, not
-# cortado, would leave the outputs (on a Zen 3, 4-19 of 20 outside a step for every seed).
-# onnxruntime's quantize_static does the same with reduce_range.
+# cortado, would move the outputs (docs/precision.md). onnxruntime's quantize_static does the
+# same with reduce_range.
 WEIGHT_LEVELS = 63
 
 
