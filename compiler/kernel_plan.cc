@@ -34,6 +34,7 @@
 #include "ops/resize.h"
 #include "ops/softmax.h"
 #include "ops/winograd.h"
+#include "runtime/fillers.h"
 #include "schedules/families.h"
 
 namespace cortado {

@@ -8,27 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "runtime/filler_spec.h"
+
 namespace cortado {
-
-enum class FillerType : int {
-    Unsupported = -1,  // a Caffe filler cortado does not implement; such weights must be given
-    Constant = 0,
-    Gaussian = 1,
-    Uniform = 2,
-    Xavier = 3,
-    Msra = 4,
-    BatchNormMean = 5,      // gaussian(0, 0.1)
-    BatchNormVariance = 6,  // uniform(0.5, 1.5)
-    Folded = 7,             // `value` everywhere, never read from a weights file: a blob folds write
-};
-
-enum class VarianceNorm : int { FanIn = 0, FanOut = 1, Average = 2 };
-
-struct FillerSpec {
-    FillerType type;
-    float value, min, max, mean, std;
-    VarianceNorm variance_norm;
-};
 
 // Parses Caffe's filler type names; false for names cortado does not implement.
 bool filler_type_from_name(const std::string &name, FillerType *type);

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "runtime/fillers.h"
+#include "runtime/filler_spec.h"
 
 struct halide_device_interface_t;  // HalideRuntime.h; the glue does not need the whole header
 
@@ -61,13 +61,13 @@ enum class Packing : int {
 
 struct ParamSpec {
     Packing packing;
-    int first_blob;      // index into NetworkDescription::blobs; BatchNorm uses three in a row
-    int64_t count;       // floats in the packed buffer
+    int first_blob;  // index into NetworkDescription::blobs; BatchNorm uses three in a row
+    int64_t count;   // floats in the packed buffer
     // Transpose, Panels, PanelsOfTranspose: the blob is rows x cols. Int8Panels,
     // Int8ChannelTerms: rows outputs of cols input channels x the kernel's area.
     int64_t rows, cols;
-    float eps;           // BatchNorm
-    int panel_width;     // Panels, PanelsOfTranspose
+    float eps;        // BatchNorm
+    int panel_width;  // Panels, PanelsOfTranspose
     // Int8Panels, Int8ChannelTerms: the weights' scale per output channel, where the model gave
     // its weights as int8 (ConvolutionParams::int8_weight_scales); null: max |w| / 127.
     const float *channel_scales;

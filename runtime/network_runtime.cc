@@ -3,6 +3,7 @@
 #include "ops/conv2d_fp16.h"
 #include "ops/conv2d_int8.h"
 #include "ops/winograd.h"
+#include "runtime/fillers.h"
 
 #include <HalideRuntime.h>
 

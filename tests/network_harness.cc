@@ -162,6 +162,19 @@ class TargetRunsHere : public ::testing::Environment {
             return;  // an unknown target fails each test with its own message
         }
         if (!why.empty()) GTEST_SKIP() << "suite for " << test_target() << " skipped: " << why;
+        if (std::getenv("CORTADO_TEST_UNLESS_HOST_ISA") && same_instruction_set_as_host(test_target()))
+            GTEST_SKIP() << "suite for " << test_target()
+                         << " skipped: the host's suites ran this instruction set (the host target differs only in "
+                            "its tuning)";
+    }
+
+  private:
+    // The host's Halide target without its tune_* feature (which only steers instruction
+    // scheduling) is the target's own: their kernels are the same code.
+    static bool same_instruction_set_as_host(const std::string &target) {
+        const std::string host =
+            std::regex_replace(resolve_target("host").halide_target, std::regex("-tune_[a-z0-9_]+"), "");
+        return host == resolve_target(target).halide_target;
     }
 };
 [[maybe_unused]] ::testing::Environment *const target_runs_here =

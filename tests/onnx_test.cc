@@ -73,6 +73,10 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeAndTheReference) {
                                    "batched_matmul",
                                    "fused_activations",
                                    "squeeze_excitation"}) {
+        // Another opset's twin of a model imports to the same layers, hence the same kernels: it
+        // checks the import, on the host.
+        const bool twin = name == "newest_18" || name == "rearranged_18" || name == "log_softmaxes_11";
+        if (twin && test_target() != "host") continue;
         SCOPED_TRACE(name + " on " + test_target() + ", models from CORTADO_TEST_SEED=" + std::to_string(seed_));
         const Result r =
             cortado("run " + model(name) + " --target " + test_target() + " --input " + file(name + ".input.npy") +
@@ -151,11 +155,12 @@ TEST_F(Onnx, ModelFromPyTorchsCurrentExporterMatchesOnnxRuntime) {
 }
 
 // The HVX family has schedules for every op too, though nothing here can run them: the models of
-// the newer ops (activations, data movement, resizing, transposed convolutions, 1-D layers)
-// compile for Hexagon, and so does a quantized model's Quantize activation, in fp32 and with its
+// the newer ops (data movement, 1-D layers, and one node of each schedule of the activations and
+// resizing models: hvx_sample, since each HVX kernel takes seconds to compile) compile for
+// Hexagon, and so does a quantized model's Quantize activation, in fp32 and with its
 // convolutions in int8 (the HVX int8 variant).
 TEST_F(Onnx, ModelsCompileForHexagon) {
-    for (const std::string name : {"activations", "rearranged", "resized", "one_dimensional", "qdq"}) {
+    for (const std::string name : {"hvx_sample", "rearranged", "one_dimensional", "qdq"}) {
         const Result r = cortado("compile " + model(name) + " --target hexagon-hvx --shared -o " +
                                  (dir_ / ("hvx-" + name)).string());
         EXPECT_EQ(r.exit_code, 0) << name << ": " << r.output;

@@ -13,6 +13,7 @@
 #include "compiler/gemm_kernel.h"
 #include "compiler/kernel_plan.h"
 #include "compiler/target_description.h"
+#include "compiler/temporary_directory.h"
 #include "compiler/toolchain.h"
 #include "frontend/fusion.h"
 #include "frontend/shape_inference.h"
@@ -20,7 +21,6 @@
 #include "schedules/families.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
-#include "compiler/temporary_directory.h"
 
 namespace cortado::testing {
 namespace {
@@ -91,6 +91,15 @@ TEST(Convolution, StridePadGroupDilationEdgeCases) {
 
 bool gpu_test_target() { return Halide::Target(resolve_target(test_target()).halide_target).has_gpu_feature(); }
 bool cpu_test_target() { return !gpu_test_target() && resolve_target(test_target()).schedule_family != "hvx"; }
+// host-generic is the generic CPU family on the host's own instruction set. Its variants are the
+// host family's (schedules/cpu), sized for 16 vector registers: where the host has 16 (AVX2), a
+// variant forced by name with its knobs compiles the kernels the host suite checks; only the
+// generic direct register tile and the default choices differ, and those it checks here.
+bool forced_variants_checked_by_the_host_suite() {
+    if (test_target() != "host-generic") return false;
+    const PlanTarget host = resolve_target("host").plan_target();
+    return host.machine && host.machine->vector_registers == 16;
+}
 
 // The direct variants' edge shapes, under the knobs in force (`knobs` names them): a short last
 // panel (37 outputs), pixel tiles across rows and images, a rectangular strided kernel without
@@ -156,6 +165,8 @@ TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
 // odd sizes whose blocks shift inwards, and the input channels split into shares (some short).
 TEST(Convolution, WinogradVariantsForced) {
     if (!cpu_test_target() && !gpu_test_target()) GTEST_SKIP() << test_target() << " has no Winograd variant";
+    if (forced_variants_checked_by_the_host_suite())
+        GTEST_SKIP() << "the Winograd variants forced here compile the host suite's kernels";
     const std::string family = gpu_test_target() ? "gpu" : "cpu";
     std::vector<std::string> forced_knobs;
     // On the CPU the shipped records store the products tile-innermost (channel_products=0); a
@@ -227,6 +238,8 @@ TEST(Convolution, WinogradVariantsForced) {
 // ones included (the runtime shows them as NCHW), matches the reference, and the plan did block.
 TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
     if (!cpu_test_target()) GTEST_SKIP() << test_target() << " keeps every activation NCHW";
+    if (forced_variants_checked_by_the_host_suite())
+        GTEST_SKIP() << "the blocked variants forced here compile the host suite's kernels";
     const auto relu = [](const std::string &top) { return layer("r" + top, "ReLU", top, top); };
     const std::string direct =
         layer("c1", "Convolution", "data", "c1", conv_params(48, "kernel_size: 3 pad: 1")) + relu("c1") +
@@ -288,15 +301,15 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         layer("d1", "Convolution", "c1", "d1", conv_params(32, "kernel_size: 3 pad: 1 group: 32")) + relu("d1") +
         layer("g1", "Pooling", "d1", "g1", "pooling_param { pool: AVE global_pooling: true }") +
         layer("f1", "Convolution", "g1", "f1", conv_params(8, "kernel_size: 1")) + relu("f1") +
-        layer("f2", "Convolution", "f1", "f2", conv_params(32, "kernel_size: 1")) +
-        layer("sg", "Sigmoid", "f2", "f2") + layer("fl", "Flatten", "f2", "fl") +
-        layer("se", "Scale", "d1 fl", "se", "scale_param { axis: 0 }") +
+        layer("f2", "Convolution", "f1", "f2", conv_params(32, "kernel_size: 1")) + layer("sg", "Sigmoid", "f2", "f2") +
+        layer("fl", "Flatten", "f2", "fl") + layer("se", "Scale", "d1 fl", "se", "scale_param { axis: 0 }") +
         layer("c2", "Convolution", "se", "c2", conv_params(48, "kernel_size: 1")) +
         layer("p2", "Pooling", "c2", "p2", "pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 }") +
         layer("bn", "BatchNorm", "p2", "bn",
               "batch_norm_param { use_global_stats: true } "
               "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
-        layer("sc", "Scale", "bn", "sc", "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
+        layer("sc", "Scale", "bn", "sc",
+              "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
         relu("sc") + layer("c3", "Convolution", "sc", "c3", conv_params(16, "kernel_size: 1")) +
         layer("p4", "Pooling", "c3", "p4", "pooling_param { pool: AVE kernel_size: 2 stride: 1 }") +
         layer("b4", "BatchNorm", "p4", "b4",
@@ -313,17 +326,18 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         layer("fire", "Concat", "e1 e3", "fire") +
         layer("q1", "Pooling", "fire", "q1", "pooling_param { pool: MAX kernel_size: 3 stride: 2 }") +
         layer("z2", "Convolution", "q1", "z2", conv_params(16, "kernel_size: 1"));
-    const std::string dense =
-        layer("c0", "Convolution", "data", "c0", conv_params(32, "kernel_size: 3 pad: 1")) + relu("c0") +
-        layer("g1", "Convolution", "c0", "g1", conv_params(16, "kernel_size: 3 pad: 1")) +
-        layer("k1", "Concat", "c0 g1", "k1") +
-        layer("n1", "BatchNorm", "k1", "n1",
-              "batch_norm_param { use_global_stats: true } "
-              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
-        layer("a1", "Scale", "n1", "a1", "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
-        relu("a1") + layer("g2", "Convolution", "a1", "g2", conv_params(16, "kernel_size: 1")) +
-        layer("k2", "Concat", "k1 g2", "k2") +
-        layer("c3", "Convolution", "k2", "c3", conv_params(32, "kernel_size: 1"));
+    const std::string dense = layer("c0", "Convolution", "data", "c0", conv_params(32, "kernel_size: 3 pad: 1")) +
+                              relu("c0") +
+                              layer("g1", "Convolution", "c0", "g1", conv_params(16, "kernel_size: 3 pad: 1")) +
+                              layer("k1", "Concat", "c0 g1", "k1") +
+                              layer("n1", "BatchNorm", "k1", "n1",
+                                    "batch_norm_param { use_global_stats: true } "
+                                    "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
+                              layer("a1", "Scale", "n1", "a1",
+                                    "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
+                              relu("a1") + layer("g2", "Convolution", "a1", "g2", conv_params(16, "kernel_size: 1")) +
+                              layer("k2", "Concat", "k1 g2", "k2") +
+                              layer("c3", "Convolution", "k2", "c3", conv_params(32, "kernel_size: 1"));
     // Channels that are no whole vectors of 16 (MobileNetV3's, EfficientNet's): blocks of half a
     // vector on 16-lane targets, a residual chain and a pooling among them.
     const std::string narrow =
@@ -346,7 +360,8 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         // (48 in two).
         {"conv2d.variant=cpu_gemm_1x1_channel_lanes,conv2d.rows=5,conv2d.row_block=10,conv2d.cols=16,"
          "conv2d.col_block=32,conv2d.k_block=32",
-         pointwise, {2, 32, 7, 9}},
+         pointwise,
+         {2, 32, 7, 9}},
         {"conv2d.variant=cpu_gemm_1x1_channel_lanes", residual("kernel_size: 1"), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_direct_channel_lanes", residual("kernel_size: 3"), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_direct_channel_lanes", pooled, {2, 16, 13, 10}},
@@ -383,7 +398,8 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
             EXPECT_EQ(check.blocked_tensors, 5) << chain.knobs << ": c1, e1, s1, e2 and q2";
         }
         if (chain.layers.find("\"se\"") != std::string::npos) {
-            EXPECT_EQ(check.blocked_tensors, 8) << chain.knobs << ": every tensor but the input, the excitation's and b4";
+            EXPECT_EQ(check.blocked_tensors, 8)
+                << chain.knobs << ": every tensor but the input, the excitation's and b4";
         }
         if (chain.layers.find("\"d2\"") != std::string::npos) {
             EXPECT_EQ(check.blocked_tensors, 4) << chain.knobs << ": every tensor but the input and c3's output";
@@ -413,7 +429,7 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
 // take the default.
 TEST(Convolution, DepthwiseShapes) {
     std::vector<std::string> forced = {""};
-    if (cpu_test_target()) {
+    if (cpu_test_target() && !forced_variants_checked_by_the_host_suite()) {
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=1,conv2d.rows=3,conv2d.task_rows=5");
         forced.push_back("conv2d.variant=cpu_depthwise,conv2d.vectors_x=3,conv2d.rows=1,conv2d.task_planes=3");
         forced.push_back("conv2d.variant=cpu_depthwise_channel_lanes,conv2d.rows=5,conv2d.task_tiles=3");
@@ -465,11 +481,21 @@ TEST(Convolution, ResidualSumInEveryVariant) {
         Shape input;
         std::string after;
     } cases[] = {
-        {"3x3 pad 1 + data, leaky ReLU", "kernel_size: 3 pad: 1", 3, 1, 1, {2, 16, 9, 11},
+        {"3x3 pad 1 + data, leaky ReLU",
+         "kernel_size: 3 pad: 1",
+         3,
+         1,
+         1,
+         {2, 16, 9, 11},
          layer("r", "ReLU", "s", "s", "relu_param { negative_slope: 0.1 }")},
         {"5x5 pad 2 + data", "kernel_size: 5 pad: 2", 5, 2, 1, {1, 16, 10, 9}, ""},
         {"1x1 + data, TanH", "kernel_size: 1", 1, 0, 1, {2, 24, 7, 9}, layer("t", "TanH", "s", "s")},
-        {"depthwise 3x3 + data, ReLU", "kernel_size: 3 pad: 1 group: 16", 3, 1, 16, {2, 16, 13, 19},
+        {"depthwise 3x3 + data, ReLU",
+         "kernel_size: 3 pad: 1 group: 16",
+         3,
+         1,
+         16,
+         {2, 16, 13, 19},
          layer("r", "ReLU", "s", "s")},
         {"1x1 on a 1x1 map + data, ReLU", "kernel_size: 1", 1, 0, 1, {4, 32, 1, 1}, layer("r", "ReLU", "s", "s")},
     };
@@ -483,12 +509,12 @@ TEST(Convolution, ResidualSumInEveryVariant) {
             const NetworkPlan plan = plan_network(graph, "net", target.plan_target(), test_plan_options());
             for (const PlannedStep &step : plan.steps)
                 if (step.layer == "c") return plan.kernels[size_t(step.kernel)].choice.variant == variant;
-        } catch (const CompileError &) {
-        }
+        } catch (const CompileError &) {}
         return false;
     };
     std::map<std::string, int> checked;
     for (const auto &variant : schedules::families().at(target.schedule_family).op<ops::Conv2dShape>().variants) {
+        if (forced_variants_checked_by_the_host_suite() && variant.name != "cpu_register_tile") continue;
         checked[variant.name] = 0;
         const std::string knobs = "conv2d.variant=" + variant.name;
         const ScopedKnobs forced(knobs);
@@ -509,7 +535,8 @@ TEST(Convolution, ResidualSumInEveryVariant) {
                 fuse_layers(fused);
                 const Layer &last = fused.layers.back();
                 const auto *p = std::get_if<ConvolutionParams>(&last.params);
-                EXPECT_TRUE(p && p->fused_sum && last.name == "c") << knobs << ", " << c.what << ": the sum did not fuse";
+                EXPECT_TRUE(p && p->fused_sum && last.name == "c")
+                    << knobs << ", " << c.what << ": the sum did not fuse";
                 expect_matches_reference(layers, c.input, knobs + ": " + c.what);
             }
             checked[variant.name]++;
@@ -837,8 +864,8 @@ TEST(Concat, ChannelAndSpatialAxes) {
 // convolution, LRN, pooling and an InnerProduct read them.
 TEST(Concat, WrittenInPlaceAtBatchAboveOne) {
     const std::string layers =
-        layer("a", "Convolution", "data", "a", conv_params(5, "kernel_size: 3 pad: 1")) + layer("ra", "ReLU", "a", "a") +
-        layer("b", "Convolution", "data", "b", conv_params(3, "kernel_size: 1")) +
+        layer("a", "Convolution", "data", "a", conv_params(5, "kernel_size: 3 pad: 1")) +
+        layer("ra", "ReLU", "a", "a") + layer("b", "Convolution", "data", "b", conv_params(3, "kernel_size: 1")) +
         layer("p", "Pooling", "data", "p", "pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 }") +
         layer("ab", "Concat", "a b p", "ab") +
         layer("bn", "BatchNorm", "ab", "n",
@@ -917,31 +944,33 @@ TEST(Activation, CaffeElementwiseLayers) {
                                  layer("q", "Power", "x", "q", "power_param { power: 3 scale: -0.5 shift: 0.2 }") +
                                  layer("m", "Eltwise", "p q", "m"),
                              {2, 4, 5, 9}, "fractional and odd Powers");
-    expect_matches_reference(spread + layer("p", "PReLU", "x", "x", "prelu_param { filler { type: \"uniform\" } }") +
-                                 layer("b", "Bias", "x", "b",
-                                       "bias_param { axis: 1 num_axes: 2 filler { type: \"gaussian\" } }"),
-                             {2, 5, 4, 3}, "PReLU per channel in place, Bias over two axes");
+    expect_matches_reference(
+        spread + layer("p", "PReLU", "x", "x", "prelu_param { filler { type: \"uniform\" } }") +
+            layer("b", "Bias", "x", "b", "bias_param { axis: 1 num_axes: 2 filler { type: \"gaussian\" } }"),
+        {2, 5, 4, 3}, "PReLU per channel in place, Bias over two axes");
     expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(4, "kernel_size: 3")) +
                                  layer("p", "PReLU", "c", "p", "prelu_param { channel_shared: true }"),
                              {1, 3, 9, 8}, "shared PReLU (Caffe's default slope 0.25) after a convolution");
 }
 
 TEST(DataMovement, CaffeSliceAndCrop) {
-    expect_matches_reference(layer("s", "Slice", "data", "a", "top: \"b\" top: \"c\" slice_param { slice_point: 2 slice_point: 3 }") +
-                                 layer("e", "Eltwise", "a c", "e", "eltwise_param { operation: SUM }") +
-                                 layer("cat", "Concat", "e b", "cat"),
-                             {2, 5, 7, 9}, "Slice at points into three tops along the channels, then Concat in a new order");
+    expect_matches_reference(
+        layer("s", "Slice", "data", "a", "top: \"b\" top: \"c\" slice_param { slice_point: 2 slice_point: 3 }") +
+            layer("e", "Eltwise", "a c", "e", "eltwise_param { operation: SUM }") +
+            layer("cat", "Concat", "e b", "cat"),
+        {2, 5, 7, 9}, "Slice at points into three tops along the channels, then Concat in a new order");
     expect_matches_reference(layer("s", "Slice", "data", "a", "top: \"b\" slice_param { axis: 3 }") +
                                  layer("e", "Eltwise", "a b", "e", "eltwise_param { operation: PROD }"),
                              {1, 3, 5, 8}, "Slice into equal halves along the width");
-    expect_matches_reference(layer("p", "Pooling", "data", "p", "pooling_param { pool: AVE kernel_size: 3 stride: 2 }") +
-                                 layer("c", "Crop", "data p", "c", "crop_param { axis: 2 offset: 1 offset: 3 }") +
-                                 layer("e", "Eltwise", "c p", "e"),
-                             {2, 3, 11, 13}, "Crop to another blob's size at per-axis offsets");
-    expect_matches_reference(layer("p", "Pooling", "data", "p", "pooling_param { pool: MAX kernel_size: 2 stride: 2 }") +
-                                 layer("c", "Crop", "data p", "c", "crop_param { axis: 1 offset: 0 }") +
-                                 layer("e", "Eltwise", "c p", "e"),
-                             {1, 4, 8, 6}, "Crop from axis 1 with one offset");
+    expect_matches_reference(
+        layer("p", "Pooling", "data", "p", "pooling_param { pool: AVE kernel_size: 3 stride: 2 }") +
+            layer("c", "Crop", "data p", "c", "crop_param { axis: 2 offset: 1 offset: 3 }") +
+            layer("e", "Eltwise", "c p", "e"),
+        {2, 3, 11, 13}, "Crop to another blob's size at per-axis offsets");
+    expect_matches_reference(
+        layer("p", "Pooling", "data", "p", "pooling_param { pool: MAX kernel_size: 2 stride: 2 }") +
+            layer("c", "Crop", "data p", "c", "crop_param { axis: 1 offset: 0 }") + layer("e", "Eltwise", "c p", "e"),
+        {1, 4, 8, 6}, "Crop from axis 1 with one offset");
 }
 
 TEST(Deconvolution, StridePadGroupDilation) {
@@ -985,8 +1014,9 @@ TEST(Normalisation, BatchNormThenScale) {
 // computed blob over x's axes from `axis` on, here (N, C) with axis 0, with and without a learned
 // bias, a fused ReLU after it.
 TEST(Normalisation, ScaleByASecondBottom) {
-    const std::string gate = layer("pool", "Pooling", "data", "pool", "pooling_param { pool: AVE global_pooling: true }") +
-                             layer("gate", "Sigmoid", "pool", "pool") + layer("flat", "Flatten", "pool", "flat");
+    const std::string gate =
+        layer("pool", "Pooling", "data", "pool", "pooling_param { pool: AVE global_pooling: true }") +
+        layer("gate", "Sigmoid", "pool", "pool") + layer("flat", "Flatten", "pool", "flat");
     expect_matches_reference(gate + layer("sc", "Scale", "data flat", "sc", "scale_param { axis: 0 }"), {2, 6, 5, 3},
                              "x times its (N, C) gate");
     expect_matches_reference(

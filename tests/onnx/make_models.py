@@ -410,6 +410,20 @@ def activations(rng, opset=20):
     return m.build([2, 3, 4, 5], y, [2, 3, 4, 5], opset), (2, 3, 4, 5)
 
 
+def hvx_sample(rng, opset=13):
+    """One node of each HVX schedule that activations and resized use (an activation, Pad,
+    Resize linear and nearest, a reduction, broadcasting, ConvTranspose): the HVX compile test
+    compiles this rather than those, since each HVX kernel takes seconds to compile."""
+    m = Model(rng)
+    p = m.node("Pad", ["x", m.integers("pads", [0, 0, 1, 2, 0, 0, 2, 1])], "reflected", mode="reflect")  # 1x3x8x9
+    r1 = m.node("Resize", [p, "", "", m.integers("size", [1, 3, 11, 13])], "linear", mode="linear")
+    r2 = m.node("Resize", [p, "", "", m.integers("size2", [1, 3, 11, 13])], "nearest", mode="nearest")
+    s = m.node("Add", [m.node("Erf", [r1], "erf"), r2], "s")
+    t = m.node("Mul", [s, m.node("ReduceMean", [s], "rows", axes=[2])], "t")  # 1x3x1x13, broadcast
+    y = m.node("ConvTranspose", [t, m.weight("t1", (3, 2, 3, 3))], "y", strides=[2, 2])
+    return m.build([1, 3, 5, 6], y, [1, 2, 23, 27], opset), (1, 3, 5, 6)
+
+
 def rearranged(rng, opset=13):
     """Data movement and broadcasting between computed tensors: a squeeze-and-excitation block
     (GlobalAveragePool, 1x1 Convs, HardSigmoid, Mul of N x C x 1 x 1 by N x C x H x W), ShuffleNet's
@@ -616,6 +630,7 @@ def main(out_dir, seed):
     makers.append(("qlinear", lambda rng: quantized_models.qlinear(Model, rng)))
     makers.append(("quantize_static", lambda rng: quantized_models.quantize_static(Model, rng, False)))
     makers.append(("quantize_static_per_channel", lambda rng: quantized_models.quantize_static(Model, rng, True)))
+    makers.append(("hvx_sample", hvx_sample))
     for name, make in makers:
         state = rng.bit_generator.state
         model, input_shape, *step = make(rng)
