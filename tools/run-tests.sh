@@ -12,7 +12,7 @@ cd "$root"
 # Which x86 instruction sets the op and non-finite suites ran for on this CPU, for CI's log.
 isa_suites() { sed -nE "s/.*Test +#[0-9]+: (ops|non_finite)_test_(x86-64-[a-z0-9]+) .*$1.*/\2/p" build/ctest.log | sort -u | xargs; }
 ran=$(isa_suites Passed) skipped=$(isa_suites Skipped)
-echo "cortado: op and non-finite suites ran for ${ran:-no x86 instruction set}${skipped:+; skipped (this CPU cannot execute them, or they are the host's own): $skipped}"
+echo "cortado: op and non-finite suites ran for ${ran:-no x86 instruction set besides the host}${skipped:+; skipped (this CPU cannot execute them, or the host suites ran them): $skipped}"
 
 export PATH="$root/.venv/bin:$PATH"
 halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")
