@@ -20,13 +20,10 @@ halide_dir=$(.venv/bin/python -c "import halide; print(halide.install_dir())")
 # build on CI's two cores than RelWithDebInfo's -O2 -g.
 if [ ! -f build-asan/build.ninja ]; then
   cmake -S . -B build-asan -G Ninja -DCORTADO_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
-    -DCMAKE_PREFIX_PATH="$halide_dir" -DCORTADO_TEST_KERNEL_CACHE="$root/build/kernel-cache" >/dev/null
+    -DCMAKE_PREFIX_PATH="$halide_dir" >/dev/null
 fi
 sanitized_tests="frontend_test kernel_choice_test runtime_test cli_test robustness_test non_finite_test fuzz_regression_test"
 cmake --build build-asan --target cortado $sanitized_tests
-# The sanitized tests read their kernels from the main build's cache, which the suite has just
-# filled (CORTADO_TEST_KERNEL_CACHE): what they check is cortado's frontend, planner, runtime and
-# CLI, and recompiling every kernel under the sanitizers would add a quarter of an hour.
 # Everything cortado compiles from source is instrumented; the Halide-generated kernels, Halide's
 # runtime and libHalide itself are not (they run, but the sanitizers cannot see inside them).
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
