@@ -22,14 +22,6 @@ struct SourceMachine {
     double distance = 0;
 };
 
-// The Halide target without its `tune_` processor: the code Halide emits is the same, so a
-// description written without one names the machine that `host` tuned records on.
-std::string without_tuning(const std::string &halide_target) {
-    Halide::Target target(halide_target);
-    target.processor_tune = Halide::Target::ProcessorGeneric;
-    return target.to_string();
-}
-
 // Descriptions that state a machine model, resolved once per call.
 std::vector<TargetDescription> described_machines() {
     std::vector<TargetDescription> described;
@@ -60,10 +52,17 @@ SourceMachine source_machine(const std::string &record_target, const std::vector
 
 }  // namespace
 
+std::string without_tuning(const std::string &halide_target) {
+    Halide::Target target(halide_target);
+    target.processor_tune = Halide::Target::ProcessorGeneric;
+    return target.to_string();
+}
+
 std::string transfer_level(const std::string &halide_target) {
     const auto has = [&](const char *feature) { return schedules::target_has_feature(halide_target, feature); };
     if (!gpu_api(halide_target).empty() || has("hvx")) return "";
-    if (halide_target.rfind("x86-64-", 0) == 0) return has("avx512") ? "x86-avx512" : has("avx2") ? "x86-avx2" : "x86-sse";
+    if (halide_target.rfind("x86-64-", 0) == 0)
+        return has("avx512") ? "x86-avx512" : has("avx2") ? "x86-avx2" : "x86-sse";
     if (halide_target.rfind("arm-64-", 0) == 0) return "arm-64";
     return "";
 }

@@ -26,6 +26,10 @@
 
 namespace cortado {
 
+// The Halide target without its `tune_` processor: the code Halide emits is the same, so a
+// description written without one names the machine that `host` tuned records on.
+std::string without_tuning(const std::string &halide_target);
+
 // The instruction-set level a record may move within: "x86-avx512", "x86-avx2", "x86-sse",
 // "arm-64"; empty for targets whose records never move (GPUs, HVX, other architectures).
 std::string transfer_level(const std::string &halide_target);

@@ -15,6 +15,7 @@
 #include "compiler/network_builder.h"
 #include "compiler/plan_target.h"
 #include "compiler/qparams.h"
+#include "compiler/record_transfer.h"
 #include "compiler/reference/reference_interpreter.h"
 #include "compiler/shell_quote.h"
 #include "compiler/temporary_directory.h"
@@ -169,12 +170,10 @@ class TargetRunsHere : public ::testing::Environment {
     }
 
   private:
-    // The host's Halide target without its tune_* feature (which only steers instruction
-    // scheduling) is the target's own: their kernels are the same code.
+    // Targets equal but for the host's tune_ processor: their kernels are the same code.
     static bool same_instruction_set_as_host(const std::string &target) {
-        const std::string host =
-            std::regex_replace(resolve_target("host").halide_target, std::regex("-tune_[a-z0-9_]+"), "");
-        return host == resolve_target(target).halide_target;
+        return without_tuning(resolve_target("host").halide_target) ==
+               without_tuning(resolve_target(target).halide_target);
     }
 };
 [[maybe_unused]] ::testing::Environment *const target_runs_here =

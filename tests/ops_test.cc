@@ -96,9 +96,24 @@ bool cpu_test_target() { return !gpu_test_target() && resolve_target(test_target
 // variant forced by name with its knobs compiles the kernels the host suite checks; only the
 // generic direct register tile and the default choices differ, and those it checks here.
 bool forced_variants_checked_by_the_host_suite() {
-    if (test_target() != "host-generic") return false;
-    const PlanTarget host = resolve_target("host").plan_target();
-    return host.machine && host.machine->vector_registers == 16;
+    static const bool checked = [] {
+        if (test_target() != "host-generic") return false;
+        const PlanTarget host = resolve_target("host").plan_target();  // detects the host once
+        return host.machine && host.machine->vector_registers == 16;
+    }();
+    return checked;
+}
+
+// An inference BatchNorm (statistics from the filler), and a Scale with a bias whose factors stay
+// away from 0: the per-channel affine pair of ResNet and DenseNet.
+std::string batch_norm(const std::string &name, const std::string &bottom, const std::string &top) {
+    return layer(name, "BatchNorm", bottom, top,
+                 "batch_norm_param { use_global_stats: true } "
+                 "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }");
+}
+std::string biased_scale(const std::string &name, const std::string &bottom, const std::string &top) {
+    return layer(name, "Scale", bottom, top,
+                 "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }");
 }
 
 // The direct variants' edge shapes, under the knobs in force (`knobs` names them): a short last
@@ -305,16 +320,10 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         layer("fl", "Flatten", "f2", "fl") + layer("se", "Scale", "d1 fl", "se", "scale_param { axis: 0 }") +
         layer("c2", "Convolution", "se", "c2", conv_params(48, "kernel_size: 1")) +
         layer("p2", "Pooling", "c2", "p2", "pooling_param { pool: MAX kernel_size: 3 stride: 2 pad: 1 }") +
-        layer("bn", "BatchNorm", "p2", "bn",
-              "batch_norm_param { use_global_stats: true } "
-              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
-        layer("sc", "Scale", "bn", "sc",
-              "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
-        relu("sc") + layer("c3", "Convolution", "sc", "c3", conv_params(16, "kernel_size: 1")) +
+        batch_norm("bn", "p2", "bn") + biased_scale("sc", "bn", "sc") + relu("sc") +
+        layer("c3", "Convolution", "sc", "c3", conv_params(16, "kernel_size: 1")) +
         layer("p4", "Pooling", "c3", "p4", "pooling_param { pool: AVE kernel_size: 2 stride: 1 }") +
-        layer("b4", "BatchNorm", "p4", "b4",
-              "batch_norm_param { use_global_stats: true } "
-              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }");
+        batch_norm("b4", "p4", "b4");
     // Concatenations written in place and blocked with their inputs: SqueezeNet's fire module (a
     // 1x1 and a 3x3 expansion side by side, a pooling reading the concatenation) and DenseNet's
     // growing concatenations (one placed in the next, a BatchNorm + Scale + ReLU and a 1x1
@@ -326,18 +335,13 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         layer("fire", "Concat", "e1 e3", "fire") +
         layer("q1", "Pooling", "fire", "q1", "pooling_param { pool: MAX kernel_size: 3 stride: 2 }") +
         layer("z2", "Convolution", "q1", "z2", conv_params(16, "kernel_size: 1"));
-    const std::string dense = layer("c0", "Convolution", "data", "c0", conv_params(32, "kernel_size: 3 pad: 1")) +
-                              relu("c0") +
-                              layer("g1", "Convolution", "c0", "g1", conv_params(16, "kernel_size: 3 pad: 1")) +
-                              layer("k1", "Concat", "c0 g1", "k1") +
-                              layer("n1", "BatchNorm", "k1", "n1",
-                                    "batch_norm_param { use_global_stats: true } "
-                                    "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
-                              layer("a1", "Scale", "n1", "a1",
-                                    "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
-                              relu("a1") + layer("g2", "Convolution", "a1", "g2", conv_params(16, "kernel_size: 1")) +
-                              layer("k2", "Concat", "k1 g2", "k2") +
-                              layer("c3", "Convolution", "k2", "c3", conv_params(32, "kernel_size: 1"));
+    const std::string dense =
+        layer("c0", "Convolution", "data", "c0", conv_params(32, "kernel_size: 3 pad: 1")) + relu("c0") +
+        layer("g1", "Convolution", "c0", "g1", conv_params(16, "kernel_size: 3 pad: 1")) +
+        layer("k1", "Concat", "c0 g1", "k1") + batch_norm("n1", "k1", "n1") + biased_scale("a1", "n1", "a1") +
+        relu("a1") + layer("g2", "Convolution", "a1", "g2", conv_params(16, "kernel_size: 1")) +
+        layer("k2", "Concat", "k1 g2", "k2") +
+        layer("c3", "Convolution", "k2", "c3", conv_params(32, "kernel_size: 1"));
     // Channels that are no whole vectors of 16 (MobileNetV3's, EfficientNet's): blocks of half a
     // vector on 16-lane targets, a residual chain and a pooling among them.
     const std::string narrow =
@@ -870,11 +874,7 @@ TEST(Concat, WrittenInPlaceAtBatchAboveOne) {
         layer("a", "Convolution", "data", "a", conv_params(5, "kernel_size: 3 pad: 1")) +
         layer("ra", "ReLU", "a", "a") + layer("b", "Convolution", "data", "b", conv_params(3, "kernel_size: 1")) +
         layer("p", "Pooling", "data", "p", "pooling_param { pool: MAX kernel_size: 3 stride: 1 pad: 1 }") +
-        layer("ab", "Concat", "a b p", "ab") +
-        layer("bn", "BatchNorm", "ab", "n",
-              "batch_norm_param { use_global_stats: true } "
-              "param { lr_mult: 0 } param { lr_mult: 0 } param { lr_mult: 0 }") +
-        layer("sc", "Scale", "n", "n", "scale_param { bias_term: true filler { type: \"uniform\" min: 0.5 max: 2 } }") +
+        layer("ab", "Concat", "a b p", "ab") + batch_norm("bn", "ab", "n") + biased_scale("sc", "n", "n") +
         layer("rn", "ReLU", "n", "n") + layer("c", "Convolution", "n", "c", conv_params(2, "kernel_size: 3 pad: 1")) +
         layer("abc", "Concat", "ab c", "abc") + layer("l", "LRN", "abc", "l", "lrn_param { local_size: 3 }") +
         layer("q", "Pooling", "l", "q", "pooling_param { pool: AVE kernel_size: 2 stride: 2 }") +

@@ -131,6 +131,10 @@ def main():
     from onnx.backend.test.case.node import collect_testcases
 
     refusals = listed_refusals()
+
+    def listed(name):  # the run, or every run of its test, is on the doc's list
+        return name in refusals or name.split(" ")[0] in refusals
+
     scratch = tempfile.mkdtemp(prefix="cortado-node-tests-")
     counts = {"passed": 0, "refused as listed": 0, "FAILED": 0, "no float input or output": 0}
     ops = args.op or claimed_ops()
@@ -146,23 +150,21 @@ def main():
             print(f"{op}: ONNX has no node test of this op")
         runs = [(case, *variant) for case in cases[op] for variant in variants(case)]
         if args.per_op:  # a spread of the runs that compute something here; refusals are the import's
-            runs = [r for r in runs if r[2] is not None and r[1] not in refusals and r[1].split(" ")[0] not in refusals]
+            runs = [r for r in runs if r[2] is not None and not listed(r[1])]
             runs = [runs[i * len(runs) // args.per_op] for i in range(min(args.per_op, len(runs)))]
         for case, name, model, x, expected in runs:
-            base = name.split(" ")[0]
-            listed = base in refusals or name in refusals
             if model is None:
                 outcome, status = "no float input or output", "no float input or output"
             else:
                 got, refused = run(args.cortado, args.target, model, x, scratch)
                 if refused is not None:
-                    status = "refused as listed" if listed else "FAILED"
-                    outcome = ("refused (listed): " if listed else "refused, not listed in the doc: ") + refused
+                    status = "refused as listed" if listed(name) else "FAILED"
+                    outcome = ("refused (listed): " if listed(name) else "refused, not listed in the doc: ") + refused
                 else:
                     problem = compare(got, expected, case.rtol, case.atol)
                     status = "passed" if problem is None else "FAILED"
                     outcome = "passed" if problem is None else "wrong: " + problem
-                    if problem is None and listed:
+                    if problem is None and listed(name):
                         outcome += " (listed as refused in the doc: take it off the list)"
                         status = "FAILED"
             counts[status] += 1
