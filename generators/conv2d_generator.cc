@@ -189,15 +189,16 @@ class Conv2dGenerator : public Halide::Generator<Conv2dGenerator> {
                                                                       : BiasAxis::Rows;
         Gemm g(a, b, bias, bias_axis, d, op.choice.epilogue, op.choice.knobs.get("k_block"), 4, channel_lanes,
                out_block, residual_func());
+        if (channel_lanes) g.a_block = in_block;
         output = g.output;
         const int pixels = s.out_h * s.out_w;
         if (fully_connected) {
             require_activation_shape(input, {d.depth, d.rows, 1, 1}, s.batch, op.choice.batch_strided);
             require_output_shape({d.cols, d.rows, 1, 1}, s.batch, op.choice.batch_strided);
         } else {
-            require_activation_shape(input,
-                                     ops::layout_extents(op.choice.layout_in, {s.in_w * s.in_h, s.in_channels, s.batch, 1}, 1),
-                                     s.batch, op.choice.batch_strided);
+            require_activation_shape(
+                input, ops::layout_extents(op.choice.layout_in, {s.in_w * s.in_h, s.in_channels, s.batch, 1}, 1),
+                s.batch, op.choice.batch_strided);
             require_output_shape(ops::layout_extents(op.choice.layout_out, {pixels, s.out_channels, s.batch, 1}, 1),
                                  s.batch, op.choice.batch_strided);
         }

@@ -33,12 +33,19 @@ struct Gemm {
     bool single_block;
     int output_block;
     Halide::Func residual;  // the tensor the epilogue adds, where it adds one
+    // Set by a generator whose a holds K channel-blocked by a_block (ops::Layout): the schedules
+    // then unroll the sum by whole blocks.
+    int a_block = 0;
 
     Gemm(Halide::Func a_operand, Halide::Func b_operand, Halide::Func bias, BiasAxis bias_axis, const ops::GemmDims &d,
          const ops::Epilogue &epilogue, int k_block_knob, int output_dimensions, bool transposed_output = false,
          int output_channel_block = 0, Halide::Func residual = Halide::Func())
-        : a(a_operand), b(b_operand), dims(d), k_block(std::clamp(k_block_knob, 1, d.depth)),
-          output_block(output_channel_block), residual(residual) {
+        : a(a_operand),
+          b(b_operand),
+          dims(d),
+          k_block(std::clamp(k_block_knob, 1, d.depth)),
+          output_block(output_channel_block),
+          residual(residual) {
         using namespace Halide;
         const int block_count = (d.depth + k_block - 1) / k_block;
         single_block = block_count == 1;
