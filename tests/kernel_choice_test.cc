@@ -214,17 +214,21 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
 
 // Winograd by default (schedules/cpu/conv2d_space.h, winograd_default): F(4x4) on large maps,
 // F(2x2) on small ones, the direct convolution where the layer is too shallow, the map too small
-// or the batch's transformed input too large.
+// or one image's transformed input too large; a batch whose transforms pass the limit is
+// transformed a chunk of images at a time (winograd_batch_chunk).
 TEST(ConvRules, WinogradWhereItPays) {
     const schedules::TargetInfo avx512{"x86-64-linux-avx-avx2-avx512-f16c-fma-sse41", "x86", 512, 0};
-    const auto variant = [&](const ops::Conv2dShape &s) {
-        return resolve_choice(schedules::families().at("x86").op<ops::Conv2dShape>(), s, avx512, {}).choice.variant;
+    const auto choice = [&](const ops::Conv2dShape &s) {
+        return resolve_choice(schedules::families().at("x86").op<ops::Conv2dShape>(), s, avx512, {}).choice;
     };
+    const auto variant = [&](const ops::Conv2dShape &s) { return choice(s).variant; };
+    const auto chunk = [&](const ops::Conv2dShape &s) { return choice(s).knobs.get("batch_chunk"); };
     const auto conv3x3 = [](int batch, int in, int out, int map, int group = 1) {
         return ops::Conv2dShape{batch, in, map, map, out, map, map, 3, 3, 1, 1, 1, 1, 1, 1, group};
     };
     EXPECT_EQ(variant(conv3x3(1, 64, 64, 56)), "cpu_winograd_f4") << "ResNet layer1";
     EXPECT_EQ(variant(conv3x3(20, 64, 64, 56)), "cpu_winograd_f4") << "36 MiB transformed, deep";
+    EXPECT_EQ(chunk(conv3x3(20, 64, 64, 56)), 0) << "the whole batch within the deep limit";
     EXPECT_EQ(variant(conv3x3(5, 128, 128, 28)), "cpu_winograd_f4");
     EXPECT_EQ(variant(conv3x3(5, 256, 256, 14)), "cpu_winograd_f2") << "below kWinogradF4MinMap";
     EXPECT_EQ(variant(conv3x3(20, 512, 512, 7)), "cpu_winograd_f2");
@@ -232,13 +236,19 @@ TEST(ConvRules, WinogradWhereItPays) {
     EXPECT_EQ(variant(conv3x3(1, 512, 512, 5)), "cpu_direct_channel_lanes") << "a map below kWinogradMinMap";
     EXPECT_EQ(variant(conv3x3(1, 128, 32, 56)), "cpu_winograd_f4") << "DenseNet at batch 1: 3.4 MiB transformed";
     EXPECT_EQ(variant(conv3x3(5, 128, 32, 28)), "cpu_winograd_f4") << "4.3 MiB";
-    EXPECT_EQ(variant(conv3x3(20, 128, 32, 28)), "cpu_direct_channel_lanes") << "17 MiB";
-    EXPECT_EQ(variant(conv3x3(5, 128, 32, 56)), "cpu_direct_channel_lanes") << "32 outputs: not deep, 17 MiB";
+    EXPECT_EQ(chunk(conv3x3(5, 128, 32, 28)), 0);
+    EXPECT_EQ(variant(conv3x3(20, 128, 32, 28)), "cpu_winograd_f4") << "17 MiB, 0.86 MiB an image";
+    EXPECT_EQ(chunk(conv3x3(20, 128, 32, 28)), 9) << "9 images within the 8 MiB of a layer that is not deep";
+    EXPECT_EQ(variant(conv3x3(5, 128, 32, 56)), "cpu_winograd_f4") << "32 outputs: not deep, 17 MiB";
+    EXPECT_EQ(chunk(conv3x3(5, 128, 32, 56)), 2) << "3.4 MiB an image";
     EXPECT_EQ(variant(conv3x3(1, 128, 32, 14)), "cpu_direct_channel_lanes") << "F(2x2) only on deep layers";
-    EXPECT_EQ(variant(conv3x3(20, 16, 64, 55)), "cpu_register_tile") << "16 inputs, 8.6 MiB transformed";
+    EXPECT_EQ(variant(conv3x3(20, 16, 64, 55)), "cpu_winograd_f4") << "16 inputs, 8.6 MiB transformed";
+    EXPECT_EQ(chunk(conv3x3(20, 16, 64, 55)), 18);
     EXPECT_EQ(variant(conv3x3(1, 16, 64, 55)), "cpu_winograd_f4");
     EXPECT_EQ(variant(conv3x3(1, 8, 64, 56)), "cpu_register_tile") << "8 inputs: the transforms cost more";
-    EXPECT_EQ(variant(conv3x3(20, 64, 64, 224)), "cpu_direct_channel_lanes") << "VGG at batch 20: 551 MiB";
+    EXPECT_EQ(variant(conv3x3(20, 64, 64, 224)), "cpu_winograd_f4") << "VGG at batch 20: 551 MiB, 28 an image";
+    EXPECT_EQ(chunk(conv3x3(20, 64, 64, 224)), 1);
+    EXPECT_EQ(variant(conv3x3(1, 32, 32, 224)), "cpu_direct_channel_lanes") << "not deep, 14 MiB for one image";
     EXPECT_EQ(variant(ops::Conv2dShape{1, 64, 56, 56, 64, 28, 28, 3, 3, 2, 2, 1, 1, 1, 1, 1}),
               "cpu_direct_channel_lanes")
         << "stride 2";

@@ -199,6 +199,8 @@ TEST(Convolution, WinogradVariantsForced) {
         forced_knobs.push_back(
             "conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.rows=3,conv2d.cols=16,"
             "conv2d.col_block=32");
+        // The input transform stored one image at a time (at batch 2, two chunks).
+        forced_knobs.push_back("conv2d.variant=cpu_winograd_f2,conv2d.batch_chunk=1");
     }
     for (const std::string &variant : forced_knobs) {
         const ScopedKnobs forced(variant.c_str());
@@ -371,6 +373,8 @@ TEST(Convolution, ChannelBlockedChainsMatchTheReference) {
         {"conv2d.variant=cpu_direct_channel_lanes", pooled, {2, 16, 13, 10}},
         {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", winograd(3), {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.col_block=64", winograd(3), {1, 16, 14, 14}},
+        // Transforms stored two images at a time, the last chunk short.
+        {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1,conv2d.batch_chunk=2", winograd(3), {3, 16, 10, 9}},
         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=1", winograd(5), {2, 16, 10, 9}},
         {"conv2d.variant=cpu_winograd_f4,conv2d.channel_products=1", shortcut, {2, 16, 9, 11}},
         {"conv2d.variant=cpu_winograd_f2,conv2d.channel_products=1", shortcut, {2, 16, 9, 11}},

@@ -95,7 +95,8 @@ const BindSchedule<Gemm, ops::Conv2dOp> conv2d_gemm_1x1_binding{"cpu_gemm_1x1", 
 const BindSchedule<Gemm, ops::Conv2dOp> conv2d_gemm_channels_binding{"cpu_gemm_1x1_channel_lanes", conv2d_gemm};
 
 void winograd(Conv2dWinograd &a, const ops::Conv2dOp &op, const Target &t) {
-    schedule_conv2d_winograd(a, ops::GemmBlocking::from(op.choice.knobs), t);
+    const ops::Knobs &k = op.choice.knobs;
+    schedule_conv2d_winograd(a, ops::GemmBlocking::from(k), t, k.has("batch_chunk") ? k.get("batch_chunk") : 0);
 }
 const BindSchedule<Conv2dWinograd, ops::Conv2dOp> winograd_f2_binding{"cpu_winograd_f2", winograd};
 const BindSchedule<Conv2dWinograd, ops::Conv2dOp> winograd_f4_binding{"cpu_winograd_f4", winograd};

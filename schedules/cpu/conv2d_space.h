@@ -33,14 +33,11 @@ inline constexpr int kCpuChannelLanesMinDepth = 192;
 // - the transforms cost per input and output channel what the products save per pair of them,
 //   so shallow layers (fewer than kWinogradMinInputs inputs or kWinogradMinOutputs outputs per
 //   group) are left direct;
-// - the input transform of the whole batch is stored before the products read it: beyond the
-//   caches it streams from memory. Deep layers (kWinogradDeepInputs by kWinogradDeepOutputs)
-//   pay for that up to kWinogradMaxTransformBytes, the others up to kWinogradSmallTransformBytes.
-//   Both limits sit on the 1 MiB L2 per core and 32 MiB L3 of the machine they were measured on.
+// - the input transform is stored before the products read it, a chunk of images at a time
+//   (winograd_batch_chunk): a layer whose single image's transform passes the limit is left
+//   direct.
 inline constexpr int kWinogradF4MinMap = 24, kWinogradMinMap = 7;
 inline constexpr int kWinogradMinInputs = 16, kWinogradMinOutputs = 32;
-inline constexpr int kWinogradDeepInputs = 32, kWinogradDeepOutputs = 64;
-inline constexpr int64_t kWinogradSmallTransformBytes = int64_t(8) << 20, kWinogradMaxTransformBytes = int64_t(40) << 20;
 
 // The Winograd variant the default rule takes for `s`, "" where the direct convolution stays.
 // A target with strict_float asked for IEEE semantics, which Winograd's transforms do not keep
@@ -50,12 +47,10 @@ inline std::string winograd_default(const Conv2dShape &s, const TargetInfo &t) {
     const int map = std::min(s.out_h, s.out_w), in = s.in_channels / s.group, out = s.out_channels / s.group;
     if (!ops::winograd_unsupported(s, 3).empty() || map < kWinogradMinMap) return "";
     if (in < kWinogradMinInputs || out < kWinogradMinOutputs) return "";
-    const int m = map >= kWinogradF4MinMap ? 4 : 2, alpha = m + 2;
-    const int64_t transformed = int64_t(ops::winograd_tiles(s, m).count) * alpha * alpha * s.in_channels * 4;
-    const bool deep = in >= kWinogradDeepInputs && out >= kWinogradDeepOutputs;
+    const int m = map >= kWinogradF4MinMap ? 4 : 2;
     // F(2x2) saves 2.25x the multiplies, not 4x: on shallow layers its transforms ate the saving.
-    if (m == 2 && !deep) return "";
-    if (transformed > (deep ? kWinogradMaxTransformBytes : kWinogradSmallTransformBytes)) return "";
+    if (m == 2 && !winograd_deep(s)) return "";
+    if (winograd_transform_bytes_per_image(s, m) > winograd_transform_limit(s)) return "";
     return m == 4 ? "cpu_winograd_f4" : "cpu_winograd_f2";
 }
 

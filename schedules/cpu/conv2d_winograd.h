@@ -14,12 +14,28 @@
 
 namespace cortado::schedules::cpu {
 
-inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking &blocking,
-                                     const Halide::Target &target) {
+// `batch_chunk`: with the products channel-innermost, the images whose padded input and input
+// transform are stored at once, before their products and outputs (0: the whole batch).
+inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking &blocking, const Halide::Target &target,
+                                     int batch_chunk = 0) {
     using namespace Halide;
     const int lanes = target.natural_vector_size<float>();
     const int m = a.matrices.m;
-    Var txo{"txo"}, txi{"txi"}, xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"};
+    const int batch = a.tiles.count / (a.tiles.x * a.tiles.y);
+    const bool chunked = a.channels_innermost && batch_chunk > 0 && batch_chunk < batch;
+    Var txo{"txo"}, txi{"txi"}, xo{"xo"}, xi{"xi"}, yo{"yo"}, yi{"yi"}, chunk{"chunk"}, image{"chunk_image"};
+    // The images of the output's tasks: a chunk's where chunked (whose transform is then
+    // computed at `chunk`, while it is in L3), else the whole batch.
+    const auto split_images = [&](Func output) -> Var {
+        if (!chunked) return a.n;
+        output.split(a.n, chunk, image, batch_chunk, TailStrategy::GuardWithIf);
+        return image;
+    };
+    const auto store_per_chunk = [&](Func output) {
+        if (!chunked) return;
+        a.padded.compute_at(output, chunk);
+        a.transformed.compute_at(output, chunk);
+    };
 
     if (a.input_block > 0) {
         // A blocked input: the transform runs along its contiguous channels instead, stored
@@ -59,24 +75,28 @@ inline void schedule_conv2d_winograd(Conv2dWinograd &a, const ops::GemmBlocking 
             // A blocked output: the same tasks, each channel block's lanes stored whole
             // (block_channels is a whole number of blocks).
             Var x{"x"}, lane{"lane"};
+            const Var images = split_images(a.output);
             a.output.split(a.xv, x, lane, a.output_block)
                 .split(x, xo, xi, m, TailStrategy::GuardWithIf)
                 .split(a.y, yo, yi, m, TailStrategy::GuardWithIf)
                 .split(a.cb, group, co, block_channels / a.output_block, TailStrategy::GuardWithIf)
-                .reorder(lane, xi, yi, xo, yo, co, group, a.n)
-                .fuse(group, a.n, block);
+                .reorder(lane, xi, yi, xo, yo, co, group, images)
+                .fuse(group, images, block);
             a.output.vectorize(lane).unroll(xi).unroll(yi).parallel(block);
             a.gemm->output.compute_at(a.output, block);
+            store_per_chunk(a.output);
             return;
         }
+        const Var images = split_images(a.output);
         a.output.split(a.x, xo, xi, m, TailStrategy::GuardWithIf)
             .split(a.y, yo, yi, m, TailStrategy::GuardWithIf)
             .split(a.c, group, co, block_channels, TailStrategy::GuardWithIf)
             .split(co, co, ci, lanes, TailStrategy::GuardWithIf)
-            .reorder(ci, xi, yi, xo, yo, co, group, a.n)
-            .fuse(group, a.n, block);
+            .reorder(ci, xi, yi, xo, yo, co, group, images)
+            .fuse(group, images, block);
         a.output.vectorize(ci).unroll(xi).unroll(yi).parallel(block);
         a.gemm->output.compute_at(a.output, block);
+        store_per_chunk(a.output);
         return;
     }
     a.gemm->output.compute_root();
