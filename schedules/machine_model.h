@@ -28,6 +28,8 @@ struct MachineModel {
     // Floats in a quarter of L2: the share a task's working set may take beside what streams
     // through (the Winograd products' block, the depthwise strip).
     long long quarter_l2_floats() const { return (long long)l2_kib * 1024 / 4 / 4; }
+    // Floats in half of L2: a GEMM task's rows of a, read again for every column tile.
+    long long half_l2_floats() const { return 2 * quarter_l2_floats(); }
 };
 
 // The model a Halide target string implies where nothing better is known. Vector registers

@@ -33,15 +33,19 @@ inline bool winograd_deep(const Conv2dShape &s) {
 inline int64_t winograd_transform_limit(const Conv2dShape &s) {
     return winograd_deep(s) ? kWinogradMaxTransformBytes : kWinogradSmallTransformBytes;
 }
-// One image's input transform, F(m×m, r×r): its tiles by α² positions by input channels.
-inline int64_t winograd_transform_bytes_per_image(const Conv2dShape &s, int m) {
+// One image's tiles by the α² positions of F(m×m, r×r): the products' rows per image and channel.
+inline int winograd_positions_per_image(const Conv2dShape &s, int m) {
     const int alpha = m + s.kernel_h - 1;
-    return int64_t(ops::winograd_tiles(s, m).count / std::max(1, s.batch)) * alpha * alpha * s.in_channels * 4;
+    return ops::winograd_tiles(s, m).count / std::max(1, s.batch) * alpha * alpha;
+}
+// One image's input transform: its positions by input channels.
+inline int64_t winograd_transform_bytes_per_image(const Conv2dShape &s, int m) {
+    return int64_t(winograd_positions_per_image(s, m)) * s.in_channels * 4;
 }
 // The images per stored transform within the limit, at least one; 0 where the whole batch fits.
 // A DenseNet 128 > 32 3x3 layer on 56x56 at batch 20 (a 72 MB transform) ran 1.2x faster than
-// direct with the whole batch, 1.6x one image at a time (docs/PERFORMANCE.md, "Winograd a chunk of
-// images at a time").
+// direct with the whole batch, 1.6x one image at a time (docs/PERFORMANCE.md, "Blocked sums
+// unrolled, tasks sized by L2, and Winograd a chunk of images at a time").
 inline int winograd_batch_chunk(const Conv2dShape &s, int m) {
     const int64_t fits = winograd_transform_limit(s) / std::max<int64_t>(1, winograd_transform_bytes_per_image(s, m));
     return fits >= s.batch ? 0 : int(std::max<int64_t>(1, fits));
@@ -74,11 +78,10 @@ inline VariantSpec<Conv2dShape> conv2d_winograd(int m, int r, RegisterCount regi
         if (k.get("channel_products") && !k.has("col_block")) {
             Knobs gemm = k;
             gemm_complete(s, t, gemm);  // the register tile of the GEMM's rule
-            const int cols = gemm.get("cols"), alpha = m + s.kernel_h - 1;
-            const int tiles_per_image = ops::winograd_tiles(s, m).count / s.batch;
+            const int cols = gemm.get("cols");
             const int out_per_group = s.out_channels / s.group;
             const int fits =
-                int(t.model().quarter_l2_floats() / std::max(1, tiles_per_image * alpha * alpha) / cols * cols);
+                int(t.model().quarter_l2_floats() / std::max(1, winograd_positions_per_image(s, m)) / cols * cols);
             int col_block = std::clamp(fits, cols, (out_per_group + cols - 1) / cols * cols);
             // Tasks (images by groups by blocks) that keep the cores busy: smaller blocks where
             // there are too few or the last round is short.

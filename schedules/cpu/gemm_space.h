@@ -122,10 +122,10 @@ inline void complete_gemm_knobs(const ops::GemmDims &d, const TargetInfo &t, int
     // Where b comes packed (no `pack`), each column tile's panel of b stays in L1 while the
     // task's rows of a stream past it, once per column tile: those rows (row_block x k_block)
     // are read again from L2 each time, so they take at most half of it. On a 512 KiB L2, 630
-    // rows of 256 ran 1x1 layers up to 1.2x slower than 128 (docs/PERFORMANCE.md, "Task rows
-    // from L2"). With `pack`, a is the weights and tall tasks copy b fewer times.
-    const long long half_l2_floats = (long long)machine.l2_kib * 1024 / 4 / 2;
-    const int most_rows = packs_b ? 768 : int(std::clamp<long long>(half_l2_floats / k.get("k_block"), rows, 768));
+    // rows of 256 ran 1x1 layers up to 1.2x slower than 128 (docs/PERFORMANCE.md, "Blocked sums
+    // unrolled, tasks sized by L2"). With `pack`, a is the weights and tall tasks copy b fewer times.
+    const int most_rows =
+        packs_b ? 768 : int(std::clamp<long long>(machine.half_l2_floats() / k.get("k_block"), rows, 768));
     int row_block = even_block(d.rows, most_rows, rows), col_block = even_block(d.cols, 384, cols);
     // Tasks that keep the cores busy where the product allows (5 images on 2 cores would leave
     // one idle a sixth of the time), halving the larger side.
