@@ -46,6 +46,21 @@ inline Halide::Expr exp_ieee(Halide::Expr x) {
     return select(is_nan(x), x, x > 88.7228f, inf, x < -103.98f, 0.0f, exp(x));
 }
 
+// e^x for x in [-88, 88], the caller's clamp: x = k ln 2 + r with k whole and |r| <= ln 2 / 2,
+// e^r by its Taylor series to r^6 (relative error below 1.3e-7 there), 2^k from its bits (k = -127
+// gives 0, as e^-88 is below float's normal range). Halide's exp reduces to [0, ln 2), which takes
+// a degree-7 polynomial, and selects for the range; this one is what SiLU and sigmoid epilogues
+// cost per element.
+inline Halide::Expr exp_clamped(Halide::Expr x) {
+    using namespace Halide;
+    const Expr k = round(x * float(M_LOG2E));
+    // ln 2 in two parts, the first with few enough bits that k times it is exact for |k| <= 127.
+    const Expr r = (x - k * 0.693145751953125f) - k * 1.428606765330187e-6f;
+    Expr p = 1.0f / 720.0f;
+    for (float c : {1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f}) p = p * r + c;
+    return p * reinterpret(Float(32), (cast<int>(k) + 127) << 23);
+}
+
 // ln x with IEEE's results: NaN below 0, -inf at 0, +inf at +inf (Halide's log is a polynomial
 // that is right only for finite positive x).
 inline Halide::Expr log_ieee(Halide::Expr x) {
@@ -96,7 +111,7 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
     using F = ActivationFunction;
     switch (s.function) {
     // Sigmoid clamps its argument (e^88 is near float's largest; sigmoid(-88) is 6e-39, as good as 0).
-    case F::Sigmoid: return select(is_nan(v), v, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f))));
+    case F::Sigmoid: return select(is_nan(v), v, 1.0f / (1.0f + exp_clamped(-clamp(v, -88.0f, 88.0f))));
     case F::Tanh: return tanh(v);
     case F::Clip: {
         // A hardware min or max may drop a NaN.
@@ -122,12 +137,15 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
         // tanh is ±1 in float beyond ±10; some OpenCL tanh stops short of it, which would turn
         // the -inf * 0 = NaN of -inf into -inf.
         const Expr inner = float(std::sqrt(2.0 / M_PI)) * (v + 0.044715f * v * v * v);
-        const Expr t = select(inner < -10.0f, -1.0f, inner > 10.0f, 1.0f, tanh(inner));
+        const Expr t = select(inner<-10.0f, -1.0f, inner> 10.0f, 1.0f, tanh(inner));
         return strict_float(0.5f * v * (1.0f + t));
     }
-    // The gate is 0 below -88, as in float, so that -inf gives -inf * 0 = NaN as the reference does.
-    case F::Silu:
-        return strict_float(v * select(v < -88.0f, 0.0f, 1.0f / (1.0f + exp(-clamp(v, -88.0f, 88.0f)))));
+    // x / (1 + e^-x), one division; below -88 it divides by +inf, so that -inf gives -inf / inf =
+    // NaN as the reference's -inf * 0 does, and +inf gives +inf / 1.
+    case F::Silu: {
+        const Expr denominator = 1.0f + exp_clamped(-clamp(v, -88.0f, 88.0f));
+        return v / select(v < -88.0f, Expr(std::numeric_limits<float>::infinity()), denominator);
+    }
     // By the reciprocal, as the int8 convolution stages its input (ops/conv2d_int8.h): a
     // convolution that quantizes this tensor again by the same scale finds the same integers.
     case F::Quantize: {
