@@ -259,6 +259,35 @@ TEST(ConvRules, WinogradWhereItPays) {
         << "strict_float keeps IEEE semantics";
 }
 
+// The channel-lanes depthwise tile (schedules/cpu/conv2d_depthwise_space.h): four pixels where
+// four divide a row, else three, on every CPU width; a record's rows still win.
+TEST(ConvRules, DepthwiseTilesOfFewPixels) {
+    const schedules::TargetInfo avx2{"x86-64-linux-avx-avx2-f16c-fma-sse41", "x86", 256, 0};
+    const schedules::TargetInfo avx512{"x86-64-linux-avx-avx2-avx512-f16c-fma-sse41", "x86", 512, 0};
+    const auto depthwise = [](int channels, int map, int stride) {
+        const int out = (map + 2 - 3) / stride + 1;
+        return ops::Conv2dShape{20, channels, map, map, channels, out, out, 3, 3, stride, stride, 1, 1, 1, 1, channels};
+    };
+    ChoiceSettings lanes;
+    lanes.source = "test";
+    lanes.variant = schedules::cpu::kDepthwiseChannelLanes;
+    for (const schedules::TargetInfo &t : {avx2, avx512}) {
+        const auto rows = [&](const ops::Conv2dShape &s, std::vector<const ChoiceSettings *> settings) {
+            return resolve_choice(schedules::families().at("x86").op<ops::Conv2dShape>(), s, t, settings)
+                .choice.knobs.get("rows");
+        };
+        EXPECT_EQ(rows(depthwise(32, 112, 1), {&lanes}), 4) << t.halide_target;
+        EXPECT_EQ(rows(depthwise(96, 112, 2), {&lanes}), 4) << "56 outputs a row";
+        EXPECT_EQ(rows(depthwise(192, 28, 1), {&lanes}), 4);
+        EXPECT_EQ(rows(depthwise(576, 14, 1), {&lanes}), 3);
+        EXPECT_EQ(rows(depthwise(960, 7, 1), {&lanes}), 3);
+        EXPECT_EQ(rows(depthwise(16, 1, 1), {&lanes}), 1) << "one pixel";
+        ChoiceSettings recorded = lanes;
+        recorded.knobs.push_back({"rows", 8});
+        EXPECT_EQ(rows(depthwise(32, 112, 1), {&recorded}), 8);
+    }
+}
+
 // The GEMM default rules on AVX-512 (32 registers, 16 lanes): which layers become GEMMs, and
 // register tiles that waste no rows or columns where a tile size divides the product.
 TEST(GemmRules, LayersRouteToTheGemmByShapeAndTilesFitTheProduct) {

@@ -66,14 +66,18 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
     v.unsupported = [](const Conv2dShape &s) {
         return ops::reads_own_channel(s) ? "" : "not a depthwise layer with one output channel per input channel";
     };
-    v.complete = [registers](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
+    v.complete = [](const Conv2dShape &s, const TargetInfo &t, Knobs &k) {
         const int lanes = t.float_lanes();
         // One vector of channels: a tap loads one weight vector and one input vector per pixel,
-        // so wider tiles save no loads; the registers go to pixels.
+        // so wider tiles save no loads.
         if (!k.has("cols")) k.set("cols", lanes);
-        const int pixels = s.out_w * s.out_h, vectors = std::max(1, k.get("cols") / lanes);
-        const int most = std::min(pixels, register_tile_rows(vectors, registers(t)));
-        if (!k.has("rows")) k.set("rows", most_useful_rows(pixels, most, least_tile_rows(vectors, most, t.model())));
+        const int pixels = s.out_w * s.out_h;
+        // Few pixels, though registers would hold 12: each pixel reads through its own address
+        // (a tile may cross rows), and past four the compiler recomputed those addresses in every
+        // tap, as vectors of 64-bit integers. Four where they divide a row; three on the 14- and
+        // 7-wide maps, where four ran slower than three (docs/PERFORMANCE.md, "Depthwise tiles of
+        // four pixels").
+        if (!k.has("rows")) k.set("rows", std::min(pixels, s.out_w % 4 == 0 ? 4 : 3));
         // Enough tasks for the cores, each staging at most a quarter of L2 (within L2 with the
         // output it writes; 256 KiB of a 1 MiB L2: a strip of rows of a map as wide as
         // MobileNet's first, 112).
