@@ -46,13 +46,14 @@ inline Halide::Expr exp_ieee(Halide::Expr x) {
     return select(is_nan(x), x, x > 88.7228f, inf, x < -103.98f, 0.0f, exp(x));
 }
 
-// e^x for x in [-88, 88], the caller's clamp: x = k ln 2 + r with k whole and |r| <= ln 2 / 2,
-// e^r by its Taylor series to r^6 (relative error below 1.3e-7 there), 2^k from its bits (k = -127
-// gives 0, as e^-88 is below float's normal range). Halide's exp reduces to [0, ln 2), which takes
-// a degree-7 polynomial, and selects for the range; this one is what SiLU and sigmoid epilogues
-// cost per element.
-inline Halide::Expr exp_clamped(Halide::Expr x) {
+// e^-x for x clamped to [-88, 88] (the logistic gate of sigmoid and SiLU): -x = k ln 2 + r with
+// k whole and |r| <= ln 2 / 2, e^r by its Taylor series to r^6 (relative error 2.5e-7 in float),
+// 2^k from its bits (k = -127 gives 0, as e^-88 is below float's normal range). Halide's exp
+// reduces to [0, ln 2), which takes a degree-7 polynomial, and selects for the range; this one is
+// what SiLU and sigmoid epilogues cost per element.
+inline Halide::Expr exp_of_negated_clamped(Halide::Expr v) {
     using namespace Halide;
+    const Expr x = -clamp(v, -88.0f, 88.0f);
     const Expr k = round(x * float(M_LOG2E));
     // ln 2 in two parts, the first with few enough bits that k times it is exact for |k| <= 127.
     const Expr r = (x - k * 0.693145751953125f) - k * 1.428606765330187e-6f;
@@ -111,7 +112,7 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
     using F = ActivationFunction;
     switch (s.function) {
     // Sigmoid clamps its argument (e^88 is near float's largest; sigmoid(-88) is 6e-39, as good as 0).
-    case F::Sigmoid: return select(is_nan(v), v, 1.0f / (1.0f + exp_clamped(-clamp(v, -88.0f, 88.0f))));
+    case F::Sigmoid: return select(is_nan(v), v, 1.0f / (1.0f + exp_of_negated_clamped(v)));
     case F::Tanh: return tanh(v);
     case F::Clip: {
         // A hardware min or max may drop a NaN.
@@ -137,13 +138,13 @@ inline Halide::Expr activation(Halide::Expr v, const ops::ActivationShape &s) {
         // tanh is ±1 in float beyond ±10; some OpenCL tanh stops short of it, which would turn
         // the -inf * 0 = NaN of -inf into -inf.
         const Expr inner = float(std::sqrt(2.0 / M_PI)) * (v + 0.044715f * v * v * v);
-        const Expr t = select(inner<-10.0f, -1.0f, inner> 10.0f, 1.0f, tanh(inner));
+        const Expr t = select(inner < -10.0f, -1.0f, inner > 10.0f, 1.0f, tanh(inner));
         return strict_float(0.5f * v * (1.0f + t));
     }
     // x / (1 + e^-x), one division; below -88 it divides by +inf, so that -inf gives -inf / inf =
     // NaN as the reference's -inf * 0 does, and +inf gives +inf / 1.
     case F::Silu: {
-        const Expr denominator = 1.0f + exp_clamped(-clamp(v, -88.0f, 88.0f));
+        const Expr denominator = 1.0f + exp_of_negated_clamped(v);
         return v / select(v < -88.0f, Expr(std::numeric_limits<float>::infinity()), denominator);
     }
     // By the reciprocal, as the int8 convolution stages its input (ops/conv2d_int8.h): a

@@ -75,8 +75,8 @@ inline VariantSpec<Conv2dShape> conv2d_depthwise_channel_lanes(RegisterCount reg
         // Few pixels, though registers would hold 12: each pixel reads through its own address
         // (a tile may cross rows), and past four the compiler recomputed those addresses in every
         // tap, as vectors of 64-bit integers. Four where they divide a row; three on the 14- and
-        // 7-wide maps, where four ran slower than three (docs/PERFORMANCE.md, "Depthwise tiles of
-        // four pixels").
+        // 7-wide maps, where four ran slower than three (docs/PERFORMANCE.md, "A cheaper SiLU and
+        // depthwise tiles of four pixels").
         if (!k.has("rows")) k.set("rows", std::min(pixels, s.out_w % 4 == 0 ? 4 : 3));
         // Enough tasks for the cores, each staging at most a quarter of L2 (within L2 with the
         // output it writes; 256 KiB of a 1 MiB L2: a strip of rows of a map as wide as
