@@ -58,12 +58,12 @@ struct Pooling {
     // The input with the window's fill outside the image (AVE and Window); inlined unless a
     // schedule stages rows of it, so that the window's loads need no bounds selects.
     Halide::Func padded{"padded"};
-    // Blocked layouts (input_block, output_block > 0): the input seen in NCHW coordinates, the
-    // window's sum (AVE, a Func so that schedules can vectorise it), and the result in NCHW
-    // coordinates, which `output` stores blocked.
+    // AVE: the window's sum, a Func so that schedules can vectorise it or split it across threads.
+    Halide::Func window_sum{"window_sum"};
+    // Blocked layouts (input_block, output_block > 0): the input seen in NCHW coordinates and the
+    // result in NCHW coordinates, which `output` stores blocked.
     const int input_block, output_block;
     Halide::Func unblocked_input{"unblocked_input"};
-    Halide::Func window_sum{"window_sum"};
     Halide::Func pooled{"pooled"};
     Halide::Func output{"pooling"};
 
@@ -111,15 +111,12 @@ struct Pooling {
                                                              {{0, s.in_w}, {0, s.in_h}, {0, s.channels}, {0, s.batch}});
         padded(x, y, c, n) = outside(x, y, c, n);
         Expr window = padded(x0 + r.x, y0 + r.y, c, n);
-        const bool blocked = input_block > 0 || output_block > 0;
         Func &result = output_block > 0 ? pooled : output;
         Expr total;
-        if (s.average && blocked) {
+        if (s.average) {
             window_sum(x, y, c, n) = 0.0f;
             window_sum(x, y, c, n) += window;
             total = window_sum(x, y, c, n);
-        } else if (s.average) {
-            total = sum(window);
         }
         if (s.average && !s.count_padding) {
             Expr w = min(x0 + s.kernel_w, s.in_w) - max(x0, 0);

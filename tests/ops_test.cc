@@ -646,6 +646,11 @@ TEST(Pooling, CaffeRoundingPaddingAndGlobal) {
     expect_matches_reference(pool("pool: AVE kernel_h: 2 kernel_w: 3 stride_h: 1 stride_w: 2"), {1, 2, 8, 11},
                              "rectangular ave");
     expect_matches_reference(pool("pool: AVE global_pooling: true"), {2, 6, 7, 5}, "global average");
+    // Wider than a warp and taller than a GPU block's rows, neither a multiple: the GPU splits the
+    // plane's sum across a block with tails on both sides.
+    expect_matches_reference(pool("pool: AVE global_pooling: true"), {2, 3, 45, 37}, "global average, tails");
+    expect_matches_reference(pool("pool: AVE kernel_size: 3 stride: 3 pad: 1"), {1, 4, 2, 2},
+                             "an average whose one window is padded");
     expect_matches_reference(pool("pool: MAX global_pooling: true"), {1, 3, 6, 6}, "global max");
     expect_matches_reference(pool("pool: AVE kernel_size: 7 stride: 1"), {1, 32, 7, 7}, "GoogLeNet-style 7x7 average");
 }

@@ -57,10 +57,9 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
         Var block{"block"}, task{"task"};
         a.output.split(a.c, block, a.c, lanes, TailStrategy::ShiftInwards).reorder(a.c, a.x, a.y, block, a.n);
         a.output.fuse(block, a.n, task).parallel(task).vectorize(a.c);
-        if (!s.average) {
-            a.window_max.compute_at(a.output, a.c).vectorize(a.c);
-            a.window_max.update().vectorize(a.c);
-        }
+        Func window = s.average ? a.window_sum : a.window_max;
+        window.compute_at(a.output, a.c).vectorize(a.c);
+        window.update().vectorize(a.c);
         return;
     }
     const int vec = row_vector(s.out_w, target);
@@ -95,13 +94,12 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
     const int padded_w = (s.out_w - 1) * s.stride_w + s.kernel_w;
     if (padded_w >= vec) a.padded.vectorize(a.x, vec, TailStrategy::ShiftInwards);
     const bool unrolled = s.kernel_w * s.kernel_h <= 25;
-    if (!s.average) {
-        a.window_max.compute_at(a.output, vectorized ? a.x : a.y);
-        if (vectorized) a.window_max.vectorize(a.x);
-        Stage taps = a.window_max.update();
-        if (vectorized) taps.vectorize(a.x);
-        if (unrolled) taps.unroll(a.r.x).unroll(a.r.y);
-    }
+    Func window = s.average ? a.window_sum : a.window_max;
+    window.compute_at(a.output, vectorized ? a.x : a.y);
+    if (vectorized) window.vectorize(a.x);
+    Stage taps = window.update();
+    if (vectorized) taps.vectorize(a.x);
+    if (unrolled) taps.unroll(a.r.x).unroll(a.r.y);
 }
 
 }  // namespace cortado::schedules::cpu

@@ -21,6 +21,14 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
     Halide::Var plane{"plane"};
     a.output.hexagon().fuse(a.c, a.n, plane).parallel(plane);
     vectorize_if_long(a.output, a.x, s.out_w);
+    if (s.average) {
+        // Per vector of outputs: its extent is the vector's, so it vectorises whole.
+        a.window_sum.compute_at(a.output, a.x);
+        if (s.out_w >= kFloatLanes) {
+            a.window_sum.vectorize(a.x);
+            a.window_sum.update().vectorize(a.x);
+        }
+    }
 }
 
 inline void schedule_pad(Pad &a, const PadShape &s, const Halide::Target &) {
