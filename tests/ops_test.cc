@@ -473,6 +473,42 @@ TEST(Convolution, DepthwiseShapes) {
     }
 }
 
+// Whether the plan of `layers` runs convolution `c` on `variant` (or it falls back to another,
+// or its knobs do not fit the shape).
+bool convolution_runs_on(const TargetDescription &target, const std::string &layers, const Shape &input,
+                         const std::string &variant) {
+    Graph graph = import_caffe_prototxt_text(input_header(input) + layers, "net", ImportOptions{});
+    infer_shapes(graph);
+    try {
+        const NetworkPlan plan = plan_network(graph, "net", target.plan_target(), test_plan_options());
+        for (const PlannedStep &step : plan.steps)
+            if (step.layer == "c") return plan.kernels[size_t(step.kernel)].choice.variant == variant;
+    } catch (const CompileError &) {}
+    return false;
+}
+
+// 1x1 convolutions at stride 2 (ResNet's downsampling shortcuts), alone and summed with a 3x3
+// stride-2 branch, in every variant of the target's family that takes them, forced; the GEMM
+// with channels in the lanes reads each output pixel's input pixel where it lies.
+TEST(Convolution, StridedOneByOneInEveryVariant) {
+    const TargetDescription target = resolve_target(test_target());
+    const Shape input = {2, 24, 15, 13};
+    const std::string shortcut = layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 1 stride: 2"));
+    const std::string networks[] = {
+        shortcut + layer("r", "ReLU", "c", "c"),
+        layer("b", "Convolution", "data", "b", conv_params(40, "kernel_size: 3 stride: 2 pad: 1")) + shortcut +
+            layer("s", "Eltwise", "b c", "s") + layer("r", "ReLU", "s", "s")};
+    int checked = 0;
+    for (const auto &variant : schedules::families().at(target.schedule_family).op<ops::Conv2dShape>().variants) {
+        const std::string knobs = "conv2d.variant=" + variant.name;
+        const ScopedKnobs forced(knobs);
+        if (!convolution_runs_on(target, shortcut, input, variant.name)) continue;
+        for (const std::string &layers : networks) expect_matches_reference(layers, input, knobs + ": 1x1 stride 2");
+        checked++;
+    }
+    EXPECT_GE(checked, 2) << "fewer than two variants take a 1x1 stride-2 convolution";
+}
+
 // Convolutions whose kernel adds a residual in its epilogue (fuse_residual_sums): every
 // convolution variant of the target's family, forced, on each case it computes (beyond the host,
 // on its first two): 3x3, 5x5, 1x1,
@@ -509,17 +545,8 @@ TEST(Convolution, ResidualSumInEveryVariant) {
         {"1x1 on a 1x1 map + data, ReLU", "kernel_size: 1", 1, 0, 1, {4, 32, 1, 1}, layer("r", "ReLU", "s", "s")},
     };
     const TargetDescription target = resolve_target(test_target());
-    // Whether the plan of `layers` runs convolution `c` on `variant` (or it falls back to another,
-    // or its knobs do not fit the shape).
     const auto runs_on = [&](const std::string &layers, const Shape &input, const std::string &variant) {
-        Graph graph = import_caffe_prototxt_text(input_header(input) + layers, "residual", ImportOptions{});
-        infer_shapes(graph);
-        try {
-            const NetworkPlan plan = plan_network(graph, "net", target.plan_target(), test_plan_options());
-            for (const PlannedStep &step : plan.steps)
-                if (step.layer == "c") return plan.kernels[size_t(step.kernel)].choice.variant == variant;
-        } catch (const CompileError &) {}
-        return false;
+        return convolution_runs_on(target, layers, input, variant);
     };
     std::map<std::string, int> checked;
     for (const auto &variant : schedules::families().at(target.schedule_family).op<ops::Conv2dShape>().variants) {

@@ -93,9 +93,9 @@ inline OpSpace<GemmShape> gemm_space() {
 }
 
 // Convolution: fully-connected layers in either form (the image is a row of a, the weights
-// packed column panels), 1x1 stride-1 layers as a square GEMM per image, pixels along the
-// columns (the weights are a, in row panels) or, on small maps, output channels (the weights
-// are b); everything else by the convolution variants listed first in `conv`.
+// packed column panels), 1x1 layers as a square GEMM per image, pixels along the columns (the
+// weights are a, in row panels; stride 1) or output channels (the weights are b; small maps and
+// strided shortcuts); everything else by the convolution variants listed first in `conv`.
 inline void add_conv2d_gemm_variants(OpSpace<Conv2dShape> &conv) {
     const auto not_fully_connected = [](const Conv2dShape &s) {
         return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
@@ -119,7 +119,10 @@ inline void add_conv2d_gemm_variants(OpSpace<Conv2dShape> &conv) {
     auto channels = gemm_variant<Conv2dShape>("gpu_gemm_1x1_channel_lanes", false, ops::WeightPacking::ColumnPanels,
                                               false, ops::pointwise_channel_gemm_dims);
     channels.form = ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes);
-    channels.unsupported = not_pointwise;
+    // Its rows are output pixels, each reading its input pixel where it lies: any stride.
+    channels.unsupported = [](const Conv2dShape &s) {
+        return ops::is_strided_pointwise(s) ? "" : "not a 1x1 kernel without padding, in one group";
+    };
     conv.variants.push_back(std::move(channels));
 }
 
