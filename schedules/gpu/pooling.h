@@ -7,8 +7,8 @@
 
 namespace cortado::schedules::gpu {
 
-// An average over a whole plane (global pooling, squeeze-and-excitation's squeeze): one output
-// per plane, which one thread per output would sum alone, a block of one thread per plane.
+// An average over a whole plane (global pooling, squeeze-and-excitation's squeeze) has one output
+// per plane: a thread per output would give each block one thread, summing the plane alone.
 inline bool averages_whole_planes(const PoolingShape &s) { return s.average && s.out_w == 1 && s.out_h == 1; }
 
 // A block per plane instead: its threads (up to 32 along the row by 8 rows) each sum a strided
