@@ -67,6 +67,10 @@ struct Pooling {
     Halide::Func pooled{"pooled"};
     Halide::Func output{"pooling"};
 
+    // The reduction over the window in the Window form, which schedules place and vectorise:
+    // the sum (AVE) or the maximum (MAX).
+    Halide::Func window_reduction(const PoolingShape &s) const { return s.average ? window_sum : window_max; }
+
     Pooling(Halide::Func stored_input, const PoolingShape &s, MaxPoolingForm wanted, int input_channel_block = 0,
             int output_channel_block = 0)
         : max_form(input_channel_block > 0 || output_channel_block > 0 ? MaxPoolingForm::Window

@@ -69,6 +69,18 @@ inline GemmDims pointwise_channel_gemm_dims(const Conv2dShape &s) {
     return {s.out_h * s.out_w, s.out_channels, s.in_channels, s.batch};
 }
 
+// Why each convolution GEMM form refuses a layer ("" where it takes it): every family's variants
+// of that form give the same reason.
+inline std::string fully_connected_unsupported(const Conv2dShape &s) {
+    return is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
+}
+inline std::string pointwise_unsupported(const Conv2dShape &s) {
+    return is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
+}
+inline std::string strided_pointwise_unsupported(const Conv2dShape &s) {
+    return is_strided_pointwise(s) ? "" : "not a 1x1 kernel without padding, in one group";
+}
+
 inline GemmDims conv_gemm_dims(const Conv2dShape &s, ConvGemmForm form) {
     switch (form) {
     case ConvGemmForm::FullyConnected: return fully_connected_gemm_dims(s);

@@ -545,9 +545,6 @@ TEST(Convolution, ResidualSumInEveryVariant) {
         {"1x1 on a 1x1 map + data, ReLU", "kernel_size: 1", 1, 0, 1, {4, 32, 1, 1}, layer("r", "ReLU", "s", "s")},
     };
     const TargetDescription target = resolve_target(test_target());
-    const auto runs_on = [&](const std::string &layers, const Shape &input, const std::string &variant) {
-        return convolution_runs_on(target, layers, input, variant);
-    };
     std::map<std::string, int> checked;
     for (const auto &variant : schedules::families().at(target.schedule_family).op<ops::Conv2dShape>().variants) {
         if (forced_variants_checked_by_the_host_suite() && variant.name != "cpu_register_tile") continue;
@@ -557,7 +554,7 @@ TEST(Convolution, ResidualSumInEveryVariant) {
         for (const Case &c : cases) {
             const int outputs = int(c.input[1]);
             const std::string conv = layer("c", "Convolution", "data", "c", conv_params(outputs, c.conv));
-            if (!runs_on(conv, c.input, variant.name)) continue;
+            if (!convolution_runs_on(target, conv, c.input, variant.name)) continue;
             // Beyond the host (PoCL, qemu: seconds per kernel), each variant's first two cases.
             if (test_target() != "host" && checked[variant.name] == 2) break;
             // The residual is the input; in the variant's first case also the output of a

@@ -71,25 +71,18 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     auto fc = gemm_variant<Conv2dShape>("cpu_gemm_fully_connected", ops::WeightPacking::ColumnPanels, false,
                                         ops::fully_connected_gemm_dims, registers);
     fc.form = ops::Form::conv_gemm(ops::ConvGemmForm::FullyConnected);
-    fc.unsupported = [](const Conv2dShape &s) {
-        return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
-    };
+    fc.unsupported = ops::fully_connected_unsupported;
     space.variants.push_back(std::move(fc));
-    const auto not_pointwise = [](const Conv2dShape &s) {
-        return ops::is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
-    };
     auto pixels = gemm_variant<Conv2dShape>("cpu_gemm_1x1", ops::WeightPacking::RowPanels, true,
                                             ops::pointwise_gemm_dims, registers);
     pixels.form = ops::Form::conv_gemm(ops::ConvGemmForm::PixelLanes);
-    pixels.unsupported = not_pointwise;
+    pixels.unsupported = ops::pointwise_unsupported;
     space.variants.push_back(std::move(pixels));
     auto channels = gemm_variant<Conv2dShape>("cpu_gemm_1x1_channel_lanes", ops::WeightPacking::ColumnPanels, false,
                                               ops::pointwise_channel_gemm_dims, registers);
     channels.form = ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes);
     channels.channel_blocks = true;  // tiles of whole blocks of output channels, read by broadcasts
-    channels.unsupported = [](const Conv2dShape &s) {
-        return ops::is_strided_pointwise(s) ? "" : "not a 1x1 kernel without padding, in one group";
-    };
+    channels.unsupported = ops::strided_pointwise_unsupported;
     space.variants.push_back(std::move(channels));
     // Winograd trades exactness for arithmetic (3e-5 for F(4x4), conv2d_winograd_space.h); the
     // default rule takes it where winograd_default finds it pays.

@@ -32,7 +32,7 @@ inline void schedule_blocked_pooling(Pooling &a, const PoolingShape &s) {
     using namespace Halide;
     const int block = std::max(a.input_block, a.output_block);
     Var task{"task"}, l{"l"}, xo{"xo"}, co{"co"}, ci{"ci"};
-    Func window = s.average ? a.window_sum : a.window_max;
+    Func window = a.window_reduction(s);
     if (a.output_block > 0) {
         // (b·x + lane, y, block, n): rows of one block are the parallel tasks, so that batch 1
         // with few blocks still has many.
@@ -57,7 +57,7 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
         Var block{"block"}, task{"task"};
         a.output.split(a.c, block, a.c, lanes, TailStrategy::ShiftInwards).reorder(a.c, a.x, a.y, block, a.n);
         a.output.fuse(block, a.n, task).parallel(task).vectorize(a.c);
-        Func window = s.average ? a.window_sum : a.window_max;
+        Func window = a.window_reduction(s);
         window.compute_at(a.output, a.c).vectorize(a.c);
         window.update().vectorize(a.c);
         return;
@@ -94,7 +94,7 @@ inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Ta
     const int padded_w = (s.out_w - 1) * s.stride_w + s.kernel_w;
     if (padded_w >= vec) a.padded.vectorize(a.x, vec, TailStrategy::ShiftInwards);
     const bool unrolled = s.kernel_w * s.kernel_h <= 25;
-    Func window = s.average ? a.window_sum : a.window_max;
+    Func window = a.window_reduction(s);
     window.compute_at(a.output, vectorized ? a.x : a.y);
     if (vectorized) window.vectorize(a.x);
     Stage taps = window.update();

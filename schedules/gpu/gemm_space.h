@@ -97,32 +97,24 @@ inline OpSpace<GemmShape> gemm_space() {
 // weights are a, in row panels; stride 1) or output channels (the weights are b; small maps and
 // strided shortcuts); everything else by the convolution variants listed first in `conv`.
 inline void add_conv2d_gemm_variants(OpSpace<Conv2dShape> &conv) {
-    const auto not_fully_connected = [](const Conv2dShape &s) {
-        return ops::is_fully_connected(s) ? "" : "the kernel does not cover the whole unpadded input";
-    };
-    const auto not_pointwise = [](const Conv2dShape &s) {
-        return ops::is_pointwise(s) ? "" : "not a 1x1 kernel at stride 1 without padding, in one group";
-    };
     for (bool skinny : {false, true}) {
         auto fc =
             gemm_variant<Conv2dShape>(skinny ? "gpu_skinny_gemm_fully_connected" : "gpu_gemm_fully_connected", skinny,
                                       ops::WeightPacking::ColumnPanels, true, ops::fully_connected_gemm_dims);
         fc.form = ops::Form::conv_gemm(ops::ConvGemmForm::FullyConnected);
-        fc.unsupported = not_fully_connected;
+        fc.unsupported = ops::fully_connected_unsupported;
         conv.variants.push_back(std::move(fc));
     }
     auto pixels = gemm_variant<Conv2dShape>("gpu_gemm_1x1", false, ops::WeightPacking::RowPanels, false,
                                             ops::pointwise_gemm_dims);
     pixels.form = ops::Form::conv_gemm(ops::ConvGemmForm::PixelLanes);
-    pixels.unsupported = not_pointwise;
+    pixels.unsupported = ops::pointwise_unsupported;
     conv.variants.push_back(std::move(pixels));
     auto channels = gemm_variant<Conv2dShape>("gpu_gemm_1x1_channel_lanes", false, ops::WeightPacking::ColumnPanels,
                                               false, ops::pointwise_channel_gemm_dims);
     channels.form = ops::Form::conv_gemm(ops::ConvGemmForm::ChannelLanes);
     // Its rows are output pixels, each reading its input pixel where it lies: any stride.
-    channels.unsupported = [](const Conv2dShape &s) {
-        return ops::is_strided_pointwise(s) ? "" : "not a 1x1 kernel without padding, in one group";
-    };
+    channels.unsupported = ops::strided_pointwise_unsupported;
     conv.variants.push_back(std::move(channels));
 }
 

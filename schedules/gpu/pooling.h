@@ -31,7 +31,7 @@ inline void schedule_plane_average(Pooling &a, const PoolingShape &s) {
 inline void schedule_pooling(Pooling &a, const PoolingShape &s, const Halide::Target &) {
     if (averages_whole_planes(s)) return schedule_plane_average(a, s);
     const Halide::Var thread = tile_2d(a.output, a.x, a.y, s.out_w, s.out_h, a.c, a.n);
-    Halide::Func window = s.average ? a.window_sum : a.window_max;
+    Halide::Func window = a.window_reduction(s);
     window.compute_at(a.output, thread).store_in(Halide::MemoryType::Register);
 }
 
