@@ -165,9 +165,10 @@ void emit_tables(std::ostringstream &c, const NetworkPlan &plan, const std::stri
     for (size_t i = 0; i < plan.params.size(); i++) {
         const PlannedParam &p = plan.params[i];
         c << "    {Packing(" << int(p.packing) << "), " << p.first_blob << ", " << p.count << ", " << p.rows << ", "
-          << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << ", " << scales_name[i] << "},\n";
+          << p.cols << ", " << float_literal(p.eps) << ", " << p.panel_width << ", " << scales_name[i] << ", "
+          << p.weight_levels << "},\n";
     }
-    if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f, 0, nullptr},\n";
+    if (plan.params.empty()) c << "    {Packing::Zeros, -1, 0, 0, 0, 0.0f, 0, nullptr, 127},\n";
     c << "};\n\nconst FoldSpec kFolds[] = {\n";
     for (const FoldSpec &f : plan.folds)
         c << "    {" << f.weights_blob << ", " << f.bias_blob << ", " << f.outputs << ", " << f.inner << ", "

@@ -5,6 +5,7 @@
 #include "compiler/json_text.h"
 #include "frontend/compile_error.h"
 #include "frontend/layer_cost.h"
+#include "ops/conv2d_int8.h"
 
 namespace cortado {
 namespace {
@@ -47,7 +48,9 @@ struct ParamsJson {
         if (p.fp16) out["fp16"] = true;
         if (p.pooling_follows) out["pooling_follows"] = true;
         if (p.int8_input)
-            out["int8_input"] = {{"scale", p.int8_input->scale}, {"zero_point", p.int8_input->zero_point}};
+            out["int8_input"] = {{"scale", p.int8_input->scale},
+                                 {"zero_point", p.int8_input->zero_point},
+                                 {"weight_levels", p.int8_input->weight_levels}};
         fused(p);
     }
     void operator()(const DeconvolutionParams &p) {
@@ -268,7 +271,8 @@ class ParamsReader {
             p.pooling_follows = params_.contains("pooling_follows") && get<bool>("pooling_follows");
             if (params_.contains("int8_input")) {
                 const auto &q = params_.at("int8_input");
-                p.int8_input = Int8Input{q.at("scale").get<float>(), q.at("zero_point").get<int>(), ""};
+                p.int8_input = Int8Input{q.at("scale").get<float>(), q.at("zero_point").get<int>(), "",
+                                         q.value("weight_levels", ops::kInt8WeightLevels)};
             }
             fused(p);
             return p;

@@ -4,6 +4,8 @@
 #include "frontend/compile_error.h"
 #include "frontend/fp16_precision.h"
 #include "frontend/int8_precision.h"
+#include "ops/conv2d_int8.h"
+#include "schedules/cpu/conv2d_int8_space.h"
 
 namespace cortado {
 
@@ -48,6 +50,11 @@ std::string fp16_refusal(const Graph &graph, const Layer &layer, const PlanTarge
         !why.empty())
         return why;
     return refusal_alone(graph, layer, target, [](ConvolutionParams &q) { q.fp16 = true; });
+}
+
+int int8_weight_levels(const PlanTarget &target) {
+    return schedules::cpu::int8_sums_pairs(resolve_plan_target(target)) ? ops::kInt8PairSumLevels
+                                                                        : ops::kInt8WeightLevels;
 }
 
 std::function<std::string(const Graph &, const Layer &)> fp16_refusal_for(const PlanTarget &target) {

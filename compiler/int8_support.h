@@ -20,6 +20,12 @@ std::string int8_refusal(const Graph &graph, const Layer &layer, const PlanTarge
 // (ops/conv2d_fp16.h); empty when it would.
 std::string fp16_refusal(const Graph &graph, const Layer &layer, const PlanTarget &target);
 
+// The levels `target`'s int8 convolutions quantize weights to where the model does not give
+// them as int8 (ImportOptions::int8_weight_levels): ops::kInt8PairSumLevels on x86 without VNNI,
+// whose kernels sum byte products in pairs (schedules/cpu/conv2d_int8_space.h), else
+// ops::kInt8WeightLevels.
+int int8_weight_levels(const PlanTarget &target);
+
 // fp16_refusal bound to `target`: what ImportOptions::fp16_refusal takes.
 std::function<std::string(const Graph &, const Layer &)> fp16_refusal_for(const PlanTarget &target);
 

@@ -496,7 +496,7 @@ class Planner {
     // quantized and packed in words of four input channels, and per output channel the weights'
     // scale and sum (Packing::Int8ChannelTerms).
     void plan_int8(const Layer &layer, const ConvolutionParams &p, const ops::Conv2dShape &conv) {
-        ops::Conv2dInt8Shape shape{conv, p.int8_input->scale, p.int8_input->zero_point};
+        ops::Conv2dInt8Shape shape{conv, p.int8_input->scale, p.int8_input->zero_point, p.int8_input->weight_levels};
         if (!ops::int8_sum_fits(conv))
             fail(layer, "its sums of " + std::to_string(ops::int8_positions(conv) * ops::kInt8ChannelsPerWord) +
                             " products could overflow 32 bits in int8; leave it out of the .qparams file");
@@ -508,9 +508,11 @@ class Planner {
         PlannedParam packed{Packing::Int8Panels, weights, int64_t(panels) * positions * width};
         packed.rows = p.num_output, packed.cols = conv.in_channels / conv.group, packed.panel_width = width;
         packed.channel_scales = p.int8_weight_scales;
+        packed.weight_levels = shape.weight_levels;
         PlannedParam terms{Packing::Int8ChannelTerms, weights, 2 * int64_t(p.num_output)};
         terms.rows = p.num_output, terms.cols = conv.in_channels / conv.group;
         terms.channel_scales = p.int8_weight_scales;
+        terms.weight_levels = shape.weight_levels;
         // The output and a fused residual as (pixels, channels, images, 1).
         PlannedView output = full_view(layer.outputs[0]);
         output.extents = {conv.out_w * conv.out_h, p.num_output, conv.batch, 1};

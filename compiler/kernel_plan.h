@@ -71,6 +71,7 @@ struct PlannedParam {
     float eps = 0.0f;
     int panel_width = 0;
     std::vector<float> channel_scales{};  // Int8Panels, Int8ChannelTerms: the model's; empty: from max |w|
+    int weight_levels = 127;              // Int8Panels, Int8ChannelTerms: ops::kInt8WeightLevels or fewer
 };
 
 struct PlannedView {

@@ -23,6 +23,9 @@ struct ImportOptions {
     // int8 (compiler/int8_support.h; empty: it can), unset: every one it takes.
     bool int8_from_model = false;
     std::function<std::string(const Graph &, const Layer &)> int8_refusal;
+    // The levels int8 weights quantize to where the model does not give them as int8: the
+    // target's (compiler/int8_support.h int8_weight_levels).
+    int int8_weight_levels = 127;
     // Every convolution the target can run in half precision does (frontend/fp16_precision.h);
     // `fp16_refusal` says why the target cannot run one (compiler/int8_support.h), unset: none.
     bool fp16 = false;

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "frontend/compile_error.h"
+#include "ops/conv2d_int8.h"
 
 namespace cortado {
 
@@ -25,10 +26,30 @@ std::optional<Int8Input> int8_input_of(const ActivationParams &q) {
     return Int8Input{q.alpha, int(q.beta - q.min), ""};
 }
 
+// Whether every weight the model gives `layer` as int8 (its scales in `p`) quantizes to itself
+// at `levels` (ops::quantize_weight clamps nothing): then the kernels for fewer levels multiply
+// the model's own integers (as onnxruntime's quantize_static writes them with reduce_range, in
+// -64..64, for CPUs without VNNI).
+bool model_weights_within(const Graph &graph, const Layer &layer, const ConvolutionParams &p, int levels) {
+    if (!graph.weights) return false;
+    for (const LayerWeights &w : *graph.weights) {
+        if (w.layer != layer.name || w.blobs.empty()) continue;
+        const std::vector<float> &blob = w.blobs[0];
+        const size_t per_output = blob.size() / p.int8_weight_scales.size();
+        for (size_t i = 0; i < blob.size(); i++) {
+            const float scale = p.int8_weight_scales[i / per_output], level = std::nearbyint(blob[i] / scale);
+            if (!(std::abs(level) <= 127) || ops::quantize_weight(blob[i], scale, levels) != int(level)) return false;
+        }
+        return true;
+    }
+    return false;
+}
+
 }  // namespace
 
 void apply_model_int8_precision(Graph &graph, const std::string &source,
-                                const std::function<std::string(const Graph &, const Layer &)> &refusal) {
+                                const std::function<std::string(const Graph &, const Layer &)> &refusal,
+                                int weight_levels) {
     std::vector<int> producer(graph.values.size(), -1), readers(graph.values.size(), 0), int8_readers = readers;
     for (size_t i = 0; i < graph.layers.size(); i++) {
         for (int v : graph.layers[i].outputs) producer[size_t(v)] = int(i);
@@ -48,6 +69,8 @@ void apply_model_int8_precision(Graph &graph, const std::string &source,
             refusal ? refusal(graph, layer) : int8_unsupported_reason(*p, graph.values[size_t(in)].shape.at(1));
         if (!why.empty()) continue;
         p->int8_input = input;
+        if (p->int8_weight_scales.empty() || model_weights_within(graph, layer, *p, weight_levels))
+            p->int8_input->weight_levels = weight_levels;
         int8_readers[size_t(in)]++;
     }
     if (!any)
@@ -77,7 +100,8 @@ void apply_model_int8_precision(Graph &graph, const std::string &source,
     }
 }
 
-void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &layers, const std::string &source) {
+void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &layers, const std::string &source,
+                          int weight_levels) {
     std::set<std::string> found;
     for (Layer &layer : graph.layers) {
         const auto it = layers.find(layer.name);
@@ -100,6 +124,7 @@ void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &
         if (const std::string why = int8_unsupported_reason(*p, in_channels); !why.empty())
             throw CompileError(source + ": layer '" + layer.name + "' cannot run in int8: " + why);
         p->int8_input = q;
+        if (p->int8_weight_scales.empty()) p->int8_input->weight_levels = weight_levels;
     }
     for (const auto &[name, q] : layers)
         if (!found.count(name))

@@ -57,6 +57,9 @@ struct Int8Input {
     float scale = 1.0f;
     int zero_point = 0;
     std::string input_blob;  // the blob it was calibrated on, checked against the layer's; "": not
+    // The positive levels its weights quantize to (ops::kInt8WeightLevels, or kInt8PairSumLevels
+    // where the target sums products in pairs): set by the precision pass from ImportOptions.
+    int weight_levels = 127;
 };
 
 struct ConvolutionParams {

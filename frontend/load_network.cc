@@ -1,9 +1,9 @@
 #include "frontend/load_network.h"
 
 #include "frontend/compile_error.h"
+#include "frontend/fp16_precision.h"
 #include "frontend/fusion.h"
 #include "frontend/import_onnx.h"
-#include "frontend/fp16_precision.h"
 #include "frontend/int8_precision.h"
 #include "frontend/shape_inference.h"
 #include "runtime/file_bytes.h"
@@ -32,8 +32,10 @@ Graph load_network(const std::string &path, const ImportOptions &options, bool f
                                            shape_to_string(w.shapes[b]) + " in the model, but the layer takes " +
                                            shape_to_string(layer.weight_shapes[b]));
             }
-    if (!options.int8_layers.empty()) apply_int8_precision(graph, options.int8_layers, options.int8_source);
-    else if (options.int8_from_model) apply_model_int8_precision(graph, path, options.int8_refusal);
+    if (!options.int8_layers.empty())
+        apply_int8_precision(graph, options.int8_layers, options.int8_source, options.int8_weight_levels);
+    else if (options.int8_from_model)
+        apply_model_int8_precision(graph, path, options.int8_refusal, options.int8_weight_levels);
     if (options.fp16) apply_fp16_precision(graph, path, options.fp16_refusal);
     if (fuse) fuse_layers(graph);
     return graph;

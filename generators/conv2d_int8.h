@@ -22,15 +22,18 @@ struct Conv2dInt8 {
     Halide::Var q{"q"}, c{"c"}, n{"n"}, unit{"unit"};
     Halide::Var lane{"lane"}, panel{"panel"};
     Halide::Var within{"within"}, x{"x"}, y{"y"}, word{"word"};
-    Halide::RDom r;                       // (channel within the word, kx, ky, word within the group)
+    Halide::Var half{"half"}, kx{"kx"}, ky{"ky"};
+    Halide::RDom r;       // (channel within the word, or with pair sums the pair; kx, ky, word within the group)
+    Halide::RDom pair_r;  // pair sums: the channel within the pair
     Halide::Func quantized{"quantized"};  // (within, x, y, word, n): the padded input as bytes
+    Halide::Func pairs{"pairs"};          // pair sums: (half, lane, q, n, panel, kx, ky, word) in 16 bits
     Halide::Func tile{"conv_int8"};       // tile(lane, q, n, panel): 32-bit sums
     Halide::Func output{"conv2d_int8"};   // (q, c, n, unit), the epilogue applied
     int width;
 
     Conv2dInt8(Halide::Func input, Halide::Func packed, Halide::Func bias, Halide::Func terms,
                const ops::Conv2dInt8Shape &shape, const ops::Epilogue &epilogue, int panel_width,
-               bool signed_activations, Halide::Func residual = Halide::Func())
+               bool signed_activations, bool pair_sums, Halide::Func residual = Halide::Func())
         : width(panel_width) {
         using namespace Halide;
         using namespace Halide::ConciseCasts;
@@ -51,13 +54,30 @@ struct Conv2dInt8 {
         const Type byte = signed_activations ? Int(8) : UInt(8);
         quantized(within, x, y, word, n) = select(inside, cast(byte, level - float(offset)), cast(byte, zero_point));
 
-        r = RDom(0, ops::kInt8ChannelsPerWord, 0, s.kernel_w, 0, s.kernel_h, 0, words, "r");
         const Expr px = q % s.out_w, py = q / s.out_w;
         const Expr first_word = s.group == 1 ? Expr(0) : (panel * width / out_per_group) * words;
+        // The product of channel `within` of word `w` at tap (kx, ky).
+        const auto product = [&](Expr within, Expr kx, Expr ky, Expr w) {
+            return std::make_pair(quantized(within, px * s.stride_w + kx * s.dilation_w,
+                                            py * s.stride_h + ky * s.dilation_h, first_word + w, n),
+                                  packed(within, lane, (w * s.kernel_h + ky) * s.kernel_w + kx, panel));
+        };
         tile(lane, q, n, panel) = 0;
-        tile(lane, q, n, panel) += i32(quantized(r[0], px * s.stride_w + r[1] * s.dilation_w,
-                                                 py * s.stride_h + r[2] * s.dilation_h, first_word + r[3], n)) *
-                                   i32(packed(r[0], lane, (r[3] * s.kernel_h + r[2]) * s.kernel_w + r[1], panel));
+        if (!pair_sums) {
+            r = RDom(0, ops::kInt8ChannelsPerWord, 0, s.kernel_w, 0, s.kernel_h, 0, words, "r");
+            const auto [a, w] = product(r[0], r[1], r[2], r[3]);
+            tile(lane, q, n, panel) += i32(a) * i32(w);
+        } else {
+            // Each half of the word a saturating 16-bit sum of two products, exact for weights of
+            // 7 bits (ops::kInt8PairSumLevels); then the halves into the 32-bit sum.
+            pair_r = RDom(0, 2, "pair_r");
+            const auto [a, w] = product(2 * half + pair_r, kx, ky, word);
+            pairs(half, lane, q, n, panel, kx, ky, word) = i16(0);
+            pairs(half, lane, q, n, panel, kx, ky, word) =
+                saturating_add(pairs(half, lane, q, n, panel, kx, ky, word), widening_mul(a, w));
+            r = RDom(0, 2, 0, s.kernel_w, 0, s.kernel_h, 0, words, "r");
+            tile(lane, q, n, panel) += i32(pairs(r[0], lane, q, n, panel, r[1], r[2], r[3]));
+        }
         // sum w_q (q - zero point) = sum w_q q - zero point · sum w_q (both less the offset), exact in 32 bits
         // (ops::int8_sum_fits); the weights' sum is a whole number held exactly in a float.
         const Expr sum = tile(c % width, q, n, c / width) - zero_point * i32(terms(c, 1));

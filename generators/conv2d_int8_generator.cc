@@ -35,7 +35,12 @@ class Conv2dInt8Generator : public Halide::Generator<Conv2dInt8Generator> {
                                        std::to_string(s.group) + " groups");
         // ARM's dot products take like-signed bytes (sdot): the activations are staged signed there.
         const bool signed_activations = get_target().arch == Halide::Target::ARM;
-        Conv2dInt8 conv(input, weights, bias, terms, op.shape, op.choice.epilogue, width, signed_activations,
+        const bool pair_sums = op.choice.form.is(ops::Algorithm::PairSums);
+        if (pair_sums && (signed_activations || op.shape.weight_levels > ops::kInt8PairSumLevels))
+            throw Halide::CompileError(op.choice.variant +
+                                       " sums pairs of unsigned by 7-bit products; this layer has " +
+                                       std::to_string(op.shape.weight_levels) + " weight levels");
+        Conv2dInt8 conv(input, weights, bias, terms, op.shape, op.choice.epilogue, width, signed_activations, pair_sums,
                         residual ? Halide::Func(*residual) : Halide::Func());
         output = conv.output;
         require_activation_shape(input, {s.in_w, s.in_h, s.in_channels, s.batch}, s.batch, op.choice.batch_strided);

@@ -7,9 +7,10 @@
 // The arithmetic, which the kernel, the runtime's packing and the reference all follow:
 //   - activations: q = clamp(round(x · (1 / scale)) + zero_point, 0, 255), the reciprocal a float,
 //     ties to even; the padding reads as zero_point (the value 0);
-//   - weights, per output channel c: s_w[c] = max |w[c]| / 127 (1 for an all-zero channel), or
+//   - weights, per output channel c: s_w[c] = max |w[c]| / L (1 for an all-zero channel), or
 //     the model's own where it gave int8 weights (ConvolutionParams::int8_weight_scales),
-//     w_q = clamp(round(w / s_w[c]), -128, 127);
+//     w_q = clamp(round(w / s_w[c]), -L - 1, min(L + 1, 127)), with L the shape's weight levels: 127, or 63
+//     where the kernel sums pairs of products in 16 bits (kInt8PairSumLevels);
 //   - y[c] = (sum w_q q - zero_point sum w_q) scale s_w[c] + bias[c], then the epilogue.
 #pragma once
 
@@ -27,11 +28,13 @@ struct Conv2dInt8Shape {
     Conv2dShape conv;
     float input_scale = 1.0f;
     int input_zero_point = 0;
+    int weight_levels = 127;  // kInt8WeightLevels or kInt8PairSumLevels
 
     template <typename Visit>
     void fields(Visit &&visit) {
         conv.fields(visit);
         visit("input_scale", input_scale), visit("input_zero_point", input_zero_point);
+        visit("weight_levels", weight_levels);
     }
 };
 
@@ -58,18 +61,27 @@ inline long long int8_packed_index(int positions, int width, int area, int out_c
     return ((static_cast<long long>(panel) * positions + position) * width + lane) * kInt8ChannelsPerWord + within;
 }
 
+// The positive levels weights quantize to: 8 bits. x86 without VNNI has no exact four-way byte
+// product; its vpmaddubsw sums two u8 x s8 products into a saturating 16-bit lane. With |w_q| <= 64
+// the pair stays below 2^15 (255 x 64 x 2 = 32640), so its kernels take weights of 7 bits, as
+// oneDNN's do on such CPUs (Algorithm::PairSums): scaled to 63 levels, and a model's own integers
+// taken where they lie in -64..64 (onnxruntime's reduce_range writes them so).
+inline constexpr int kInt8WeightLevels = 127;
+inline constexpr int kInt8PairSumLevels = 63;
+
 // What activations are multiplied by: a multiply, where a division would cost the staging pass
 // several times as much.
 inline float int8_inverse_scale(float scale) { return 1.0f / scale; }
 // 1 for an all-zero channel, or one whose step would underflow to 0.
-inline float int8_weight_scale(float max_abs) {
-    const float scale = max_abs / 127.0f;
+inline float int8_weight_scale(float max_abs, int levels = kInt8WeightLevels) {
+    const float scale = max_abs / float(levels);
     return scale > 0 ? scale : 1.0f;
 }
 // A NaN weight (or an infinite one over an infinite scale) quantizes to 0.
-inline int quantize_weight(float w, float scale) {
+inline int quantize_weight(float w, float scale, int levels = kInt8WeightLevels) {
     const float level = std::nearbyint(w / scale);
-    return std::isnan(level) ? 0 : static_cast<int>(std::clamp(level, -128.0f, 127.0f));
+    const float lowest = -float(levels) - 1.0f, highest = std::min(float(levels) + 1.0f, 127.0f);
+    return std::isnan(level) ? 0 : static_cast<int>(std::clamp(level, lowest, highest));
 }
 // A NaN reads as the zero point here, in the reference; the kernel's result for a NaN input is
 // unspecified (int8 layers do not carry NaN on, and the non-finite checks run in fp32).

@@ -14,6 +14,10 @@ enum class Algorithm {
     ChannelLanes,  // a convolution with the output channels in the vector lanes
     Winograd,      // a convolution by Winograd's minimal filtering F(m×m, r×r) (ops/winograd.h)
     Gemm,          // the op as a GEMM over packed weight panels (ops/gemm.h)
+    // An int8 convolution whose word of four products is summed as two pairs in saturating 16-bit
+    // lanes first (x86's vpmaddubsw; exact for weights of 7 bits, ops/conv2d_int8.h), then the
+    // pairs into 32 bits (vpmaddwd by ones).
+    PairSums,
 };
 
 // How a convolution's GEMM lays the layer onto the product, which its generator and the
@@ -32,6 +36,7 @@ struct Form {
     static Form winograd(int m, int r) { return {Algorithm::Winograd, m, r, ConvGemmForm::PixelLanes}; }
     static Form conv_gemm(ConvGemmForm form) { return {Algorithm::Gemm, 0, 0, form}; }
     static Form gemm() { return conv_gemm(ConvGemmForm::PixelLanes); }
+    static Form pair_sums() { return {Algorithm::PairSums, 0, 0, ConvGemmForm::PixelLanes}; }
 
     bool is(Algorithm a) const { return algorithm == a; }
     bool is_conv_gemm(ConvGemmForm form) const { return algorithm == Algorithm::Gemm && gemm_form == form; }
@@ -41,11 +46,12 @@ struct Form {
     }
 };
 
-// As a descriptor field: direct, channel_lanes, winograd_f<m>x<r>, gemm_fully_connected,
+// As a descriptor field: direct, channel_lanes, pair_sums, winograd_f<m>x<r>, gemm_fully_connected,
 // gemm_pixel_lanes, gemm_channel_lanes.
 inline std::string field_value(const Form &f) {
     switch (f.algorithm) {
     case Algorithm::ChannelLanes: return "channel_lanes";
+    case Algorithm::PairSums: return "pair_sums";
     case Algorithm::Winograd: return "winograd_f" + std::to_string(f.winograd_m) + "x" + std::to_string(f.winograd_r);
     case Algorithm::Gemm:
         return f.gemm_form == ConvGemmForm::FullyConnected ? "gemm_fully_connected"
@@ -58,6 +64,7 @@ inline std::string field_value(const Form &f) {
 inline void parse_field(const std::string &text, Form &f) {
     if (text == "direct") f = Form::direct();
     else if (text == "channel_lanes") f = Form::channel_lanes();
+    else if (text == "pair_sums") f = Form::pair_sums();
     else if (text == "gemm_fully_connected") f = Form::conv_gemm(ConvGemmForm::FullyConnected);
     else if (text == "gemm_pixel_lanes") f = Form::conv_gemm(ConvGemmForm::PixelLanes);
     else if (text == "gemm_channel_lanes") f = Form::conv_gemm(ConvGemmForm::ChannelLanes);

@@ -69,8 +69,9 @@ struct ParamSpec {
     float eps;        // BatchNorm
     int panel_width;  // Panels, PanelsOfTranspose
     // Int8Panels, Int8ChannelTerms: the weights' scale per output channel, where the model gave
-    // its weights as int8 (ConvolutionParams::int8_weight_scales); null: max |w| / 127.
+    // its weights as int8 (ConvolutionParams::int8_weight_scales); null: max |w| / weight_levels.
     const float *channel_scales;
+    int weight_levels;  // Int8Panels, Int8ChannelTerms: ops::kInt8WeightLevels or kInt8PairSumLevels
 };
 
 // A per-output-channel affine folded into a product's weights and bias before packing

@@ -339,11 +339,12 @@ std::vector<float> pack(const ParamSpec &p, const std::vector<std::vector<float>
             const float *w = &in[size_t(o * channels * area)];
             float max_abs = 0;
             for (int64_t k = 0; k < channels * area; k++) max_abs = std::max(max_abs, std::abs(w[k]));
-            const float scale = p.channel_scales ? p.channel_scales[o] : ops::int8_weight_scale(max_abs);
+            const float scale =
+                p.channel_scales ? p.channel_scales[o] : ops::int8_weight_scale(max_abs, p.weight_levels);
             int64_t sum = 0;
             for (int64_t c = 0; c < channels; c++)
                 for (int64_t t = 0; t < area; t++) {
-                    const int q = ops::quantize_weight(w[c * area + t], scale);
+                    const int q = ops::quantize_weight(w[c * area + t], scale, p.weight_levels);
                     sum += q;
                     if (p.packing == Packing::Int8Panels)
                         bytes[ops::int8_packed_index(words * int(area), p.panel_width, int(area), int(o), int(c),

@@ -18,4 +18,23 @@ inline void schedule_int8_register_tile(Conv2dInt8 &a, Halide::Func at, Halide::
     }
 }
 
+// The same tile where the word's products are summed as pairs first (Algorithm::PairSums): at
+// each vector of lanes of each pixel, its two pairs a vector of 16-bit sums (`lanes` x 2 of
+// them, the two halves of each lane side by side: one vpmaddubsw of the broadcast word by the
+// lanes' weights on x86), which the 32-bit sums take in pairwise (vpmaddwd by ones).
+inline void schedule_int8_pair_sums(Conv2dInt8 &a, Halide::Func at, Halide::Var loop, int lanes) {
+    using namespace Halide;
+    schedule_int8_register_tile(a, at, loop, lanes);
+    a.pairs.compute_at(a.tile, a.lane).store_in(MemoryType::Register);
+    a.pairs.reorder(a.half, a.lane).vectorize(a.half, 2).vectorize(a.lane, lanes);
+    // Halide cannot prove saturating_add associative. With a pure value of 0 and two products,
+    // each within 16 bits, the order does not matter: both orders saturate the pair's sum.
+    a.pairs.update()
+        .reorder(a.pair_r, a.half, a.lane)
+        .atomic(true)
+        .vectorize(a.pair_r)
+        .vectorize(a.half, 2)
+        .vectorize(a.lane, lanes);
+}
+
 }  // namespace cortado::schedules

@@ -88,38 +88,83 @@ std::vector<Int8Case> int8_cases() {
     };
 }
 
+// Each case with 8-bit weights, then with 7-bit ones (ops::kInt8PairSumLevels), which x86
+// targets without VNNI sum in pairs (cpu_int8_pair_sums) and the others as they sum 8 bits.
 TEST(Int8, ConvolutionsMatchTheInt8Reference) {
     const uint64_t seed = test_seed();
-    for (const Int8Case &c : int8_cases()) {
-        const std::string text = network(c.input, c.layers);
-        SCOPED_TRACE(c.what + ", seed " + std::to_string(seed) + " on " + test_target() + "\n" + text);
-        ImportOptions options;
-        options.int8_layers = c.int8;
-        options.int8_source = "the test's layers";
-        if (!int8_test_target()) {
-            EXPECT_THROW(
-                {
-                    try {
-                        check_network_text(text, c.what, options, seed);
-                    } catch (const CompileError &e) {
-                        EXPECT_NE(std::string(e.what()).find("no variant for conv2d_int8"), std::string::npos)
-                            << e.what();
-                        EXPECT_NE(std::string(e.what()).find("layer '"), std::string::npos) << e.what();
-                        throw;
-                    }
-                },
-                CompileError);
-            continue;
+    for (const Int8Case &c : int8_cases())
+        for (const int levels : {ops::kInt8WeightLevels, ops::kInt8PairSumLevels}) {
+            const std::string text = network(c.input, c.layers);
+            SCOPED_TRACE(c.what + ", " + std::to_string(levels) + " weight levels, seed " + std::to_string(seed) +
+                         " on " + test_target() + "\n" + text);
+            ImportOptions options;
+            options.int8_layers = c.int8;
+            options.int8_source = "the test's layers";
+            options.int8_weight_levels = levels;
+            if (!int8_test_target()) {
+                EXPECT_THROW(
+                    {
+                        try {
+                            check_network_text(text, c.what, options, seed);
+                        } catch (const CompileError &e) {
+                            EXPECT_NE(std::string(e.what()).find("no variant for conv2d_int8"), std::string::npos)
+                                << e.what();
+                            EXPECT_NE(std::string(e.what()).find("layer '"), std::string::npos) << e.what();
+                            throw;
+                        }
+                    },
+                    CompileError);
+                continue;
+            }
+            const BlobCheck check = check_network_text(text, c.what, options, seed);
+            EXPECT_GT(check.blobs_checked, 1);
+            EXPECT_LE(check.worst_error, check.tolerance) << "worst blob: " << check.worst_blob;
+            // The check would see a kernel that skipped the quantization: the int8 and fp32
+            // references differ by more than the tolerance.
+            EXPECT_GT(
+                precision_effect(
+                    text, [&](Graph &g) { apply_int8_precision(g, options.int8_layers, options.int8_source, levels); },
+                    seed, 0.3),
+                check.tolerance);
         }
-        const BlobCheck check = check_network_text(text, c.what, options, seed);
-        EXPECT_GT(check.blobs_checked, 1);
-        EXPECT_LE(check.worst_error, check.tolerance) << "worst blob: " << check.worst_blob;
-        // The check would see a kernel that skipped the quantization: the int8 and fp32
-        // references differ by more than the tolerance.
-        EXPECT_GT(
-            precision_effect(
-                text, [&](Graph &g) { apply_int8_precision(g, options.int8_layers, options.int8_source); }, seed, 0.3),
-            check.tolerance);
+}
+
+// A quantized model's own int8 weights take the pair sums' 7-bit levels only where every one of
+// them is an integer in -64..64, so that the kernel multiplies the model's integers unclamped
+// (onnxruntime's reduce_range writes such models); full-range ones keep their 8 bits.
+TEST(Int8, ModelWeightsTakeSevenBitsOnlyWhereTheyFit) {
+    for (const int largest : {64, 65, 127}) {
+        SCOPED_TRACE("weights up to " + std::to_string(largest));
+        Graph graph;
+        graph.name = "quantized";
+        graph.inputs = {graph.add_value("data", {1, 4, 5, 5})};
+        Layer quantize{"xq", "Quantize", graph.inputs, {graph.add_value("xq", {1, 4, 5, 5})}, {}, {}, {}, {}};
+        ActivationParams q;
+        q.function = ops::ActivationFunction::Quantize, q.min = 0, q.max = 255, q.alpha = 0.02f, q.beta = 128;
+        quantize.params = q;
+        ConvolutionParams p;
+        p.num_output = 2, p.kernel_h = p.kernel_w = 3;
+        p.int8_weight_scales = {0.5f, 0.25f};
+        const int out = graph.add_value("c", {1, 2, 3, 3});
+        Layer conv{"c", "Convolution", quantize.outputs, {out}, p, {{2, 4, 3, 3}, {2}}, {}, {}};
+        graph.outputs = {out};
+        std::vector<float> blob(72);
+        for (size_t i = 0; i < blob.size(); i++)
+            blob[i] = float(int(i % 2 ? i % 60 : -(int(i) % 50))) * p.int8_weight_scales[i / 36];
+        blob[40] = float(largest) * p.int8_weight_scales[1];
+        graph.layers = {quantize, conv};
+        graph.weights = std::make_shared<std::vector<LayerWeights>>(
+            std::vector<LayerWeights>{{"c", {{2, 4, 3, 3}, {2}}, {blob, std::vector<float>(2, 0.0f)}}});
+        apply_model_int8_precision(graph, "quantized.onnx", {}, ops::kInt8PairSumLevels);
+        ASSERT_EQ(graph.layers.size(), 1u);  // the convolution quantizes its input itself
+        const auto &marked = std::get<ConvolutionParams>(graph.layers[0].params);
+        ASSERT_TRUE(marked.int8_input);
+        EXPECT_EQ(marked.int8_input->weight_levels, largest <= 64 ? ops::kInt8PairSumLevels : ops::kInt8WeightLevels);
+        // Without a target that sums pairs, 8 bits whatever the weights.
+        graph.layers = {quantize, conv};
+        apply_model_int8_precision(graph, "quantized.onnx", {}, ops::kInt8WeightLevels);
+        EXPECT_EQ(std::get<ConvolutionParams>(graph.layers[0].params).int8_input->weight_levels,
+                  ops::kInt8WeightLevels);
     }
 }
 
@@ -158,6 +203,14 @@ TEST(Int8, CalibrationRangesAndScales) {
     EXPECT_EQ(ops::quantize_activation(9.0f, signed_range.scale, signed_range.zero_point), 255);
     EXPECT_EQ(ops::quantize_weight(-1.0f, ops::int8_weight_scale(1.0f)), -127);
     EXPECT_EQ(ops::quantize_weight(0.5f, ops::int8_weight_scale(1.0f)), 64);  // 63.5 rounds to even
+    // 7-bit weights (pair sums): the largest weight at 63; nothing past ±64 whatever the scale,
+    // so that two products of 255 stay inside 16 bits.
+    const int seven = ops::kInt8PairSumLevels;
+    EXPECT_EQ(ops::quantize_weight(-1.0f, ops::int8_weight_scale(1.0f, seven), seven), -63);
+    EXPECT_EQ(ops::quantize_weight(1e30f, ops::int8_weight_scale(1.0f, seven), seven), 64);
+    EXPECT_EQ(ops::quantize_weight(-1e30f, ops::int8_weight_scale(1.0f, seven), seven), -64);
+    EXPECT_EQ(ops::quantize_weight(1e30f, 1.0f), 127);
+    EXPECT_LT(2 * 255 * 64, 1 << 15);
     EXPECT_THROW(parse_calibration_method("kl"), CompileError);
 }
 
@@ -223,8 +276,8 @@ TEST(Int8, QparamsFilesAndTheirErrors) {
 
 // The instruction that sums four byte products into each 32-bit lane, in the assembly of every
 // int8 kernel (CORTADO_DEBUG_ASM; the DSP's for HVX): x86's vpdpbusd where the target has
-// AVX512-VNNI, ARM's sdot with the dot-product extension (signed activations), HVX's vrmpy,
-// CUDA's dp4a.
+// AVX512-VNNI and vpmaddubsw (two products into 16 bits) where it has only AVX2, ARM's sdot with
+// the dot-product extension (signed activations), HVX's vrmpy, CUDA's dp4a.
 TEST(Int8, KernelsUseTheirFamilysDotProductInstruction) {
     const TemporaryDirectory dir("cortado-int8-asm");
     const std::string net = dir.path() + "/net.prototxt", qparams = dir.path() + "/net.qparams";
@@ -241,6 +294,7 @@ TEST(Int8, KernelsUseTheirFamilysDotProductInstruction) {
     for (const auto &[target, instruction, file_suffix] :
          std::vector<std::tuple<std::string, std::string, std::string>>{
              {"epyc-2core-avx512-zen4", "vpdpbusd", ".s"},
+             {"epyc-2core-avx2", "vpmaddubsw", ".s"},  // pairs of products, then vpmaddwd
              {"arm-64-linux-dotprod", "sdot", ".s"},
              {"hexagon-hvx", "vrmpy", ".hexagon.s"},
              {"cuda-h100", "dp4a", ".s"}}) {  // the PTX is a string in the host's assembly

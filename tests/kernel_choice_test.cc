@@ -1506,7 +1506,8 @@ TEST(Registry, EveryVariantIsBoundForItsFormAndEveryBindingIsOffered) {
     bound({"rearrange direct"}, names(variant_bindings<Schedule<Rearrange, ops::RearrangeOp>>()));
     bound({"resize direct"}, names(variant_bindings<Schedule<Resize, ops::ResizeOp>>()));
     bound({"deconv2d direct"}, names(variant_bindings<Schedule<Deconv2d, ops::Deconv2dOp>>()));
-    bound({"conv2d_int8 channel_lanes"}, names(variant_bindings<Schedule<Conv2dInt8, ops::Conv2dInt8Op>>()));
+    bound({"conv2d_int8 channel_lanes", "conv2d_int8 pair_sums"},
+          names(variant_bindings<Schedule<Conv2dInt8, ops::Conv2dInt8Op>>()));
     bound({"conv2d_fp16 channel_lanes"}, names(variant_bindings<Schedule<Conv2dFp16, ops::Conv2dFp16Op>>()));
     // `unfused` is no kernel: the planner runs the pair as its two steps (ops/conv2d_pool.h).
     std::set<std::string> conv_pool = names(variant_bindings<Schedule<Conv2dPool, ops::Conv2dPoolOp>>());

@@ -19,6 +19,7 @@ void apply_cli_precision(const CliArgs &cli, ImportOptions &options, const Targe
     }
     if (precision != "int8")
         throw UsageError("--precision " + precision + ": give fp32, fp16 or int8 (auto is not built yet)");
+    options.int8_weight_levels = int8_weight_levels(target.plan_target());
     if (!cli.has("qparams")) {  // the model's own QuantizeLinear nodes say how
         options.int8_from_model = true;
         options.int8_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {

@@ -18,6 +18,7 @@
 #include "compiler/calibration.h"
 #include "compiler/gemm_kernel.h"
 #include "compiler/install_layout.h"
+#include "compiler/int8_support.h"
 #include "compiler/loaded_network.h"
 #include "compiler/network_builder.h"
 #include "compiler/network_weights.h"
@@ -28,6 +29,7 @@
 #include "frontend/import_caffe.h"
 #include "frontend/int8_precision.h"
 #include "frontend/shape_inference.h"
+#include "ops/conv2d_int8.h"
 #include "tools/bench/bench_cases.h"
 #include "tools/bench/bench_exported.h"
 #include "tools/bench/bench_gpu_prepare.h"
@@ -122,7 +124,7 @@ BenchRow bench_int8_convolution(const ConvShape &s, const TargetDescription &tar
     for (const Layer &layer : fp32.layers)
         if (std::holds_alternative<ConvolutionParams>(layer.params))
             layers[layer.name] = quantization_of_range(std::min(0.0, double(*lo)), std::max(0.0, double(*hi)));
-    apply_int8_precision(int8, layers, "bench");
+    apply_int8_precision(int8, layers, "bench", int8_weight_levels(target.plan_target()));
     const auto load = [&](const Graph &graph, const std::string &dir) {
         const BuiltNetwork built = build_network(graph, "net", target, dir, cli_build_options_in_process(records));
         auto net = std::make_unique<LoadedNetwork>(link_shared_library(built, dir), "net");
@@ -334,7 +336,8 @@ int command_bench(const std::vector<std::string> &args) {
                 exported = scratch + "/exported";
                 export_torchvision_networks(exported);
             }
-            for (const ExportedBenchCase &c : exported_network_cases(exported, batches, names, int8))
+            const bool seven_bit = int8_weight_levels(target.plan_target()) < ops::kInt8WeightLevels;
+            for (const ExportedBenchCase &c : exported_network_cases(exported, batches, names, int8, seven_bit))
                 check(steady(
                     [&] { return bench_exported_network(c, target, iterations, scratch, tuning.records, fuse); }));
         }

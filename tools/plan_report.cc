@@ -113,8 +113,11 @@ std::string plan_report(const NetworkPlan &plan, const std::string &target_name)
             // The types change inside the step only (docs/precision.md).
             const auto shape = ops::parse_fields<ops::Conv2dInt8Shape>(k.shape);
             shared += "; int8: fp32 input quantized to u8 (scale " + ops::field_value(shape.input_scale) +
-                      ", zero point " + std::to_string(shape.input_zero_point) +
-                      "), s8 weights per output channel, s32 sums, fp32 output";
+                      ", zero point " + std::to_string(shape.input_zero_point) + "), " +
+                      (shape.weight_levels < ops::kInt8WeightLevels ? "7-bit weights (-64..64)" : "s8 weights") +
+                      " per output channel, " +
+                      (k.choice.form.is(ops::Algorithm::PairSums) ? "pairs of products summed in s16, then " : "") +
+                      "s32 sums, fp32 output";
         }
         if (k.op == ops::Conv2dFp16Shape::kOp)
             shared += "; fp16: fp32 input and weights rounded to half, half products summed " +

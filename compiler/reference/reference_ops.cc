@@ -81,8 +81,10 @@ void dequantize_int8_operands(const ConvolutionParams &p, Tensor &in, Tensor &we
         double *w = &weights.data[o * per_output];
         float max_abs = 0;
         for (size_t k = 0; k < per_output; k++) max_abs = std::max(max_abs, std::abs(float(w[k])));
-        const float scale = p.int8_weight_scales.empty() ? ops::int8_weight_scale(max_abs) : p.int8_weight_scales[o];
-        for (size_t k = 0; k < per_output; k++) w[k] = double(ops::quantize_weight(float(w[k]), scale)) * scale;
+        const float scale =
+            p.int8_weight_scales.empty() ? ops::int8_weight_scale(max_abs, q.weight_levels) : p.int8_weight_scales[o];
+        for (size_t k = 0; k < per_output; k++)
+            w[k] = double(ops::quantize_weight(float(w[k]), scale, q.weight_levels)) * scale;
     }
 }
 

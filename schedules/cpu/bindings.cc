@@ -66,7 +66,12 @@ const BindSchedule<Conv2dChannelLanes, ops::Conv2dOp> conv2d_channel_lanes_bindi
 const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_channel_lanes_binding{
     kInt8ChannelLanes, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &t) {
         const ops::Knobs &k = op.choice.knobs;
-        schedule_conv2d_int8(a, op.shape.conv, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"));
+        schedule_conv2d_int8(a, op.shape.conv, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"), false);
+    }};
+const BindSchedule<Conv2dInt8, ops::Conv2dInt8Op> conv2d_int8_pair_sums_binding{
+    kInt8PairSums, [](Conv2dInt8 &a, const ops::Conv2dInt8Op &op, const Target &t) {
+        const ops::Knobs &k = op.choice.knobs;
+        schedule_conv2d_int8(a, op.shape.conv, t, k.get("rows"), k.get("task_tiles"), k.get("pixel_stores"), true);
     }};
 const BindSchedule<Conv2dPool, ops::Conv2dPoolOp> conv2d_pool_binding{
     kConvPoolRows, [](Conv2dPool &a, const ops::Conv2dPoolOp &op, const Target &t) {

@@ -16,7 +16,7 @@
 namespace cortado::schedules::cpu {
 
 inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const Halide::Target &target, int pixels,
-                                 int task_tiles, bool pixel_stores) {
+                                 int task_tiles, bool pixel_stores, bool pair_sums) {
     using namespace Halide;
     const int lanes = target.natural_vector_size<int32_t>();
     pixels = std::min(pixels, s.out_w * s.out_h);
@@ -34,7 +34,8 @@ inline void schedule_conv2d_int8(Conv2dInt8 &a, const ops::Conv2dShape &s, const
         .vectorize(a.within)
         .vectorize(a.x, lanes);
 
-    schedule_int8_register_tile(a, a.output, qo, lanes);
+    if (pair_sums) schedule_int8_pair_sums(a, a.output, qo, lanes);
+    else schedule_int8_register_tile(a, a.output, qo, lanes);
 }
 
 }  // namespace cortado::schedules::cpu

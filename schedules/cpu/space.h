@@ -66,7 +66,7 @@ inline FamilySpace space(
     FamilySpace f;
     f.name = "cpu";
     f.op<Conv2dShape>() = conv2d_space(std::move(direct), registers);
-    f.op<Conv2dInt8Shape>() = single_variant(conv2d_int8_channel_lanes(registers));
+    f.op<Conv2dInt8Shape>() = conv2d_int8_space(registers);
     f.op<Conv2dFp16Shape>() = single_variant(conv2d_fp16_channel_lanes(registers));
     f.op<Conv2dPoolShape>() = conv2d_pool_space({conv2d_pool_rows(registers)});
     auto pooling = plain_variant<PoolingShape>("cpu_direct", {"schedules/cpu/pooling.h"});

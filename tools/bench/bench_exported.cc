@@ -44,7 +44,8 @@ std::string output_of(const std::string &command, const std::string &what) {
 
 std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_dir,
                                                       const std::vector<int64_t> &batches,
-                                                      const std::vector<std::string> &names, bool int8) {
+                                                      const std::vector<std::string> &names, bool int8,
+                                                      bool seven_bit_weights) {
     for (const std::string &name : names)
         if (std::find(kExportedNetworks.begin(), kExportedNetworks.end(), name) == kExportedNetworks.end()) {
             std::string known;
@@ -58,10 +59,11 @@ std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_
         if (!std::filesystem::exists(path))
             throw CompileError(path + ": missing (tools/bench/export_torchvision.py writes it)");
         if (int8) {
-            const std::string quantized = models_dir + "/" + name + "-qdq.onnx";
+            const std::string quantized = models_dir + "/" + name + (seven_bit_weights ? "-qdq7.onnx" : "-qdq.onnx");
             if (!std::filesystem::exists(quantized))
                 output_of("python3 " + shell_quote(data_dir() + "/tools/onnxruntime_quantize.py") + " " +
-                              shell_quote(path) + " " + shell_quote(quantized) + " 2>&1",
+                              (seven_bit_weights ? "--reduce-range " : "") + shell_quote(path) + " " +
+                              shell_quote(quantized) + " 2>&1",
                           "quantizing " + name + " with onnxruntime (needs onnxruntime for the python3 on PATH)");
             path = quantized;
         }
@@ -83,6 +85,7 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
     ImportOptions options;
     options.batch = c.batch;
     options.int8_from_model = c.int8;
+    options.int8_weight_levels = int8_weight_levels(target.plan_target());
     options.int8_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {
         return int8_refusal(graph, layer, plan_target);
     };

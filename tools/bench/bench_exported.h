@@ -23,10 +23,13 @@ struct ExportedBenchCase {
 
 // The networks export_torchvision.py writes, as NAME.onnx in `models_dir`, at `batches`
 // (empty: 1, 5 and 20); `names` keeps those it lists (empty: all). `int8`: their quantized
-// forms, written into `models_dir` where missing.
+// forms, written into `models_dir` where missing; `seven_bit_weights`: quantized with
+// quantize_static's reduce_range (NAME-qdq7.onnx), as onnxruntime advises for CPUs without VNNI,
+// whose int8 kernels in cortado take 7-bit weights (ops::kInt8PairSumLevels).
 std::vector<ExportedBenchCase> exported_network_cases(const std::string &models_dir,
                                                       const std::vector<int64_t> &batches,
-                                                      const std::vector<std::string> &names, bool int8 = false);
+                                                      const std::vector<std::string> &names, bool int8 = false,
+                                                      bool seven_bit_weights = false);
 
 // Writes the five networks into `dir` with tools/bench/export_torchvision.py (seed 1); throws
 // CompileError saying what to install when that cannot run.
