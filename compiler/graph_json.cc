@@ -273,6 +273,9 @@ class ParamsReader {
                 const auto &q = params_.at("int8_input");
                 p.int8_input = Int8Input{q.at("scale").get<float>(), q.at("zero_point").get<int>(), "",
                                          q.value("weight_levels", ops::kInt8WeightLevels)};
+                if (!ops::int8_weight_levels_valid(p.int8_input->weight_levels))
+                    throw CompileError("graph JSON: layer '" + layer_ + "': int8_input weight_levels " +
+                                       std::to_string(p.int8_input->weight_levels) + " is out of range (1 to 127)");
             }
             fused(p);
             return p;

@@ -124,7 +124,8 @@ void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &
         if (const std::string why = int8_unsupported_reason(*p, in_channels); !why.empty())
             throw CompileError(source + ": layer '" + layer.name + "' cannot run in int8: " + why);
         p->int8_input = q;
-        if (p->int8_weight_scales.empty()) p->int8_input->weight_levels = weight_levels;
+        if (p->int8_weight_scales.empty() || model_weights_within(graph, layer, *p, weight_levels))
+            p->int8_input->weight_levels = weight_levels;
     }
     for (const auto &[name, q] : layers)
         if (!found.count(name))

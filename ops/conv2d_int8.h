@@ -68,6 +68,9 @@ inline long long int8_packed_index(int positions, int width, int area, int out_c
 // taken where they lie in -64..64 (onnxruntime's reduce_range writes them so).
 inline constexpr int kInt8WeightLevels = 127;
 inline constexpr int kInt8PairSumLevels = 63;
+static_assert(2 * 255 * (kInt8PairSumLevels + 1) < (1 << 15), "a pair of products must fit a 16-bit lane");
+// Levels a layer may quantize its weights to: a signed byte holds -levels - 1 .. levels + 1.
+inline bool int8_weight_levels_valid(int levels) { return levels >= 1 && levels <= kInt8WeightLevels; }
 
 // What activations are multiplied by: a multiply, where a division would cost the staging pass
 // several times as much.

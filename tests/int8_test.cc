@@ -24,6 +24,7 @@
 #include "frontend/npy.h"
 #include "frontend/shape_inference.h"
 #include "ops/conv2d_int8.h"
+#include "schedules/families.h"
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
 
@@ -210,7 +211,6 @@ TEST(Int8, CalibrationRangesAndScales) {
     EXPECT_EQ(ops::quantize_weight(1e30f, ops::int8_weight_scale(1.0f, seven), seven), 64);
     EXPECT_EQ(ops::quantize_weight(-1e30f, ops::int8_weight_scale(1.0f, seven), seven), -64);
     EXPECT_EQ(ops::quantize_weight(1e30f, 1.0f), 127);
-    EXPECT_LT(2 * 255 * 64, 1 << 15);
     EXPECT_THROW(parse_calibration_method("kl"), CompileError);
 }
 
@@ -272,6 +272,42 @@ TEST(Int8, QparamsFilesAndTheirErrors) {
     expect_refused({{"c1", {-0.1f, 0, ""}}}, "out of range");
     expect_refused({{"c1", {1e-39f, 0, ""}}}, "out of range");  // its reciprocal is infinite
     expect_refused({{"c1", {0.1f, 0, "conv0"}}}, "calibrated on blob 'conv0' but reads 'data'");
+}
+
+// x86 without VNNI plans 7-bit weights and the pair sums by default; a VNNI or ARM target keeps
+// 8 bits and sums four products at once; the pair sums refuse 8-bit weights.
+TEST(Int8, PairSumsWhereTheTargetLacksVnni) {
+    const TemporaryDirectory dir("cortado-int8-pairs");
+    const std::string net = dir.path() + "/net.prototxt", qparams = dir.path() + "/net.qparams";
+    std::ofstream(net) << network({1, 16, 12, 12}, conv_layer("c1", "data", "c1", 64, "kernel_size: 3 pad: 1") +
+                                                       conv_layer("c2", "c1", "c2", 32, "kernel_size: 3"));
+    QuantizationParams q;
+    q.network = "int8";
+    q.layers["c1"] = {"data", -1, 1, {0.0079f, 128, ""}};
+    q.layers["c2"] = {"c1", -4, 4, {0.032f, 128, ""}};
+    write_qparams(q, qparams);
+    for (const auto &[target, pairs] : std::vector<std::pair<std::string, bool>>{
+             {"epyc-2core-avx2", true}, {"epyc-2core-avx512-zen4", false}, {"arm-64-linux-dotprod", false}}) {
+        SCOPED_TRACE(target);
+        const Result r = cortado("info " + net + " --plan --qparams " + qparams + " --target " + target);
+        ASSERT_EQ(r.exit_code, 0) << r.output;
+        size_t count = 0;
+        for (size_t at = r.output.find("cpu_int8_pair_sums"); at != std::string::npos;
+             at = r.output.find("cpu_int8_pair_sums", at + 1))
+            count++;
+        EXPECT_EQ(count, pairs ? 2u : 0u) << r.output;
+        EXPECT_EQ(r.output.find("7-bit weights") != std::string::npos, pairs) << r.output;
+    }
+    const auto *variant = schedules::families().at("cpu").op<ops::Conv2dInt8Shape>().find("cpu_int8_pair_sums");
+    ASSERT_NE(variant, nullptr);
+    ops::Conv2dInt8Shape shape;
+    shape.conv.batch = 1, shape.conv.in_channels = 16, shape.conv.in_h = shape.conv.in_w = 12;
+    shape.conv.out_channels = 64, shape.conv.out_h = shape.conv.out_w = 12;
+    shape.conv.kernel_h = shape.conv.kernel_w = 3, shape.conv.pad_h = shape.conv.pad_w = 1;
+    shape.weight_levels = ops::kInt8PairSumLevels;
+    EXPECT_EQ(variant->unsupported(shape), "");
+    shape.weight_levels = ops::kInt8WeightLevels;
+    EXPECT_NE(variant->unsupported(shape).find("127 levels"), std::string::npos) << variant->unsupported(shape);
 }
 
 // The instruction that sums four byte products into each 32-bit lane, in the assembly of every

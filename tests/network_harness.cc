@@ -80,7 +80,8 @@ CheckerRun run_checker(const std::string &prototxt_path, const ImportOptions &op
         for (const auto &[layer, quantization] : options.int8_layers) q.layers[layer].quantization = quantization;
         const std::string path = std::filesystem::path(compiled.library).parent_path().string() + "/net.qparams";
         write_qparams(q, path);
-        run.command += " --qparams " + shell_quote(path);
+        run.command +=
+            " --qparams " + shell_quote(path) + " --weight-levels " + std::to_string(options.int8_weight_levels);
     }
     if (options.fp16) run.command += " --precision fp16";
     if (!options.input_shape.empty()) {
@@ -185,7 +186,8 @@ BlobCheck check_network_text(const std::string &prototxt, const std::string &dis
                              uint64_t seed) {
     Graph graph = import_caffe_prototxt_text(prototxt, display, options);
     infer_shapes(graph);
-    if (!options.int8_layers.empty()) apply_int8_precision(graph, options.int8_layers, options.int8_source);
+    if (!options.int8_layers.empty())
+        apply_int8_precision(graph, options.int8_layers, options.int8_source, options.int8_weight_levels);
     if (options.fp16) apply_fp16_precision(graph, display, options.fp16_refusal);
     fill_untrained_weights(graph);
     const TemporaryDirectory scratch("cortado-test-net");

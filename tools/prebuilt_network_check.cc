@@ -7,12 +7,13 @@
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
 //                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--replays R]
 //                          [--non-finite] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]
-//                          [--qparams NET.qparams] [--precision fp16]
+//                          [--qparams NET.qparams [--weight-levels L]] [--precision fp16]
 //
 // --replays: forwards checked after the blob check, without the callback (default 2; 0: none);
 // with --iterations 0 none run.
 // --knobs and --layouts: the plan options the library was compiled with (PlanOptions::knobs and
-// ::layouts), --qparams its int8 layers and --precision fp16 its half-precision ones
+// ::layouts), --qparams its int8 layers (--weight-levels the levels of their weights, by default
+// the target's: compiler/int8_support.h) and --precision fp16 its half-precision ones
 // (docs/precision.md), so that the plan checked against is the library's.
 // --write-model-weights: first writes an ONNX model's own weights (its initializers, as
 // `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
@@ -54,12 +55,15 @@ int main(int argc, char **argv) {
             stderr,
             "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
             "[--replays R] [--non-finite] [--own-weights] [--time-only] [--write-model-weights W.caffemodel] [--knobs K] "
-            "[--layouts nchw|blocked] [--qparams F] [--precision fp16] [--weights W] [--input X.npy --output Y.npy]\n",
+            "[--layouts nchw|blocked] [--qparams F [--weight-levels L]] [--precision fp16] [--weights W] "
+            "[--input X.npy --output Y.npy]\n",
             argv[0]);
         return 2;
     }
     try {
         ImportOptions options;
+        // The levels `cortado compile --target` gave the library's int8 weights, unless told.
+        options.int8_weight_levels = int8_weight_levels(PlanTarget(argv[3]));
         uint64_t seed = 1;
         int iterations = 20;
         int replays = 2;  // forwards checked without the callback (a CUDA graph's capture and replay)
@@ -89,7 +93,11 @@ int main(int argc, char **argv) {
             else if (key == "--layouts") plan_options.layouts = parse_activation_layouts(value, "--layouts");
             else if (key == "--qparams")
                 options.int8_layers = int8_layers(read_qparams(value)), options.int8_source = value;
-            else if (key == "--precision" && value == "fp16") {
+            else if (key == "--weight-levels") {
+                options.int8_weight_levels = std::stoi(value);
+                if (!ops::int8_weight_levels_valid(options.int8_weight_levels))
+                    throw CompileError("--weight-levels " + value + ": give 1 to 127");
+            } else if (key == "--precision" && value == "fp16") {
                 // The layers `cortado compile` marked: those the target can run in fp16.
                 options.fp16 = true;
                 options.fp16_refusal = fp16_refusal_for(PlanTarget(argv[3]));

@@ -20,7 +20,7 @@ inline constexpr const char *kInt8PairSums = "cpu_int8_pair_sums";
 inline bool int8_sums_pairs(const TargetInfo &t) {
     return t.family != "gpu" && t.family != "hvx" && t.halide_target.rfind("x86-", 0) == 0 &&
            !t.has_feature("avx512_zen4") && !t.has_feature("avx512_sapphirerapids") && !t.has_feature("avx512_zen5") &&
-           (t.has_feature("sse41") || t.has_feature("avx2"));
+           !t.has_feature("avx10_1") && (t.has_feature("sse41") || t.has_feature("avx2"));
 }
 
 inline VariantSpec<Conv2dInt8Shape> conv2d_int8_channel_lanes(RegisterCount registers,
