@@ -45,6 +45,15 @@ bool model_weights_within(const Graph &graph, const Layer &layer, const Convolut
     return false;
 }
 
+// Marks `layer` int8 with `input`, its weights at `weight_levels` unless the model's own int8
+// weights need more.
+void mark_int8(const Graph &graph, const Layer &layer, ConvolutionParams &p, const Int8Input &input,
+               int weight_levels) {
+    p.int8_input = input;
+    if (p.int8_weight_scales.empty() || model_weights_within(graph, layer, p, weight_levels))
+        p.int8_input->weight_levels = weight_levels;
+}
+
 }  // namespace
 
 void apply_model_int8_precision(Graph &graph, const std::string &source,
@@ -68,9 +77,7 @@ void apply_model_int8_precision(Graph &graph, const std::string &source,
         const std::string why =
             refusal ? refusal(graph, layer) : int8_unsupported_reason(*p, graph.values[size_t(in)].shape.at(1));
         if (!why.empty()) continue;
-        p->int8_input = input;
-        if (p->int8_weight_scales.empty() || model_weights_within(graph, layer, *p, weight_levels))
-            p->int8_input->weight_levels = weight_levels;
+        mark_int8(graph, layer, *p, *input, weight_levels);
         int8_readers[size_t(in)]++;
     }
     if (!any)
@@ -123,9 +130,7 @@ void apply_int8_precision(Graph &graph, const std::map<std::string, Int8Input> &
         const int64_t in_channels = graph.values[size_t(layer.inputs[0])].shape.at(1);
         if (const std::string why = int8_unsupported_reason(*p, in_channels); !why.empty())
             throw CompileError(source + ": layer '" + layer.name + "' cannot run in int8: " + why);
-        p->int8_input = q;
-        if (p->int8_weight_scales.empty() || model_weights_within(graph, layer, *p, weight_levels))
-            p->int8_input->weight_levels = weight_levels;
+        mark_int8(graph, layer, *p, q, weight_levels);
     }
     for (const auto &[name, q] : layers)
         if (!found.count(name))
