@@ -48,9 +48,9 @@ inline VariantSpec<Conv2dInt8Shape> conv2d_int8_channel_lanes(RegisterCount regi
 
 // Its tile is the channel-lanes one sized for two registers fewer, since a step holds the vector
 // of ones vpmaddwd multiplies by and the pairs' sums beside the accumulators, and two vectors of
-// channels wide where the groups allow: on AVX2's 16 registers, 5 pixels by 2 vectors. A
-// 1024 > 1024 3x3 layer at batch 1 on the Zen 3 ran 12.8-15.6 ms so, against 26-30 ms with 12 x 1
-// or 8 x 1 and 26 ms with 6 x 2, whose sixth row put the ones back in memory.
+// channels wide where the groups allow: on AVX2's 16 registers, 5 pixels by 2 vectors. A sixth
+// row would push the ones back to memory, and one-vector tiles run about half as fast
+// (docs/PERFORMANCE.md, int8 on an AVX2 CPU).
 inline VariantSpec<Conv2dInt8Shape> conv2d_int8_pair_sums(RegisterCount registers) {
     const RegisterCount fewer = [registers](const TargetInfo &t) { return registers(t) - 2; };
     VariantSpec<Conv2dInt8Shape> v = conv2d_int8_channel_lanes(fewer, kInt8PairSums);
