@@ -642,6 +642,21 @@ TEST_F(Cli, BenchPrepareForAGpuTakesTheNetsAndBatchesAsked) {
     EXPECT_NE(r.output.find("has no network 'lenett'"), std::string::npos) << r.output;
     r = cortado("bench conv --target opencl-pocl --batch 1,5 --prepare " + dir);
     EXPECT_NE(r.output.find("the conv suite takes one batch"), std::string::npos) << r.output;
+    // --no-fusion: each case's unfused build beside the fused one, for gpu_bench.py to time both.
+    const std::string unfused = path("prepared-unfused");
+    r = cortado("bench nets --target opencl-pocl --models " + models + " --net lenet --batch 1 --no-fusion --prepare " +
+                unfused);
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    std::ifstream unfused_json(unfused + "/nets.json");
+    std::stringstream unfused_text;
+    unfused_text << unfused_json.rdbuf();
+    EXPECT_NE(unfused_text.str().find("\"unfused_library\": \"nets-0/unfused/libnet.so\""), std::string::npos)
+        << unfused_text.str();
+    EXPECT_TRUE(fs::exists(unfused + "/nets-0/unfused/libnet.so"));
+    EXPECT_EQ(text.str().find("unfused_library"), std::string::npos) << text.str();
+    r = cortado("bench conv --target opencl-pocl --quick --no-fusion --prepare " + unfused);
+    EXPECT_NE(r.exit_code, 0);
+    EXPECT_NE(r.output.find("--no-fusion goes with nets and exported"), std::string::npos) << r.output;
 }
 
 TEST_F(Cli, InputOfTheWrongShapeIsRefused) {

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "compiler/target_description.h"
 #include "tests/cli_process.h"
 #include "tests/network_harness.h"
 #include "tests/peer_outputs.h"
@@ -135,6 +136,47 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeWithinAQuantizationStep) {
                 EXPECT_NE(plan.output.find("conv2d_int8"), std::string::npos) << plan.output;
             }
         }
+}
+
+// A quantized model compiled here for a GPU is checked on the GPU machine by prebuilt_network_check
+// (tools/bench/gpu-accuracy.sh), which must plan the library's int8 layers: with --precision int8
+// the checker passes the library `cortado compile --precision int8` wrote, every blob; without
+// it, the checker plans the model in fp32 and refuses the library as another graph's.
+TEST_F(Onnx, QuantizedModelCheckedAsCompiledByThePrebuiltChecker) {
+    if (test_target() != "host")
+        GTEST_SKIP() << "the checker built here runs host libraries; this suite's target is " << test_target();
+    const std::string name = "quantize_static_per_channel", dir = file("checked-int8");
+    const Result compiled = cortado("compile " + model(name) + " --precision int8 --name net --shared -o " + dir);
+    ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+    const std::string check = std::string(CORTADO_CHECKER) + " " + model(name) + " " + dir + "/libnet.so " +
+                              resolve_target("host").halide_target + " --own-weights --iterations 0";
+    const Result as_compiled = shell(check + " --precision int8");
+    ASSERT_EQ(as_compiled.exit_code, 0) << as_compiled.output;
+    EXPECT_NE(as_compiled.output.find("PASS"), std::string::npos) << as_compiled.output;
+    EXPECT_EQ(as_compiled.output.find("FAIL"), std::string::npos) << as_compiled.output;
+    const Result in_fp32 = shell(check);
+    EXPECT_NE(in_fp32.exit_code, 0) << in_fp32.output;
+    EXPECT_NE(in_fp32.output.find("compiled from another graph"), std::string::npos) << in_fp32.output;
+}
+
+// So must it plan a library built with --no-fusion (tools/bench/gpu-whole-networks.sh checks both
+// builds of each network): with --no-fusion every blob passes; without it, the checker plans the
+// fused steps and refuses the library.
+TEST_F(Onnx, UnfusedBuildCheckedAsCompiledByThePrebuiltChecker) {
+    if (test_target() != "host")
+        GTEST_SKIP() << "the checker built here runs host libraries; this suite's target is " << test_target();
+    const std::string name = "normalised", dir = file("checked-unfused");
+    const Result compiled = cortado("compile " + model(name) + " --no-fusion --name net --shared -o " + dir);
+    ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
+    const std::string check = std::string(CORTADO_CHECKER) + " " + model(name) + " " + dir + "/libnet.so " +
+                              resolve_target("host").halide_target + " --own-weights --iterations 0";
+    const Result as_compiled = shell(check + " --no-fusion");
+    ASSERT_EQ(as_compiled.exit_code, 0) << as_compiled.output;
+    EXPECT_NE(as_compiled.output.find("PASS"), std::string::npos) << as_compiled.output;
+    EXPECT_EQ(as_compiled.output.find("FAIL"), std::string::npos) << as_compiled.output;
+    const Result fused = shell(check);
+    EXPECT_NE(fused.exit_code, 0) << fused.output;
+    EXPECT_NE(fused.output.find("compiled from another graph"), std::string::npos) << fused.output;
 }
 
 // A network of today's ops exported by PyTorch 2.11's torch.export-based exporter (opset 20, IR

@@ -245,7 +245,7 @@ int command_bench(const std::vector<std::string> &args) {
     for (std::string name; std::getline(list, name, ',');) names.push_back(name);
     if (cli.has("prepare")) {
         prepare_gpu_bench(suite, csv, models, batches, names, cli.flags.count("quick"), !cli.has("set"), target,
-                          cli.get("prepare"), tuning.records, precision == "fp16");
+                          cli.get("prepare"), tuning.records, precision == "fp16", fuse);
         return 0;
     }
     require_runs_here(target.halide_target, "bench");

@@ -7,14 +7,16 @@
 //   prebuilt_network_check NET.prototxt libnet.so HALIDE_TARGET [--batch N]
 //                          [--input-shape N,C,H,W] [--seed S] [--iterations K] [--replays R]
 //                          [--non-finite] [--write-model-weights W.caffemodel] [--knobs K] [--layouts nchw|blocked]
-//                          [--qparams NET.qparams [--weight-levels L]] [--precision fp16]
+//                          [--qparams NET.qparams [--weight-levels L]] [--precision int8|fp16]
+//                          [--no-fusion]
 //
 // --replays: forwards checked after the blob check, without the callback (default 2; 0: none);
 // with --iterations 0 none run.
 // --knobs and --layouts: the plan options the library was compiled with (PlanOptions::knobs and
 // ::layouts), --qparams its int8 layers (--weight-levels the levels of their weights, by default
-// the target's: compiler/int8_support.h) and --precision fp16 its half-precision ones
-// (docs/precision.md), so that the plan checked against is the library's.
+// the target's: compiler/int8_support.h), --precision int8 a quantized model's own int8 layers
+// (QDQ, QLinear) and --precision fp16 its half-precision ones (docs/precision.md), so that the
+// plan checked against is the library's; so does --no-fusion (every layer its own step).
 // --write-model-weights: first writes an ONNX model's own weights (its initializers, as
 // `cortado compile` writes them for NAME_create) to W, for a peer comparison on the device.
 // --non-finite: instead, checks the output element by element on inputs holding NaN and
@@ -55,7 +57,7 @@ int main(int argc, char **argv) {
             stderr,
             "usage: %s NET.prototxt libnet.so HALIDE_TARGET [--batch N] [--input-shape S] [--seed S] [--iterations K] "
             "[--replays R] [--non-finite] [--own-weights] [--time-only] [--write-model-weights W.caffemodel] [--knobs K] "
-            "[--layouts nchw|blocked] [--qparams F [--weight-levels L]] [--precision fp16] [--weights W] "
+            "[--layouts nchw|blocked] [--qparams F [--weight-levels L]] [--precision int8|fp16] [--no-fusion] [--weights W] "
             "[--input X.npy --output Y.npy]\n",
             argv[0]);
         return 2;
@@ -69,6 +71,8 @@ int main(int argc, char **argv) {
         int replays = 2;  // forwards checked without the callback (a CUDA graph's capture and replay)
         bool non_finite = false, own_weights = false;  // own: the model's initializers, not seeded weights
         bool time_only = false;
+        bool int8_from_model = false;  // --precision int8
+        bool fuse = true;              // --no-fusion: the library was compiled with it
         std::string model_weights, weights_file, input_npy, output_npy;
         PlanOptions plan_options;
         plan_options.knobs_source = "--knobs";
@@ -76,6 +80,10 @@ int main(int argc, char **argv) {
             const std::string key = argv[i];
             if (key == "--non-finite" || key == "--own-weights" || key == "--time-only") {
                 (key == "--non-finite" ? non_finite : key == "--own-weights" ? own_weights : time_only) = true;
+                continue;
+            }
+            if (key == "--no-fusion") {
+                fuse = false;
                 continue;
             }
             if (i + 1 == argc) throw CompileError(key + " needs a value");
@@ -97,11 +105,21 @@ int main(int argc, char **argv) {
                 options.int8_weight_levels = std::stoi(value);
                 if (!ops::int8_weight_levels_valid(options.int8_weight_levels))
                     throw CompileError("--weight-levels " + value + ": give 1 to 127");
+            } else if (key == "--precision" && value == "int8") {
+                int8_from_model = true;
             } else if (key == "--precision" && value == "fp16") {
                 // The layers `cortado compile` marked: those the target can run in fp16.
                 options.fp16 = true;
                 options.fp16_refusal = fp16_refusal_for(PlanTarget(argv[3]));
             } else throw CompileError("unknown option " + key);
+        }
+        if (int8_from_model && options.int8_layers.empty()) {
+            // A quantized model (QDQ, QLinear) with its own scales: the layers `cortado compile
+            // --precision int8` runs in int8 on this target (with --qparams, those it names).
+            options.int8_from_model = true;
+            options.int8_refusal = [plan_target = PlanTarget(argv[3])](const Graph &graph, const Layer &layer) {
+                return int8_refusal(graph, layer, plan_target);
+            };
         }
         Graph unfused = load_network(argv[1], options, false);
         if (!model_weights.empty()) {  // the unfused layers' weights, which the library reads by layer name
@@ -110,7 +128,7 @@ int main(int argc, char **argv) {
         }
         fill_untrained_weights(unfused);  // as the test harness did before compiling
         Graph fused = unfused;
-        fuse_layers(fused);
+        if (fuse) fuse_layers(fused);
         const NetworkPlan plan = plan_network(fused, "net", argv[3], plan_options);
         LoadedNetwork net(argv[2], "net");
         // A library compiled from another export of the model (one with a Pad layer more, say)

@@ -63,8 +63,9 @@ nlohmann::ordered_json build_case(const std::string &prototxt, const TargetDescr
 void prepare_gpu_bench(const std::string &suite, const std::string &csv, const std::string &models_dir,
                        const std::vector<int64_t> &batches, const std::vector<std::string> &net_names, bool quick,
                        bool with_overfeat, const TargetDescription &target, const std::string &dir,
-                       const ChoiceOverrides &records, bool fp16) {
+                       const ChoiceOverrides &records, bool fp16, bool fuse) {
     if (fp16 && suite != "nets") throw CompileError("--precision fp16 --prepare: the nets suite only");
+    if (!fuse && suite != "nets") throw CompileError("--no-fusion --prepare: the nets suite only");
     if (gpu_api(target.halide_target).empty())
         throw CompileError("--prepare needs a CUDA or OpenCL target, not " + target.halide_target);
     fs::create_directories(dir);
@@ -109,7 +110,15 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             std::ofstream(out / "graph.json") << graph_json_text(graph);
             Graph fused = graph;
             fuse_layers(fused);
-            const auto libraries = build_libraries(fused, target, out, case_name, records);
+            auto libraries = build_libraries(fused, target, out, case_name, records);
+            if (!fuse) {  // the same graph, every layer its own step, timed beside the fused build
+                const fs::path unfused = out / "unfused";
+                link_shared_library(build_network(graph, "net", target, unfused.string(), cli_build_options(records)),
+                                    unfused.string());
+                for (const auto &entry : fs::directory_iterator(unfused))
+                    if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
+                libraries["unfused_library"] = case_name + "/unfused/libnet.so";
+            }
             double gflop = 0;
             for (const Layer &layer : graph.layers) gflop += layer_cost(graph, layer).flops * 1e-9;
             nlohmann::ordered_json fields{{"graph", case_name + "/graph.json"}};

@@ -384,17 +384,26 @@ def bench_network(case, bench_dir, scratch, iterations, generator):
     finally:
         lib.lib.net_destroy(ctx)
         lib.release()
-    if "untuned_library" in case:  # tuning records changed some kernel: the default build too
-        plain = Library(os.path.join(bench_dir, case["untuned_library"]))
-        plain_ctx = plain.create(model)
-        plain_out = torch.full(out_shape, float("nan"))
-        try:
-            row["untuned"] = wall_times(lambda: plain.forward(plain_ctx, host_in, plain_out), iterations)
-            row["untuned_relative_error"] = float((plain_out - ours).norm() / ours.norm())
-        finally:
-            plain.lib.net_destroy(plain_ctx)
-            plain.release()
+    # The default build where tuning records changed some kernel; the unfused build (`bench nets
+    # --no-fusion --prepare`): each timed on the same input, its output compared with the library's.
+    for key in ("untuned", "unfused"):
+        if key + "_library" in case:
+            time_other_build(row, key, os.path.join(bench_dir, case[key + "_library"]), model, host_in, ours,
+                             iterations)
     return row
+
+
+def time_other_build(row, key, library_path, weights_path, host_in, ours, iterations):
+    """Another build of the same network (untuned, unfused), timed as the library was, into row[key]."""
+    other = Library(library_path)
+    ctx = other.create(weights_path)
+    out = torch.full(ours.shape, float("nan"))
+    try:
+        row[key] = wall_times(lambda: other.forward(ctx, host_in, out), iterations)
+        row[key + "_relative_error"] = float((out - ours).norm() / ours.norm())
+    finally:
+        other.lib.net_destroy(ctx)
+        other.release()
 
 
 def bench_network_forward(case, graph, weights, x, ours, forward, iterations):
@@ -486,6 +495,9 @@ def bench_exported(case, bench_dir, iterations, generator):
                 row["kernel_by_kernel"] = kernel_by_kernel_times(lib, weights_path, x, ours.shape, iterations)
             if case["network"] in os.environ.get("GPU_BENCH_REDUCE_OVERHEAD", "").split(","):
                 time_compiled(row, model, x, expected, iterations, "reduce-overhead")
+            if "unfused_library" in case:  # every layer its own step, on the same input
+                time_other_build(row, "unfused", os.path.join(bench_dir, case["unfused_library"]), weights_path,
+                                 x, ours, iterations)
     finally:
         lib.lib.net_destroy(ctx)
         lib.release()
@@ -551,6 +563,17 @@ def nets_markdown(results):
             u = r["untuned"]
             lines.append(f"\n{r['name']} untuned: {u['median_ms']:.3f} ({u['min_ms']:.3f}-{u['max_ms']:.3f}) ms, "
                          f"tuned speed-up {u['median_ms'] / r['cortado']['median_ms']:.2f}")
+    unfused = [r for r in results["rows"] if "unfused" in r and r["cortado"]["median_ms"] > 0]
+    if unfused:  # `--no-fusion --prepare`: the unfused build of each network, same run
+        lines += ["", "| network | fused ms | --no-fusion ms | fusion speed-up | --no-fusion over eager | unfused vs fused rel. |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for r in unfused:
+            f, u, e = r["cortado"]["median_ms"], r["unfused"]["median_ms"], r["peer_timing"]["median_ms"]
+            lines.append(f"| {r['name']} | {f:.3f} | {u:.3f} | {u / f:.2f} | {e / u if e > 0 else 0:.2f} | "
+                         f"{r['unfused_relative_error']:.1e} |")
+        fused_total, unfused_total = (sum(r[k]["median_ms"] for r in unfused) for k in ("cortado", "unfused"))
+        lines.append(f"\n{len(unfused)} networks: fused {fused_total:.2f} ms, --no-fusion {unfused_total:.2f} ms "
+                     f"(fusion speed-up {unfused_total / fused_total:.2f})")
     return "\n".join(lines) + "\n"
 
 
