@@ -138,45 +138,37 @@ TEST_F(Onnx, ModelsMatchOnnxRuntimeWithinAQuantizationStep) {
         }
 }
 
-// A quantized model compiled here for a GPU is checked on the GPU machine by prebuilt_network_check
-// (tools/bench/gpu-accuracy.sh), which must plan the library's int8 layers: with --precision int8
-// the checker passes the library `cortado compile --precision int8` wrote, every blob; without
-// it, the checker plans the model in fp32 and refuses the library as another graph's.
-TEST_F(Onnx, QuantizedModelCheckedAsCompiledByThePrebuiltChecker) {
-    if (test_target() != "host")
-        GTEST_SKIP() << "the checker built here runs host libraries; this suite's target is " << test_target();
-    const std::string name = "quantize_static_per_channel", dir = file("checked-int8");
-    const Result compiled = cortado("compile " + model(name) + " --precision int8 --name net --shared -o " + dir);
+// prebuilt_network_check (which checks on the GPU machine what was compiled here) plans the
+// network again, so it must be told what the library was compiled with: `cortado compile MODEL
+// OPTION` for the host, then the checker with OPTION passes every blob, and without it plans other
+// steps and refuses the library as another graph's.
+void expect_checked_only_as_compiled(const std::string &model_path, const std::string &option,
+                                     const std::string &dir) {
+    const Result compiled = cortado("compile " + model_path + " " + option + " --name net --shared -o " + dir);
     ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
-    const std::string check = std::string(CORTADO_CHECKER) + " " + model(name) + " " + dir + "/libnet.so " +
+    const std::string check = std::string(CORTADO_CHECKER) + " " + model_path + " " + dir + "/libnet.so " +
                               resolve_target("host").halide_target + " --own-weights --iterations 0";
-    const Result as_compiled = shell(check + " --precision int8");
+    const Result as_compiled = shell(check + " " + option);
     ASSERT_EQ(as_compiled.exit_code, 0) << as_compiled.output;
     EXPECT_NE(as_compiled.output.find("PASS"), std::string::npos) << as_compiled.output;
     EXPECT_EQ(as_compiled.output.find("FAIL"), std::string::npos) << as_compiled.output;
-    const Result in_fp32 = shell(check);
-    EXPECT_NE(in_fp32.exit_code, 0) << in_fp32.output;
-    EXPECT_NE(in_fp32.output.find("compiled from another graph"), std::string::npos) << in_fp32.output;
+    const Result otherwise = shell(check);
+    EXPECT_NE(otherwise.exit_code, 0) << otherwise.output;
+    EXPECT_NE(otherwise.output.find("compiled from another graph"), std::string::npos) << otherwise.output;
 }
 
-// So must it plan a library built with --no-fusion (tools/bench/gpu-whole-networks.sh checks both
-// builds of each network): with --no-fusion every blob passes; without it, the checker plans the
-// fused steps and refuses the library.
-TEST_F(Onnx, UnfusedBuildCheckedAsCompiledByThePrebuiltChecker) {
+// A quantized model in int8 with its own scales (tools/bench/gpu-accuracy.sh), and a build with
+// every layer its own step (tools/bench/gpu-whole-networks.sh checks both builds of a network).
+TEST_F(Onnx, PrebuiltCheckerPlansTheLibraryAsCompiled) {
     if (test_target() != "host")
         GTEST_SKIP() << "the checker built here runs host libraries; this suite's target is " << test_target();
-    const std::string name = "normalised", dir = file("checked-unfused");
-    const Result compiled = cortado("compile " + model(name) + " --no-fusion --name net --shared -o " + dir);
-    ASSERT_EQ(compiled.exit_code, 0) << compiled.output;
-    const std::string check = std::string(CORTADO_CHECKER) + " " + model(name) + " " + dir + "/libnet.so " +
-                              resolve_target("host").halide_target + " --own-weights --iterations 0";
-    const Result as_compiled = shell(check + " --no-fusion");
-    ASSERT_EQ(as_compiled.exit_code, 0) << as_compiled.output;
-    EXPECT_NE(as_compiled.output.find("PASS"), std::string::npos) << as_compiled.output;
-    EXPECT_EQ(as_compiled.output.find("FAIL"), std::string::npos) << as_compiled.output;
-    const Result fused = shell(check);
-    EXPECT_NE(fused.exit_code, 0) << fused.output;
-    EXPECT_NE(fused.output.find("compiled from another graph"), std::string::npos) << fused.output;
+    {
+        SCOPED_TRACE("--precision int8");
+        expect_checked_only_as_compiled(model("quantize_static_per_channel"), "--precision int8",
+                                        file("checked-int8"));
+    }
+    SCOPED_TRACE("--no-fusion");
+    expect_checked_only_as_compiled(model("normalised"), "--no-fusion", file("checked-unfused"));
 }
 
 // A network of today's ops exported by PyTorch 2.11's torch.export-based exporter (opset 20, IR
