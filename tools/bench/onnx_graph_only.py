@@ -10,8 +10,11 @@ without the Pad nodes 1.13 writes):
     onnx_graph_only.py fill GRAPH DONOR OUT OUT: GRAPH with each emptied initializer's data from
                                             DONOR's initializer of that name and shape; one
                                             without (a weight the other exporter named after
-                                            another node) gets uniform(-b, b) values,
-                                            b = 1/sqrt(fan-in), seeded by its name"""
+                                            another node) from the first of DONOR's unclaimed
+                                            initializers of its shape, in graph order (both
+                                            exports walk the same modules); one with neither gets
+                                            uniform(-b, b) values, b = 1/sqrt(fan-in), seeded by
+                                            its name"""
 import sys
 import zlib
 
@@ -45,13 +48,25 @@ def strip(model_path, out_path):
 
 def fill(graph_path, donor_path, out_path):
     graph = onnx.load(graph_path)
-    donor = {t.name: t for t in onnx.load(donor_path).graph.initializer}
+    donor_initializers = list(onnx.load(donor_path).graph.initializer)
+    donor = {t.name: t for t in donor_initializers}
     emptied = [t for t in graph.graph.initializer if empty(t)]
-    made = 0
+    named = {t.name for t in emptied if t.name in donor and list(donor[t.name].dims) == list(t.dims)}
+    unclaimed = {}  # shape -> DONOR's initializers no name claims, in graph order
+    for d in donor_initializers:
+        if d.name not in named:
+            unclaimed.setdefault(tuple(d.dims), []).append(d)
+    made = by_position = 0
     for t in emptied:
-        twin = donor.get(t.name)
-        if twin is not None and list(twin.dims) == list(t.dims):
-            t.CopyFrom(twin)
+        if t.name in named:
+            t.CopyFrom(donor[t.name])
+            continue
+        same_shape = unclaimed.get(tuple(t.dims))
+        if same_shape:
+            name = t.name
+            t.CopyFrom(same_shape.pop(0))
+            t.name = name
+            by_position += 1
             continue
         if t.data_type != onnx.TensorProto.FLOAT:
             sys.exit("%s: initializer %s has no twin in %s and is not float" % (graph_path, t.name, donor_path))
@@ -60,6 +75,9 @@ def fill(graph_path, donor_path, out_path):
         values = rng.uniform(-1, 1, tuple(t.dims)).astype(np.float32) / np.float32(np.sqrt(fan_in))
         t.CopyFrom(numpy_helper.from_array(values, t.name))
         made += 1
+    if by_position:
+        print("%s: %d initializers named apart in %s took its data by shape and order" % (graph_path, by_position,
+                                                                                        donor_path))
     if made:
         print("%s: %d initializers without a twin in %s took seeded values" % (graph_path, made, donor_path))
     onnx.save_model(graph, out_path)
