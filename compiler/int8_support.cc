@@ -57,6 +57,10 @@ int int8_weight_levels(const PlanTarget &target) {
                                                                         : ops::kInt8WeightLevels;
 }
 
+std::function<std::string(const Graph &, const Layer &)> int8_refusal_for(const PlanTarget &target) {
+    return [target](const Graph &graph, const Layer &layer) { return int8_refusal(graph, layer, target); };
+}
+
 std::function<std::string(const Graph &, const Layer &)> fp16_refusal_for(const PlanTarget &target) {
     return [target](const Graph &graph, const Layer &layer) { return fp16_refusal(graph, layer, target); };
 }

@@ -26,6 +26,9 @@ std::string fp16_refusal(const Graph &graph, const Layer &layer, const PlanTarge
 // ops::kInt8WeightLevels.
 int int8_weight_levels(const PlanTarget &target);
 
+// int8_refusal bound to `target`: what ImportOptions::int8_refusal takes.
+std::function<std::string(const Graph &, const Layer &)> int8_refusal_for(const PlanTarget &target);
+
 // fp16_refusal bound to `target`: what ImportOptions::fp16_refusal takes.
 std::function<std::string(const Graph &, const Layer &)> fp16_refusal_for(const PlanTarget &target);
 

@@ -22,9 +22,7 @@ void apply_cli_precision(const CliArgs &cli, ImportOptions &options, const Targe
     options.int8_weight_levels = int8_weight_levels(target.plan_target());
     if (!cli.has("qparams")) {  // the model's own QuantizeLinear nodes say how
         options.int8_from_model = true;
-        options.int8_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {
-            return int8_refusal(graph, layer, plan_target);
-        };
+        options.int8_refusal = int8_refusal_for(target.plan_target());
         return;
     }
     const std::string path = cli.get("qparams");

@@ -63,9 +63,10 @@ int main(int argc, char **argv) {
         return 2;
     }
     try {
+        const PlanTarget plan_target(argv[3]);
         ImportOptions options;
         // The levels `cortado compile --target` gave the library's int8 weights, unless told.
-        options.int8_weight_levels = int8_weight_levels(PlanTarget(argv[3]));
+        options.int8_weight_levels = int8_weight_levels(plan_target);
         uint64_t seed = 1;
         int iterations = 20;
         int replays = 2;  // forwards checked without the callback (a CUDA graph's capture and replay)
@@ -110,16 +111,14 @@ int main(int argc, char **argv) {
             } else if (key == "--precision" && value == "fp16") {
                 // The layers `cortado compile` marked: those the target can run in fp16.
                 options.fp16 = true;
-                options.fp16_refusal = fp16_refusal_for(PlanTarget(argv[3]));
+                options.fp16_refusal = fp16_refusal_for(plan_target);
             } else throw CompileError("unknown option " + key);
         }
         if (int8_from_model && options.int8_layers.empty()) {
             // A quantized model (QDQ, QLinear) with its own scales: the layers `cortado compile
             // --precision int8` runs in int8 on this target (with --qparams, those it names).
             options.int8_from_model = true;
-            options.int8_refusal = [plan_target = PlanTarget(argv[3])](const Graph &graph, const Layer &layer) {
-                return int8_refusal(graph, layer, plan_target);
-            };
+            options.int8_refusal = int8_refusal_for(plan_target);
         }
         Graph unfused = load_network(argv[1], options, false);
         if (!model_weights.empty()) {  // the unfused layers' weights, which the library reads by layer name

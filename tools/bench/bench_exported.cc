@@ -86,9 +86,7 @@ BenchRow bench_exported_network(const ExportedBenchCase &c, const TargetDescript
     options.batch = c.batch;
     options.int8_from_model = c.int8;
     options.int8_weight_levels = int8_weight_levels(target.plan_target());
-    options.int8_refusal = [plan_target = target.plan_target()](const Graph &graph, const Layer &layer) {
-        return int8_refusal(graph, layer, plan_target);
-    };
+    options.int8_refusal = int8_refusal_for(target.plan_target());
     const Graph unfused = load_network(c.model, options, false);
     Graph graph = unfused;
     if (fuse) fuse_layers(graph);

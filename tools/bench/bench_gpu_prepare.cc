@@ -26,6 +26,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// Builds `graph` into FOLDER/libnet.so and removes everything else the build wrote there.
+void build_library_alone(const Graph &graph, const TargetDescription &target, const fs::path &folder,
+                         const BuildOptions &options) {
+    link_shared_library(build_network(graph, "net", target, folder.string(), options), folder.string());
+    for (const auto &entry : fs::directory_iterator(folder))
+        if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
+}
+
 // Builds `graph` into OUT/libnet.so with the tuning records, keeping only the library (and
 // graph.json); where the records change some kernel, also without them into OUT/untuned/.
 // Returns the case's JSON fields for the libraries.
@@ -35,11 +43,7 @@ nlohmann::ordered_json build_libraries(const Graph &graph, const TargetDescripti
     link_shared_library(built, out.string());
     nlohmann::ordered_json fields{{"library", case_name + "/libnet.so"}};
     if (uses_tuning_records(built.plan)) {
-        const fs::path untuned = out / "untuned";
-        link_shared_library(build_network(graph, "net", target, untuned.string(), cli_build_options()),
-                            untuned.string());
-        for (const auto &entry : fs::directory_iterator(untuned))
-            if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
+        build_library_alone(graph, target, out / "untuned", cli_build_options());
         fields["untuned_library"] = case_name + "/untuned/libnet.so";
     }
     for (const auto &entry : fs::directory_iterator(out))
@@ -112,11 +116,7 @@ void prepare_gpu_bench(const std::string &suite, const std::string &csv, const s
             fuse_layers(fused);
             auto libraries = build_libraries(fused, target, out, case_name, records);
             if (!fuse) {  // the same graph, every layer its own step, timed beside the fused build
-                const fs::path unfused = out / "unfused";
-                link_shared_library(build_network(graph, "net", target, unfused.string(), cli_build_options(records)),
-                                    unfused.string());
-                for (const auto &entry : fs::directory_iterator(unfused))
-                    if (entry.path().filename() != "libnet.so") fs::remove(entry.path());
+                build_library_alone(graph, target, out / "unfused", cli_build_options(records));
                 libraries["unfused_library"] = case_name + "/unfused/libnet.so";
             }
             double gflop = 0;
