@@ -48,6 +48,7 @@
 #include "ops/conv2d.h"
 #include "ops/elementwise.h"
 #include "ops/gemm.h"
+#include "schedules/cpu/conv2d_depthwise_space.h"
 #include "schedules/families.h"
 #include "schedules/gpu/conv2d_staged_tile.h"
 #include "tests/scoped_knobs.h"
