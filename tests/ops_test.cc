@@ -19,6 +19,7 @@
 #include "frontend/shape_inference.h"
 #include "schedules/cpu/conv2d_winograd_space.h"
 #include "schedules/families.h"
+#include "schedules/gpu/conv2d_winograd_space.h"
 #include "tests/network_harness.h"
 #include "tests/scoped_knobs.h"
 
@@ -174,10 +175,11 @@ TEST(Convolution, GpuChannelLanesForcedOnEdgeShapes) {
     }
 }
 
-// Winograd F(2x2, 3x3) and F(4x4, 3x3) of the target's family (CPU or GPU), and the CPU's
-// F(2x2, 5x5), forced, checked against their own tolerances: maps that are not whole tiles, padding 0 and 1, batch 2, more
-// output channels than a register tile, fused activations, no bias, groups; on the GPU also a tile of
-// odd sizes whose blocks shift inwards, and the input channels split into shares (some short).
+// Winograd F(2x2, 3x3), F(4x4, 3x3) and F(2x2, 5x5) of the target's family (CPU or GPU), forced,
+// checked against their own tolerances: maps that are not whole tiles, padding 0 and 1 (2 for
+// 5x5), batch 2, more output channels than a register tile, fused activations, no bias, groups;
+// on the GPU also a tile of odd sizes whose blocks shift inwards, and the input channels split
+// into shares (some short).
 TEST(Convolution, WinogradVariantsForced) {
     if (!cpu_test_target() && !gpu_test_target()) GTEST_SKIP() << test_target() << " has no Winograd variant";
     if (forced_variants_checked_by_the_host_suite())
@@ -220,14 +222,19 @@ TEST(Convolution, WinogradVariantsForced) {
             layer("c", "Convolution", "data", "c", conv_params(40, "kernel_size: 3 pad: 1 group: 2")), {2, 6, 9, 8},
             std::string(variant) + ": 2 groups of 20 outputs (not whole vectors), batch 2");
     }
-    if (!cpu_test_target()) return;
-    // F(2x2, 5x5), the CPU's: the same kinds of shapes with 5x5 kernels, padding 0 and 2. The
-    // plan's tolerance is the variant's, so it did not fall back to an exact one (compared as
-    // floats: on the ARM64 target the checker reads it back from text).
-    for (const char *knobs :
-         {"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=0", "conv2d.variant=cpu_winograd_f2_5x5"}) {
+    // F(2x2, 5x5): the same kinds of shapes with 5x5 kernels, padding 0 and 2. The plan's
+    // tolerance is the variant's, so it did not fall back to an exact one (compared as floats: on
+    // the ARM64 target the checker reads it back from text).
+    const std::vector<const char *> five_by_five =
+        gpu_test_target() ? std::vector<const char *>{"conv2d.variant=gpu_winograd_f2_5x5",
+                                                      "conv2d.variant=gpu_winograd_f2_5x5,conv2d.cols=3,conv2d.rows=5,"
+                                                      "conv2d.threads_x=3,conv2d.threads_y=2,conv2d.k_block=24"}
+                          : std::vector<const char *>{"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=0",
+                                                      "conv2d.variant=cpu_winograd_f2_5x5"};
+    const float tolerance =
+        gpu_test_target() ? schedules::gpu::kGpuWinogradF2K5Tolerance : schedules::cpu::kWinogradF2K5Tolerance;
+    for (const char *knobs : five_by_five) {
         const ScopedKnobs forced(knobs);
-        const float tolerance = schedules::cpu::kWinogradF2K5Tolerance;
         EXPECT_FLOAT_EQ(
             expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 5 pad: 2")) +
                                          layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),

@@ -97,6 +97,7 @@ void winograd(Conv2dWinograd &a, const ops::Conv2dOp &op, const Target &) {
 }
 const BindSchedule<Conv2dWinograd, ops::Conv2dOp> winograd_f2_binding{"gpu_winograd_f2", winograd};
 const BindSchedule<Conv2dWinograd, ops::Conv2dOp> winograd_f4_binding{"gpu_winograd_f4", winograd};
+const BindSchedule<Conv2dWinograd, ops::Conv2dOp> winograd_f2_5x5_binding{"gpu_winograd_f2_5x5", winograd};
 
 const BindSchedule<InnerProduct, ops::InnerProductOp> inner_product_binding{
     "gpu_block_partials",

@@ -157,6 +157,7 @@ inline FamilySpace space() {
     add_conv2d_gemm_variants(conv);
     conv.variants.push_back(conv2d_winograd(2));
     conv.variants.push_back(conv2d_winograd(4));
+    conv.variants.push_back(conv2d_winograd(2, 5));
     // Staging lost on most of the H100 conv suite (Conv2dKnobs::stage_channels): never the default.
     conv.default_variant = [](const Conv2dShape &s, const TargetInfo &) {
         if (ops::is_depthwise(s)) return std::string(kGpuDepthwise);
