@@ -119,33 +119,27 @@ std::vector<std::string> schedule_version_sources(const std::string &op, const s
 }
 
 std::string schedule_version(const std::string &op, const std::string &variant) {
-    // Remembered per variant, failures too: every tuning record loaded asks for its variant's
-    // version, and following the includes each time cost most of a small network's compile.
+    // Remembered per variant (a failure as its message): every tuning record loaded asks for its
+    // variant's version, and following the includes searches the source list once per include.
     static std::mutex mutex;
     static std::map<std::string, std::pair<std::string, std::string>> known;  // version, error
     const std::string key = op + " " + variant;
-    {
-        const std::lock_guard<std::mutex> lock(mutex);
-        if (const auto it = known.find(key); it != known.end()) {
-            if (!it->second.second.empty()) throw CompileError(it->second.second);
-            return it->second.first;
+    const std::lock_guard<std::mutex> lock(mutex);
+    auto it = known.find(key);
+    if (it == known.end()) {
+        std::pair<std::string, std::string> result;
+        try {
+            std::string text;
+            for (const std::string &path : schedule_version_sources(op, variant))
+                text += path + " " + source(path, key).hash + "\n";
+            result.first = content_hash_hex(text).substr(0, 12);
+        } catch (const CompileError &e) {
+            result.second = e.what();
         }
+        it = known.emplace(key, result).first;
     }
-    std::pair<std::string, std::string> result;
-    try {
-        std::string text;
-        for (const std::string &path : schedule_version_sources(op, variant))
-            text += path + " " + source(path, key).hash + "\n";
-        result.first = content_hash_hex(text).substr(0, 12);
-    } catch (const CompileError &e) {
-        result.second = e.what();
-    }
-    {
-        const std::lock_guard<std::mutex> lock(mutex);
-        known.emplace(key, result);
-    }
-    if (!result.second.empty()) throw CompileError(result.second);
-    return result.first;
+    if (!it->second.second.empty()) throw CompileError(it->second.second);
+    return it->second.first;
 }
 
 }  // namespace cortado

@@ -12,8 +12,8 @@
 namespace cortado::schedules {
 
 namespace detail {
-// Defined in families.cc, the one file that compiles the families' spaces: every rule and knob
-// space is code in their headers, and each file that included them compiled it all again.
+// Defined in families.cc, so that only that file compiles the families' spaces: every rule and
+// knob space is inline code in the family headers, which each file including them would compile.
 std::map<std::string, FamilySpace> &family_table();
 }  // namespace detail
 

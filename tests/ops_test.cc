@@ -225,16 +225,17 @@ TEST(Convolution, WinogradVariantsForced) {
     // F(2x2, 5x5): the same kinds of shapes with 5x5 kernels, padding 0 and 2. The plan's
     // tolerance is the variant's, so it did not fall back to an exact one (compared as floats: on
     // the ARM64 target the checker reads it back from text).
-    const std::vector<const char *> five_by_five =
-        gpu_test_target() ? std::vector<const char *>{"conv2d.variant=gpu_winograd_f2_5x5",
-                                                      "conv2d.variant=gpu_winograd_f2_5x5,conv2d.cols=3,conv2d.rows=5,"
-                                                      "conv2d.threads_x=3,conv2d.threads_y=2,conv2d.k_block=24"}
-                          : std::vector<const char *>{"conv2d.variant=cpu_winograd_f2_5x5,conv2d.channel_products=0",
-                                                      "conv2d.variant=cpu_winograd_f2_5x5"};
+    std::vector<std::string> five_by_five = {"conv2d.variant=" + family + "_winograd_f2_5x5" + stored};
+    if (gpu_test_target())
+        five_by_five.push_back(
+            "conv2d.variant=gpu_winograd_f2_5x5,conv2d.cols=3,conv2d.rows=5,conv2d.threads_x=3,conv2d.threads_y=2,"
+            "conv2d.k_block=24");
+    else
+        five_by_five.push_back("conv2d.variant=cpu_winograd_f2_5x5");
     const float tolerance =
         gpu_test_target() ? schedules::gpu::kGpuWinogradF2K5Tolerance : schedules::cpu::kWinogradF2K5Tolerance;
-    for (const char *knobs : five_by_five) {
-        const ScopedKnobs forced(knobs);
+    for (const std::string &knobs : five_by_five) {
+        const ScopedKnobs forced(knobs.c_str());
         EXPECT_FLOAT_EQ(
             expect_matches_reference(layer("c", "Convolution", "data", "c", conv_params(37, "kernel_size: 5 pad: 2")) +
                                          layer("r", "ReLU", "c", "c", "relu_param { negative_slope: 0.1 }"),
