@@ -214,7 +214,7 @@ TEST(Registry, EveryVariantsDefaultKnobsLieInTheirDomains) {
 }
 
 // Winograd by default (schedules/cpu/conv2d_space.h, winograd_default): F(4x4) on large maps,
-// F(2x2) on small ones, the direct convolution where the layer is too shallow, the map too small
+// on small ones F(4x4) or F(2x2) by their estimated cost, the direct convolution where the layer is too shallow, the map too small
 // or one image's transformed input too large; a batch whose transforms pass the limit is
 // transformed a chunk of images at a time (winograd_batch_chunk).
 TEST(ConvRules, WinogradWhereItPays) {
@@ -231,9 +231,14 @@ TEST(ConvRules, WinogradWhereItPays) {
     EXPECT_EQ(variant(conv3x3(20, 64, 64, 56)), "cpu_winograd_f4") << "36 MiB transformed, deep";
     EXPECT_EQ(chunk(conv3x3(20, 64, 64, 56)), 0) << "the whole batch within the deep limit";
     EXPECT_EQ(variant(conv3x3(5, 128, 128, 28)), "cpu_winograd_f4");
-    EXPECT_EQ(variant(conv3x3(5, 256, 256, 14)), "cpu_winograd_f2") << "below kWinogradF4MinMap";
-    EXPECT_EQ(variant(conv3x3(20, 512, 512, 7)), "cpu_winograd_f2");
-    EXPECT_EQ(variant(conv3x3(20, 384, 384, 13, 2)), "cpu_winograd_f2") << "192 channels per group";
+    // Below kWinogradF4MinMap, by winograd_cost and the transformed weights' size.
+    EXPECT_EQ(variant(conv3x3(5, 256, 256, 14)), "cpu_winograd_f4") << "F(4x4) at 0.82 of F(2x2)'s cost";
+    EXPECT_EQ(variant(conv3x3(20, 160, 320, 7)), "cpu_winograd_f4") << "0.67";
+    EXPECT_EQ(variant(conv3x3(20, 256, 256, 10)), "cpu_winograd_f2") << "0.92: the edge tiles";
+    EXPECT_EQ(variant(conv3x3(20, 64, 64, 14)), "cpu_winograd_f2") << "1.11: the transforms";
+    EXPECT_EQ(variant(conv3x3(20, 512, 512, 7)), "cpu_winograd_f2") << "36 MiB of F(4x4) weights, past half L3";
+    EXPECT_EQ(variant(conv3x3(1, 384, 384, 13)), "cpu_winograd_f2") << "20 MiB";
+    EXPECT_EQ(variant(conv3x3(20, 384, 384, 13, 2)), "cpu_winograd_f4") << "192 channels per group, 10 MiB";
     EXPECT_EQ(variant(conv3x3(1, 512, 512, 5)), "cpu_direct_channel_lanes") << "a map below kWinogradMinMap";
     EXPECT_EQ(variant(conv3x3(1, 128, 32, 56)), "cpu_winograd_f4") << "DenseNet at batch 1: 3.4 MiB transformed";
     EXPECT_EQ(variant(conv3x3(5, 128, 32, 28)), "cpu_winograd_f4") << "4.3 MiB";
@@ -417,7 +422,7 @@ TEST(ParallelRules, TasksKeepEveryCoreBusy) {
         EXPECT_TRUE(balanced(gemm_tasks)) << cores << " cores: " << gemm_tasks << " GEMM tasks";
         // Its 3x3 layer as Winograd: a task per image and block of output channels.
         const ops::Choice winograd = choose(ops::Conv2dShape{5, 256, 14, 14, 256, 14, 14, 3, 3, 1, 1, 1, 1, 1, 1, 1});
-        EXPECT_EQ(winograd.variant, "cpu_winograd_f2");
+        EXPECT_EQ(winograd.variant, "cpu_winograd_f4");
         const long long winograd_tasks = 5LL * ceil_div(256, winograd.knobs.get("col_block"));
         EXPECT_TRUE(balanced(winograd_tasks) || winograd.knobs.get("col_block") == winograd.knobs.get("cols"))
             << cores << " cores: " << winograd_tasks << " Winograd tasks";

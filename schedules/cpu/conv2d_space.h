@@ -28,8 +28,10 @@ inline constexpr int kCpuChannelLanesMinDepth = 192;
 // Winograd by default, where it measured faster than the channel-lanes direct convolution in
 // the network (docs/PERFORMANCE.md, "Winograd by default on the CPU"):
 // - F(4x4) on maps of at least kWinogradF4MinMap: a 6x6 tile wastes little there, and each
-//   output costs a quarter of the direct convolution's multiplies; F(2x2) on smaller maps down to
-//   kWinogradMinMap, where F(4x4)'s tiles would mostly lie past the map's edge;
+//   output costs a quarter of the direct convolution's multiplies. On smaller maps down to
+//   kWinogradMinMap, F(4x4) where winograd_cost puts it below kWinogradF4CostShare of F(2x2)'s
+//   and its transformed weights fit half of L3 (each image's products stream them all);
+//   otherwise F(2x2);
 // - the transforms cost per input and output channel what the products save per pair of them,
 //   so shallow layers (fewer than kWinogradMinInputs inputs or kWinogradMinOutputs outputs per
 //   group) are left direct;
@@ -38,6 +40,37 @@ inline constexpr int kCpuChannelLanesMinDepth = 192;
 //   direct.
 inline constexpr int kWinogradF4MinMap = 24, kWinogradMinMap = 7;
 inline constexpr int kWinogradMinInputs = 16, kWinogradMinOutputs = 32;
+inline constexpr double kWinogradF4CostShare = 0.9;
+
+// What F(m×m, 3×3) costs `s`, in arithmetic: per tile (the map's edge tiles whole), the α² products
+// of every input by every output channel, plus the transforms, per input channel (B^T d B) and per
+// output channel (A^T M A), counted from their matrices. A transform's operation cost about
+// kWinogradTransformWeight of the products' (loads, stores and shuffles where the products stream
+// FMAs). Fitted on 3x3 layers on 7x7 to 20x20 maps at batch 1, 5 and 20 on a Zen 3 (AVX2):
+// F(4x4) against F(2x2) measured 0.65-0.8 where this puts it at 0.66-0.85, ties near 0.9-0.95,
+// and lost (64 > 64 on 14x14) at 1.1 (docs/PERFORMANCE.md, "F(4x4) on small maps").
+inline constexpr double kWinogradTransformWeight = 4;
+inline double winograd_cost(const Conv2dShape &s, int m) {
+    const int alpha = m + 2;
+    const double in = s.in_channels / s.group, out = s.out_channels / s.group;
+    const double input_transform = m == 4 ? 456 : 32, output_transform = m == 4 ? 320 : 24;
+    const double per_tile =
+        2.0 * alpha * alpha * in * out + kWinogradTransformWeight * (input_transform * in + output_transform * out);
+    return double(ops::winograd_tiles(s, m).count) * s.group * per_tile;
+}
+
+// The bytes of F(m×m, r×r)'s transformed weights: α² by input by output channels.
+inline int64_t winograd_weight_bytes(const Conv2dShape &s, int m) {
+    const int64_t alpha = m + s.kernel_h - 1;
+    return alpha * alpha * (s.in_channels / s.group) * s.out_channels * 4;
+}
+
+// F(4x4) or F(2x2) for a map below kWinogradF4MinMap.
+inline int winograd_small_map_m(const Conv2dShape &s, const TargetInfo &t) {
+    const int64_t cache_kib = t.model().l3_kib > 0 ? t.model().l3_kib : t.model().l2_kib;
+    if (winograd_weight_bytes(s, 4) > cache_kib * 1024 / 2) return 2;
+    return winograd_cost(s, 4) < kWinogradF4CostShare * winograd_cost(s, 2) ? 4 : 2;
+}
 
 // The Winograd variant the default rule takes for `s`, "" where the direct convolution stays.
 // A target with strict_float asked for IEEE semantics, which Winograd's transforms do not keep
@@ -47,7 +80,7 @@ inline std::string winograd_default(const Conv2dShape &s, const TargetInfo &t) {
     const int map = std::min(s.out_h, s.out_w), in = s.in_channels / s.group, out = s.out_channels / s.group;
     if (!ops::winograd_unsupported(s, 3).empty() || map < kWinogradMinMap) return "";
     if (in < kWinogradMinInputs || out < kWinogradMinOutputs) return "";
-    const int m = map >= kWinogradF4MinMap ? 4 : 2;
+    const int m = map >= kWinogradF4MinMap ? 4 : winograd_small_map_m(s, t);
     // F(2x2) saves 2.25x the multiplies, not 4x: on shallow layers its transforms ate the saving.
     if (m == 2 && !winograd_deep(s)) return "";
     if (winograd_transform_bytes_per_image(s, m) > winograd_transform_limit(s)) return "";
