@@ -1106,6 +1106,9 @@ class Planner {
     // such a variant, those whose output was then blocked.
     const std::map<std::string, std::string> &movable() const { return movable_; }
     const std::map<std::string, std::string> &moved_and_blocked() const { return moved_and_blocked_; }
+    // After run(): the default-ruled convolutions that read and write NCHW, each with the variant
+    // the family's rule takes for NCHW where that differs (OpSpace::nchw_variant).
+    const std::map<std::string, std::string> &nchw_moves() const { return nchw_moves_; }
 
   private:
     // The variant that computes convolution `s` in channel blocks where the default's cannot: a
@@ -1124,6 +1127,15 @@ class Planner {
     }
 
     void note_movable_layers() {
+        const auto &nchw_variant = family_.op<ops::Conv2dShape>().nchw_variant;
+        for (const auto &[step, shape] : conv_shapes_) {
+            const PlannedStep &planned = plan_.steps[step];
+            if (!nchw_variant || plan_.kernels[planned.kernel].variant_source != kDefaultRuleSource) continue;
+            if (plan_.tensors[planned.views.front().tensor].channel_block > 0 ||
+                plan_.tensors[planned.output_tensor].channel_block > 0)
+                continue;
+            if (const std::string to = nchw_variant(shape, info_); !to.empty()) nchw_moves_[step_layers_.at(step)] = to;
+        }
         if (!blocks_channels()) return;
         for (const auto &[step, shape] : conv_shapes_) {
             const PlannedStep &planned = plan_.steps[step];
@@ -1410,7 +1422,7 @@ class Planner {
     std::map<int, ops::PoolingShape> pooling_shapes_;  // step index -> its pooling's shape
     std::map<int, int> affine_channels_;               // step index -> the channels of a channel affine map over NCHW's
     std::map<int, std::string> step_layers_;           // step index -> the (first) layer it computes
-    std::map<std::string, std::string> moved_, movable_, moved_and_blocked_;  // layer -> variant
+    std::map<std::string, std::string> moved_, movable_, moved_and_blocked_, nchw_moves_;  // layer -> variant
 };
 
 }  // namespace
@@ -1438,18 +1450,28 @@ KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilo
 // channel plane, so the plan moves a layer only where its output is then blocked: it plans
 // again with the moved set until every moved layer's output is (each round drops layers, so it
 // ends). Records and knobs still decide first.
+// Some default choices pay only on blocked tensors (CPU Winograd F(4x4) on small maps): a layer
+// that reads and writes NCHW in the settled plan takes its family's NCHW variant instead, in one
+// more planning (same layouts: both variants take the same blocks).
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
                          const PlanOptions &options) {
     Planner first(graph, target, options);
     NetworkPlan plan = first.run(name);
-    std::map<std::string, std::string> moved = first.movable();
+    std::map<std::string, std::string> moved = first.movable(), settled, nchw = first.nchw_moves();
     while (!moved.empty()) {
         Planner trial(graph, target, options, moved);
         NetworkPlan trial_plan = trial.run(name);
-        if (trial.moved_and_blocked() == moved) return trial_plan;
+        if (trial.moved_and_blocked() == moved) {
+            plan = std::move(trial_plan);
+            settled = moved;
+            nchw = trial.nchw_moves();
+            break;
+        }
         moved = trial.moved_and_blocked();
     }
-    return plan;
+    if (nchw.empty()) return plan;
+    settled.insert(nchw.begin(), nchw.end());
+    return Planner(graph, target, options, settled).run(name);
 }
 
 }  // namespace cortado

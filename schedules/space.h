@@ -122,6 +122,9 @@ struct OpSpace {
     std::vector<VariantSpec<Shape>> variants;
     // The default rule for the variant: its name, from the shape.
     std::function<std::string(const Shape &, const TargetInfo &)> default_variant;
+    // Where the default rule's variant pays only on channel-blocked tensors: the variant for a
+    // layer that reads and writes NCHW ("": the default's). Unset where the layout does not matter.
+    std::function<std::string(const Shape &, const TargetInfo &)> nchw_variant;
 
     const VariantSpec<Shape> *find(const std::string &name) const {
         for (const auto &v : variants)

@@ -65,8 +65,12 @@ inline int64_t winograd_weight_bytes(const Conv2dShape &s, int m) {
     return alpha * alpha * (s.in_channels / s.group) * s.out_channels * 4;
 }
 
-// F(4x4) or F(2x2) for a map below kWinogradF4MinMap.
-inline int winograd_small_map_m(const Conv2dShape &s, const TargetInfo &t) {
+// F(4x4) or F(2x2) for a map below kWinogradF4MinMap. The estimate holds for channel-blocked
+// tensors; reading and writing NCHW (one layer alone, or between layers that take no blocks),
+// F(4x4)'s transforms gather and scatter 6x6 and 4x4 tiles across channel planes, and it ran
+// slower than F(2x2) (160 > 320 on 14x14 at batch 20: 19.5-23.5 ms against 14.8).
+inline int winograd_small_map_m(const Conv2dShape &s, const TargetInfo &t, bool blocked) {
+    if (!blocked) return 2;
     const int64_t cache_kib = t.model().l3_kib > 0 ? t.model().l3_kib : t.model().l2_kib;
     if (winograd_weight_bytes(s, 4) > cache_kib * 1024 / 2) return 2;
     return winograd_cost(s, 4) < kWinogradF4CostShare * winograd_cost(s, 2) ? 4 : 2;
@@ -75,12 +79,12 @@ inline int winograd_small_map_m(const Conv2dShape &s, const TargetInfo &t) {
 // The Winograd variant the default rule takes for `s`, "" where the direct convolution stays.
 // A target with strict_float asked for IEEE semantics, which Winograd's transforms do not keep
 // (an infinity spreads over a tile): it keeps the direct convolution.
-inline std::string winograd_default(const Conv2dShape &s, const TargetInfo &t) {
+inline std::string winograd_default(const Conv2dShape &s, const TargetInfo &t, bool blocked = true) {
     if (t.has_feature("strict_float")) return "";
     const int map = std::min(s.out_h, s.out_w), in = s.in_channels / s.group, out = s.out_channels / s.group;
     if (!ops::winograd_unsupported(s, 3).empty() || map < kWinogradMinMap) return "";
     if (in < kWinogradMinInputs || out < kWinogradMinOutputs) return "";
-    const int m = map >= kWinogradF4MinMap ? 4 : winograd_small_map_m(s, t);
+    const int m = map >= kWinogradF4MinMap ? 4 : winograd_small_map_m(s, t, blocked);
     // F(2x2) saves 2.25x the multiplies, not 4x: on shallow layers its transforms ate the saving.
     if (m == 2 && !winograd_deep(s)) return "";
     if (winograd_transform_bytes_per_image(s, m) > winograd_transform_limit(s)) return "";
@@ -122,7 +126,7 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
     space.variants.push_back(conv2d_winograd(2, 3, registers));
     space.variants.push_back(conv2d_winograd(4, 3, registers));
     space.variants.push_back(conv2d_winograd(2, 5, registers));
-    space.default_variant = [direct_name](const Conv2dShape &s, const TargetInfo &t) -> std::string {
+    const auto rule = [direct_name](const Conv2dShape &s, const TargetInfo &t, bool blocked) -> std::string {
         if (ops::is_fully_connected(s)) return "cpu_gemm_fully_connected";
         if (ops::is_depthwise(s)) return kDepthwise;
         if (ops::is_pointwise(s))
@@ -132,9 +136,14 @@ inline OpSpace<Conv2dShape> conv2d_space(VariantSpec<Conv2dShape> direct, Regist
         // A strided 1x1 layer sums as deep as a pointwise one, and blocks its reduction the same
         // way; the direct convolution streams every weight panel whole per register tile.
         if (ops::is_strided_pointwise(s)) return "cpu_gemm_1x1_channel_lanes";
-        if (const std::string winograd = winograd_default(s, t); !winograd.empty()) return winograd;
+        if (const std::string winograd = winograd_default(s, t, blocked); !winograd.empty()) return winograd;
         return channel_lanes_apply(s, t) && ops::reduction_depth(s) >= kCpuChannelLanesMinDepth ? kChannelLanes
                                                                                                 : direct_name;
+    };
+    space.default_variant = [rule](const Conv2dShape &s, const TargetInfo &t) { return rule(s, t, true); };
+    space.nchw_variant = [rule](const Conv2dShape &s, const TargetInfo &t) {
+        const std::string nchw = rule(s, t, false);
+        return nchw == rule(s, t, true) ? std::string() : nchw;
     };
     return space;
 }
