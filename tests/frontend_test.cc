@@ -537,6 +537,35 @@ TEST(Caffe, ScaleBySecondBottomChecksItsShape) {
     EXPECT_NE(e.find("layer 's' (Scale): has 3 bottoms, expected 1..2"), std::string::npos) << e;
 }
 
+// F(4x4) on a map below 24 pays only on channel-blocked tensors (winograd_small_map_m,
+// schedules/cpu/conv2d_space.h): between two 1x1 layers, which block it, the 3x3 layer keeps it;
+// alone, reading the network's input and writing its output as NCHW, the plan moves it to F(2x2)
+// through the layout rule.
+TEST(Planner, SmallMapWinogradF4OnlyOnBlockedTensors) {
+    const std::string input = "input: \"data\"\ninput_shape { dim: 20 dim: 160 dim: 14 dim: 14 }\n";
+    const auto conv = [](const std::string &name, const std::string &bottom, int outputs, int kernel) {
+        return "layer { name: \"" + name + "\" type: \"Convolution\" bottom: \"" + bottom + "\" top: \"" + name +
+               "\" convolution_param { num_output: " + std::to_string(outputs) +
+               " kernel_size: " + std::to_string(kernel) + " pad: " + std::to_string(kernel / 2) + " } }\n";
+    };
+    const auto choice_of = [&](const std::string &body, const std::string &layer) {
+        const NetworkPlan plan = plan_network(parse(input + body), "net", std::string("x86-64-linux-avx2-fma"));
+        for (const PlannedStep &s : plan.steps)
+            if (s.layer == layer) return plan.kernels[size_t(s.kernel)];
+        ADD_FAILURE() << "no step " << layer;
+        return KernelInstance{};
+    };
+    const KernelInstance blocked =
+        choice_of(conv("a", "data", 160, 1) + conv("b", "a", 320, 3) + conv("c", "b", 320, 1), "b");
+    EXPECT_EQ(blocked.choice.variant, "cpu_winograd_f4");
+    EXPECT_EQ(blocked.variant_source, kDefaultRuleSource);
+    EXPECT_GT(blocked.choice.layout_out.channel_block, 0);
+    const KernelInstance alone = choice_of(conv("b", "data", 320, 3), "b");
+    EXPECT_EQ(alone.choice.variant, "cpu_winograd_f2");
+    EXPECT_EQ(alone.variant_source, kLayoutRuleSource);
+    EXPECT_EQ(alone.choice.layout_out.channel_block, 0);
+}
+
 // A Concat whose inputs each have one writer runs no kernel: the producers write into their
 // slices, at batch above 1 with the concatenation's image as their batch stride. DenseNet's
 // growing concatenations share one buffer; the network's input, an input read by two
