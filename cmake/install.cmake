@@ -7,6 +7,9 @@
 include(CMakePackageConfigHelpers)
 install(TARGETS cortado RUNTIME DESTINATION bin)
 install(TARGETS cortado_runtime ARCHIVE DESTINATION lib)
+if(TARGET cortado_bench_peers)
+  install(TARGETS cortado_bench_peers LIBRARY DESTINATION lib)
+endif()
 install(IMPORTED_RUNTIME_ARTIFACTS Halide::Halide LIBRARY DESTINATION lib)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/targets/ DESTINATION share/cortado/targets)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/runtime/ DESTINATION share/cortado/runtime

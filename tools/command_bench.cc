@@ -3,12 +3,10 @@
 // Every cortado result is checked against the peer's output before either is
 // timed; times are medians over --iterations runs after a warm-up. The sgemm suite runs the gemm
 // op on its own, against OpenBLAS with the kernel set of this CPU's instruction set.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <iostream>
 #include <memory>
@@ -183,29 +181,6 @@ GemmRun run_gemm(int n, const TargetDescription &target, int iterations, const s
     return result;
 }
 
-// OpenBLAS picks its kernels once, when it is loaded: where this CPU calls for another set than
-// OpenBLAS detects, or than an inherited OPENBLAS_CORETYPE names, the bench runs itself again
-// with OPENBLAS_CORETYPE set, so that the peer is never held to a narrower instruction set than
-// cortado. The report names the set either way.
-void use_openblas_kernels_for_this_cpu() {
-    const std::string core = openblas_core_for_this_cpu();
-    const char *inherited = std::getenv("OPENBLAS_CORETYPE");
-    if (core.empty() || (inherited && core == inherited)) return;
-    if (inherited)
-        std::cerr << "cortado bench: OPENBLAS_CORETYPE=" << inherited << " replaced by " << core
-                  << ", the kernel set of this CPU's instruction set\n";
-    std::ifstream file("/proc/self/cmdline", std::ios::binary);
-    std::vector<std::string> words;
-    for (std::string word; std::getline(file, word, '\0');) words.push_back(word);
-    std::vector<char *> argv;
-    for (std::string &w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    if (words.empty() || ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1) != 0) return;
-    std::cout.flush();
-    ::execv("/proc/self/exe", argv.data());
-    // exec failed: OpenBLAS's choice stands, and the report names it.
-}
-
 }  // namespace
 
 int command_bench(const std::vector<std::string> &args) {
@@ -250,7 +225,6 @@ int command_bench(const std::vector<std::string> &args) {
     }
     require_runs_here(target.halide_target, "bench");
     if (const std::string why = peers_unavailable_reason(); !why.empty()) throw CompileError("bench: " + why);
-    if (suite == "sgemm") use_openblas_kernels_for_this_cpu();
     if (iterations < 1) throw CompileError("--iterations must be at least 1");
     const TemporaryDirectory scratch_dir("cortado-bench");
     const std::string &scratch = scratch_dir.path();

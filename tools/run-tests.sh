@@ -8,8 +8,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/bootstrap.sh" --all
 cd "$root"
-# The cortado CLI links OpenBLAS (a bench peer), whose worker threads spin for a while after the
-# library loads, in every command, on cores the suite needs.
+# The tests of `cortado bench` load OpenBLAS (a bench peer), whose worker threads spin for a
+# while after the library loads, on cores the suite needs.
 export OPENBLAS_NUM_THREADS=1
 (cd build && ctest --output-on-failure -j2 "$@") | tee build/ctest.log
 # Which x86 instruction sets the op and non-finite suites ran for on this CPU, for CI's log.

@@ -1,13 +1,15 @@
-#include "tools/bench/peers.h"
-
+// The bench peers module (tools/bench/peer_library.h): oneDNN's convolution and inner product
+// and OpenBLAS's sgemm, behind the table the CLI loads.
 #include <cblas.h>
 
 #include <dnnl.hpp>
 
-#include "tools/bench/bench_report.h"
+#include "tools/bench/peer_library.h"
 
 namespace cortado {
 namespace {
+
+TimeRuns time_runs = nullptr;  // the CLI's, given with the table
 
 using tag = dnnl::memory::format_tag;
 using dt = dnnl::memory::data_type;
@@ -19,13 +21,6 @@ dnnl::memory in_layout(dnnl::memory &user, const dnnl::memory::desc &wanted, con
     dnnl::memory converted(wanted, cpu);
     dnnl::reorder(user, converted).execute(strm, user, converted);
     return converted;
-}
-
-template <typename Run>
-PeerTiming time_runs(int iterations, Run run) {
-    run();  // warm-up
-    const Timing t = time_calls(iterations, run);
-    return PeerTiming{t.median_ms, t.min_ms, t.max_ms, ""};
 }
 
 // One oneDNN convolution algorithm: convolution_direct, or convolution_auto (which may pick
@@ -75,8 +70,6 @@ PeerTiming onednn_convolution_with(dnnl::algorithm algorithm, const ConvShape &s
                             (algorithm == algorithm::convolution_auto ? " (auto)" : " (direct)");
     return timing;
 }
-
-}  // namespace
 
 PeerTiming onednn_convolution(const ConvShape &s, const std::vector<float> &input, const std::vector<float> &weights,
                               const std::vector<float> &bias, std::vector<float> *output, int iterations) {
@@ -136,16 +129,13 @@ PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, cons
     return timing;
 }
 
-std::string peers_unavailable_reason() { return ""; }
+const PeerLibrary kLibrary{onednn_convolution, onednn_inner_product, openblas_sgemm};
 
-std::string openblas_core_for_this_cpu() {
-#if defined(__x86_64__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-        __builtin_cpu_supports("avx512vl"))
-        return "SkylakeX";
-#endif
-    return "";
-}
-
+}  // namespace
 }  // namespace cortado
+
+extern "C" __attribute__((visibility("default"))) const cortado::PeerLibrary *cortado_bench_peer_library(
+    cortado::TimeRuns time_runs) {
+    cortado::time_runs = time_runs;
+    return &cortado::kLibrary;
+}

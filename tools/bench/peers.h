@@ -36,14 +36,14 @@ PeerTiming onednn_inner_product(int m, int n, int k, const std::vector<float> &i
 PeerTiming openblas_sgemm(int m, int n, int k, const std::vector<float> &a, const std::vector<float> &b,
                           std::vector<float> *c, int iterations);
 
-// "" when this cortado was built with oneDNN and OpenBLAS; otherwise what to install. Without
-// them (tools/bench/peers_missing.cc) the functions above throw CompileError with this reason.
+// "" when the peers module (tools/bench/peer_library.h) loads; otherwise why not and what to
+// install, the reason the functions above then throw CompileError with. Loads the module.
 std::string peers_unavailable_reason();
 
 // The OpenBLAS kernel set this CPU's instruction set calls for where OpenBLAS's own detection
 // may fall short: "SkylakeX" on any CPU with AVX-512 F/BW/DQ/VL (OpenBLAS 0.3.21 takes a Zen 5
 // for a Haswell and runs its AVX2 kernels); "" to keep OpenBLAS's choice. OpenBLAS reads
-// OPENBLAS_CORETYPE once, when it is loaded.
+// OPENBLAS_CORETYPE once, when it is loaded: the module is loaded with it set.
 std::string openblas_core_for_this_cpu();
 
 }  // namespace cortado
