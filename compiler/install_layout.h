@@ -2,6 +2,7 @@
 // --install` places it and as the build tree mirrors it:
 //   PREFIX/bin/cortado                    (build tree: build/tools/cortado, build/tests/*)
 //   PREFIX/lib/libcortado_runtime.a       what every emitted network library links
+//   PREFIX/lib/libcortado_bench_peers.so  oneDNN and OpenBLAS for `bench`, where they were found
 //   PREFIX/share/cortado/targets/         target descriptions and shipped tuning records
 //   PREFIX/share/cortado/runtime/, ops/   runtime sources, for the emitted glue and
 //                                         for building the runtime for a cross target

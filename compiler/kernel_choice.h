@@ -44,7 +44,8 @@ std::map<std::string, ChoiceSettings> parse_knob_table(const std::string &text, 
 std::vector<std::string> op_names();
 
 // Sources of a choice that are the compiler's own rules rather than a record or a user's
-// setting: the op's default rule, and the planner's move of a layer to a channel-blocked variant.
+// setting: the op's default rule, and the planner's moves of a layer by its layouts (to a
+// channel-blocked variant, or to the family's variant for NCHW).
 inline constexpr const char *kDefaultRuleSource = "default rule";
 inline constexpr const char *kLayoutRuleSource = "layout rule";
 // The knob table of a target description (`target.knobs`).

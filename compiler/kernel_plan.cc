@@ -165,8 +165,8 @@ KernelInstance choose_kernel(const Shape &shape, const ops::Epilogue &epilogue, 
 
 class Planner {
   public:
-    // `moved`: layers to run on the given variant, one that reads and writes channel blocks,
-    // unless a stronger source says otherwise (plan_network).
+    // `moved`: layers to run on the given variant (one that reads and writes channel blocks, or
+    // the family's NCHW variant), unless a stronger source says otherwise (plan_network).
     Planner(const Graph &graph, const PlanTarget &target, const PlanOptions &options,
             std::map<std::string, std::string> moved = {})
         : graph_(graph),
@@ -1452,7 +1452,8 @@ KernelInstance plan_gemm(const ops::GemmShape &shape, const ops::Epilogue &epilo
 // ends). Records and knobs still decide first.
 // Some default choices pay only on blocked tensors (CPU Winograd F(4x4) on small maps): a layer
 // that reads and writes NCHW in the settled plan takes its family's NCHW variant instead, in one
-// more planning (same layouts: both variants take the same blocks).
+// more planning. That planning is not checked again: moving a layer that stays NCHW can only let
+// more tensors block, so the layers moved before keep their blocked outputs.
 NetworkPlan plan_network(const Graph &graph, const std::string &name, const PlanTarget &target,
                          const PlanOptions &options) {
     Planner first(graph, target, options);

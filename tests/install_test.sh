@@ -50,6 +50,10 @@ for needed in bin/cortado lib/libcortado_runtime.a lib/libHalide.so lib/cmake/co
               share/cortado/halide-include/HalideRuntime.h; do
     [ -e "$work/prefix/$needed" ] || { echo "install_test: $needed was not installed" >&2; exit 1; }
 done
+if [ -e "$build/lib/libcortado_bench_peers.so" ] && [ ! -e "$work/prefix/lib/libcortado_bench_peers.so" ]; then
+    echo "install_test: lib/libcortado_bench_peers.so was built but not installed" >&2
+    exit 1
+fi
 if grep -rlF -e "$source" -e "$build" "$work/prefix"; then
     echo "install_test: the installed files above name $source or $build" >&2
     exit 1

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "compiler/install_layout.h"
 #include "frontend/compile_error.h"
@@ -23,15 +24,23 @@ PeerTiming time_runs(int iterations, const std::function<void()> &run) {
 // OpenBLAS picks its kernels once, as it loads: where this CPU calls for another set than
 // OpenBLAS detects, or than an inherited OPENBLAS_CORETYPE names, the module is loaded with
 // OPENBLAS_CORETYPE set, so that the peer is never held to a narrower instruction set than
-// cortado. The report names the set either way.
-void use_openblas_kernels_for_this_cpu() {
+// cortado. The report names the set either way. The inherited value comes back after the load,
+// for the processes bench starts (onnxruntime's peer).
+template <typename Load>
+void *load_with_openblas_kernels_for_this_cpu(Load load) {
     const std::string core = openblas_core_for_this_cpu();
-    const char *inherited = std::getenv("OPENBLAS_CORETYPE");
-    if (core.empty() || (inherited && core == inherited)) return;
+    const char *inherited_value = std::getenv("OPENBLAS_CORETYPE");
+    const std::optional<std::string> inherited =
+        inherited_value ? std::optional<std::string>(inherited_value) : std::nullopt;
+    if (core.empty() || core == inherited) return load();
     if (inherited)
-        std::cerr << "cortado bench: OPENBLAS_CORETYPE=" << inherited << " replaced by " << core
-                  << ", the kernel set of this CPU's instruction set\n";
+        std::cerr << "cortado bench: OPENBLAS_CORETYPE=" << *inherited << " replaced by " << core
+                  << " for OpenBLAS, the kernel set of this CPU's instruction set\n";
     ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
+    void *module = load();
+    if (inherited) ::setenv("OPENBLAS_CORETYPE", inherited->c_str(), 1);
+    else ::unsetenv("OPENBLAS_CORETYPE");
+    return module;
 }
 
 struct Loaded {
@@ -43,16 +52,20 @@ const Loaded &loaded() {
     static const Loaded peers = [] {
         Loaded l;
         const std::string path = install_prefix() + "/lib/" + kPeerModule;
-        if (!std::filesystem::exists(path)) {
-            l.reason = "this cortado was built without oneDNN and OpenBLAS, the CPU peers bench compares with (no " +
-                       path + "): install libdnnl-dev and libopenblas-dev and build it again";
+        std::error_code missing;
+        if (!std::filesystem::exists(path, missing)) {
+            l.reason =
+                "this cortado was built without oneDNN and OpenBLAS, the CPU peers bench compares with, or "
+                "installed without them (no " +
+                path + "): install libdnnl-dev and libopenblas-dev and build it again";
             return l;
         }
-        use_openblas_kernels_for_this_cpu();
-        void *module = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        void *module =
+            load_with_openblas_kernels_for_this_cpu([&] { return ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL); });
         const auto entry = module ? reinterpret_cast<PeerLibraryEntry>(::dlsym(module, kPeerLibraryEntry)) : nullptr;
         if (!entry) {
-            l.reason = std::string("cannot load the CPU peers bench compares with: ") + ::dlerror() +
+            const char *error = ::dlerror();
+            l.reason = "cannot load the CPU peers bench compares with: " + std::string(error ? error : path) +
                        " (install libdnnl-dev and libopenblas-dev, or build cortado again)";
             return l;
         }
