@@ -46,9 +46,9 @@ inline constexpr double kWinogradF4CostShare = 0.9;
 // of every input by every output channel, plus the transforms, per input channel (B^T d B) and per
 // output channel (A^T M A), counted from their matrices. A transform's operation cost about
 // kWinogradTransformWeight of the products' (loads, stores and shuffles where the products stream
-// FMAs). Fitted on 3x3 layers on 7x7 to 20x20 maps at batch 1, 5 and 20 on a Zen 3 (AVX2):
-// F(4x4) against F(2x2) measured 0.65-0.8 where this puts it at 0.66-0.85, ties near 0.9-0.95,
-// and lost (64 > 64 on 14x14) at 1.1 (docs/PERFORMANCE.md, "F(4x4) on small maps").
+// FMAs). The weight and kWinogradF4CostShare are the values that order F(4x4) and F(2x2) as
+// one-layer measurements on 7x7 to 20x20 maps did (docs/PERFORMANCE.md, "F(4x4) on small maps"):
+// near the share the two forms tie.
 inline constexpr double kWinogradTransformWeight = 4;
 inline double winograd_cost(const Conv2dShape &s, int m) {
     const int alpha = m + 2;
@@ -67,11 +67,12 @@ inline int64_t winograd_weight_bytes(const Conv2dShape &s, int m) {
 
 // F(4x4) or F(2x2) for a map below kWinogradF4MinMap. The estimate holds for channel-blocked
 // tensors; reading and writing NCHW (one layer alone, or between layers that take no blocks),
-// F(4x4)'s transforms gather and scatter 6x6 and 4x4 tiles across channel planes, and it ran
-// slower than F(2x2) (160 > 320 on 14x14 at batch 20: 19.5-23.5 ms against 14.8).
+// F(4x4)'s transforms gather and scatter 6x6 and 4x4 tiles across channel planes, which costs it
+// more than the products save.
 inline int winograd_small_map_m(const Conv2dShape &s, const TargetInfo &t, bool blocked) {
     if (!blocked) return 2;
-    const int64_t cache_kib = t.model().l3_kib > 0 ? t.model().l3_kib : t.model().l2_kib;
+    const MachineModel machine = t.model();
+    const int64_t cache_kib = machine.l3_kib > 0 ? machine.l3_kib : machine.l2_kib;
     if (winograd_weight_bytes(s, 4) > cache_kib * 1024 / 2) return 2;
     return winograd_cost(s, 4) < kWinogradF4CostShare * winograd_cost(s, 2) ? 4 : 2;
 }
