@@ -51,18 +51,12 @@ inline constexpr double kWinogradF4CostShare = 0.9;
 // near the share the two forms tie.
 inline constexpr double kWinogradTransformWeight = 4;
 inline double winograd_cost(const Conv2dShape &s, int m) {
-    const int alpha = m + 2;
-    const double in = s.in_channels / s.group, out = s.out_channels / s.group;
+    // Per position and group: tiles (rows) by outputs (cols) by inputs (depth).
+    const ops::GemmDims d = ops::winograd_gemm_dims(s, m);
     const double input_transform = m == 4 ? 456 : 32, output_transform = m == 4 ? 320 : 24;
-    const double per_tile =
-        2.0 * alpha * alpha * in * out + kWinogradTransformWeight * (input_transform * in + output_transform * out);
-    return double(ops::winograd_tiles(s, m).count) * s.group * per_tile;
-}
-
-// The bytes of F(m×m, r×r)'s transformed weights: α² by input by output channels.
-inline int64_t winograd_weight_bytes(const Conv2dShape &s, int m) {
-    const int64_t alpha = m + s.kernel_h - 1;
-    return alpha * alpha * (s.in_channels / s.group) * s.out_channels * 4;
+    const double products = 2.0 * d.rows * d.cols * d.depth * d.batch;
+    const double transforms = double(d.rows) * s.group * (input_transform * d.depth + output_transform * d.cols);
+    return products + kWinogradTransformWeight * transforms;
 }
 
 // F(4x4) or F(2x2) for a map below kWinogradF4MinMap. The estimate holds for channel-blocked

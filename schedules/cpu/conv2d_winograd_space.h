@@ -42,6 +42,11 @@ inline int winograd_positions_per_image(const Conv2dShape &s, int m) {
 inline int64_t winograd_transform_bytes_per_image(const Conv2dShape &s, int m) {
     return int64_t(winograd_positions_per_image(s, m)) * s.in_channels * 4;
 }
+// F(m×m, r×r)'s transformed weights: per position and group, inputs by outputs.
+inline int64_t winograd_weight_bytes(const Conv2dShape &s, int m) {
+    const ops::GemmDims d = ops::winograd_gemm_dims(s, m);
+    return int64_t(d.batch) * d.depth * d.cols * 4;
+}
 // The images per stored transform within the limit, at least one; 0 where the whole batch fits.
 // A DenseNet 128 > 32 3x3 layer on 56x56 at batch 20 (a 72 MB transform) ran 1.2x faster than
 // direct with the whole batch, 1.6x one image at a time (docs/PERFORMANCE.md, "Blocked sums

@@ -26,18 +26,18 @@ PeerTiming time_runs(int iterations, const std::function<void()> &run) {
 // OPENBLAS_CORETYPE set, so that the peer is never held to a narrower instruction set than
 // cortado. The report names the set either way. The inherited value comes back after the load,
 // for the processes bench starts (onnxruntime's peer).
-template <typename Load>
-void *load_with_openblas_kernels_for_this_cpu(Load load) {
+void *open_with_openblas_kernels_for_this_cpu(const std::string &path) {
+    const auto open = [&] { return ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL); };
     const std::string core = openblas_core_for_this_cpu();
     const char *inherited_value = std::getenv("OPENBLAS_CORETYPE");
     const std::optional<std::string> inherited =
         inherited_value ? std::optional<std::string>(inherited_value) : std::nullopt;
-    if (core.empty() || core == inherited) return load();
+    if (core.empty() || core == inherited) return open();
     if (inherited)
         std::cerr << "cortado bench: OPENBLAS_CORETYPE=" << *inherited << " replaced by " << core
                   << " for OpenBLAS, the kernel set of this CPU's instruction set\n";
     ::setenv("OPENBLAS_CORETYPE", core.c_str(), 1);
-    void *module = load();
+    void *module = open();
     if (inherited) ::setenv("OPENBLAS_CORETYPE", inherited->c_str(), 1);
     else ::unsetenv("OPENBLAS_CORETYPE");
     return module;
@@ -60,8 +60,7 @@ const Loaded &loaded() {
                 path + "): install libdnnl-dev and libopenblas-dev and build it again";
             return l;
         }
-        void *module =
-            load_with_openblas_kernels_for_this_cpu([&] { return ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL); });
+        void *module = open_with_openblas_kernels_for_this_cpu(path);
         const auto entry = module ? reinterpret_cast<PeerLibraryEntry>(::dlsym(module, kPeerLibraryEntry)) : nullptr;
         if (!entry) {
             const char *error = ::dlerror();
